@@ -1,0 +1,58 @@
+// Runtime access to etcd's v3 protos, built from the generated JSON descriptor (no file I/O, so it
+// works the same from sources, tests and bundled apps). Nothing is loaded at import time.
+import { fromJSON, type Options, type PackageDefinition } from '@grpc/proto-loader';
+import { loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
+import { Root, type Type } from 'protobufjs';
+import { etcdDescriptor } from './generated/descriptor';
+import type { ProtoGrpcType } from './generated/types/rpc';
+
+/**
+ * How messages map to JavaScript. The generated types (tools/gen-proto.mjs) assume exactly these:
+ * snake_case field names as in the .proto, int64 as decimal strings (lease and member ids use all
+ * 64 bits), enums as their names, defaults filled in, and a virtual field naming the set oneof.
+ */
+export const ETCD_PROTO_LOADER_OPTIONS: Options = Object.freeze({
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+});
+
+let packageDefinition: PackageDefinition | undefined;
+let grpcObject: ProtoGrpcType | undefined;
+let protobufRoot: Root | undefined;
+
+/** The proto-loader package definition of etcd's v3 API (memoized). */
+export function etcdPackageDefinition(): PackageDefinition {
+  packageDefinition ??= fromJSON(etcdDescriptor as never, ETCD_PROTO_LOADER_OPTIONS);
+  return packageDefinition;
+}
+
+/** grpc-js client constructors and service definitions, typed by the generated ProtoGrpcType. */
+export function etcdGrpc(): ProtoGrpcType {
+  grpcObject ??= loadPackageDefinition(etcdPackageDefinition()) as unknown as ProtoGrpcType;
+  return grpcObject;
+}
+
+export type EtcdServiceName = 'KV' | 'Watch' | 'Lease' | 'Cluster' | 'Maintenance' | 'Auth';
+
+/** The grpc-js service definition for `server.addService`. */
+export function etcdServiceDefinition(service: EtcdServiceName): ServiceDefinition {
+  const definition = etcdPackageDefinition()[`etcdserverpb.${service}`];
+  if (definition === undefined || !('Range' in definition || Object.keys(definition).length > 0)) {
+    throw new TypeError(`etcdServiceDefinition: no service etcdserverpb.${service}`);
+  }
+  return definition as ServiceDefinition;
+}
+
+/** The protobufjs reflection root, for encoding single messages (e.g. inside log entries). */
+export function etcdProtoRoot(): Root {
+  protobufRoot ??= Root.fromJSON(etcdDescriptor as never);
+  return protobufRoot;
+}
+
+/** A message type by its full name, e.g. `etcdserverpb.PutRequest` or `mvccpb.KeyValue`. */
+export function etcdMessageType(fullName: string): Type {
+  return etcdProtoRoot().lookupType(fullName);
+}

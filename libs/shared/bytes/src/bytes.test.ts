@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { compareBytes, concatBytes, equalBytes, fromHex, fromUtf8, prefixRangeEnd, toHex, utf8 } from './index';
+
+describe('compareBytes', () => {
+  it('orders like Buffer.compare (unsigned lexicographic) for arbitrary inputs', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 8 }), fc.uint8Array({ maxLength: 8 }), (a, b) => {
+        expect(compareBytes(a, b)).toBe(Buffer.compare(Buffer.from(a), Buffer.from(b)));
+        expect(equalBytes(a, b)).toBe(Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('treats bytes as unsigned and a prefix as smaller', () => {
+    expect(compareBytes(new Uint8Array([0x7f]), new Uint8Array([0x80]))).toBe(-1);
+    expect(compareBytes(utf8('ab'), utf8('abc'))).toBe(-1);
+    expect(compareBytes(utf8('b'), utf8('abc'))).toBe(1);
+  });
+});
+
+describe('prefixRangeEnd', () => {
+  it('matches etcd GetPrefixRangeEnd examples', () => {
+    expect(fromUtf8(prefixRangeEnd(utf8('foo')))).toBe('fop');
+    expect(toHex(prefixRangeEnd(new Uint8Array([0x61, 0xff])))).toBe('62');
+    expect(toHex(prefixRangeEnd(new Uint8Array([0xff, 0xff])))).toBe('00');
+    expect(toHex(prefixRangeEnd(new Uint8Array([])))).toBe('00');
+  });
+
+  it('bounds exactly the keys that start with the prefix', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 4 }), fc.uint8Array({ maxLength: 6 }), (prefix, key) => {
+        const end = prefixRangeEnd(prefix);
+        const startsWith = key.length >= prefix.length && equalBytes(key.slice(0, prefix.length), prefix);
+        const allFf = prefix.every((b) => b === 0xff);
+        const inRange = compareBytes(key, prefix) >= 0 && (allFf || compareBytes(key, end) < 0);
+        if (startsWith) expect(inRange).toBe(true);
+        if (!allFf && inRange) expect(startsWith).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('hex and concat', () => {
+  it('round-trips hex and rejects malformed input', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 32 }), (bytes) => {
+        expect(fromHex(toHex(bytes))).toEqual(bytes);
+      }),
+    );
+    expect(() => fromHex('abc')).toThrow(TypeError);
+    expect(() => fromHex('zz')).toThrow(TypeError);
+  });
+
+  it('concatenates in order', () => {
+    expect(fromUtf8(concatBytes(utf8('a'), utf8(''), utf8('bc')))).toBe('abc');
+  });
+});

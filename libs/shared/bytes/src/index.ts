@@ -1,0 +1,11 @@
+export {
+  EMPTY_BYTES,
+  compareBytes,
+  concatBytes,
+  equalBytes,
+  fromHex,
+  fromUtf8,
+  prefixRangeEnd,
+  toHex,
+  utf8,
+} from './bytes';

@@ -1,0 +1,4 @@
+export type { Clock } from './clock';
+export { ManualClock, systemClock } from './clock';
+export type { Rng } from './rng';
+export { SeededRng } from './rng';

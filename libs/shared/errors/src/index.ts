@@ -1,0 +1,2 @@
+export { CodedError, hasCode } from './coded-error';
+export { AssertionFailure, assert, assertNever } from './assert';
