@@ -74,6 +74,7 @@ function readSnapshot(reader: BinaryReader, limits: AuthLimits): AuthState {
   const state = emptyAuthState();
   state.enabled = reader.bool();
   state.revision = reader.uvarint();
+  if (state.revision === 0) invalid('a store is always at revision 1 or later');
   const userCount = reader.count(limits.maxUsers);
   let previousUser: string | undefined;
   for (let i = 0; i < userCount; i++) {

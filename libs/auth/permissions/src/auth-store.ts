@@ -74,8 +74,7 @@ export class AuthStore {
     const store = new AuthStore(options);
     const state = decodeAuthSnapshot(snapshot, store.limits);
     store.state.enabled = state.enabled;
-    // etcd's NewAuthStore turns a stored revision of 0 into 1; any other value is kept.
-    store.state.revision = state.revision === 0 ? 1 : state.revision;
+    store.state.revision = state.revision;
     for (const [name, role] of state.roles) store.state.roles.set(name, role);
     for (const [name, user] of state.users) store.state.users.set(name, user);
     store.rebuildDerivedState();

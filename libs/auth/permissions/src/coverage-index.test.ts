@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compareBytes, fromUtf8, utf8 } from '@ward/shared/bytes';
 import { CoverageIndex } from './coverage-index';
+import { CoverageView } from './coverage-view';
 
 const k = (text: string): Uint8Array => utf8(text);
 
@@ -98,6 +99,43 @@ describe('CoverageIndex', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('answers from its flat view exactly as from its tree, prefixes and keys outside included', () => {
+    // Keys share a long prefix ("pp…") so the view's common-prefix and head logic is exercised, plus
+    // keys that diverge below, above and inside the prefix, and long tails that tie on the head.
+    const inner = fc.array(fc.constantFrom(0x00, 0x61, 0x62, 0xff), { minLength: 0, maxLength: 9 }).map((t) => Uint8Array.from([0x70, 0x70, ...t]));
+    const outer = fc.constantFrom(utf8('p'), utf8('a'), utf8('q'), utf8('pa'), utf8('pq'), new Uint8Array(0));
+    const anyKey = fc.oneof({ weight: 5, arbitrary: inner }, { weight: 1, arbitrary: outer });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(inner, fc.option(inner)), { maxLength: 12 }), fc.array(fc.tuple(anyKey, fc.option(anyKey)), { maxLength: 20 }), (intervals, queries) => {
+        const index = new CoverageIndex();
+        const held: Array<readonly [Uint8Array, Uint8Array | null]> = [];
+        for (const [begin, end] of intervals) {
+          if (begin.length === 0 || (end !== null && compareBytes(begin, end) >= 0)) continue;
+          index.add(begin, end);
+          held.push([begin, end]);
+        }
+        const view = new CoverageView(index.mergedIntervals());
+        for (const [key, end] of queries) {
+          expect(view.coversKey(key)).toBe(key.length > 0 && naiveCovered(held, key));
+          const treeAnswer = new CoverageIndex();
+          for (const [b, e] of held) treeAnswer.add(b, e);
+          expect(view.coversRange(key, end)).toBe(treeAnswer.coversRange(key, end));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('switches to the flat view after enough queries and back to the tree on a change', () => {
+    const index = new CoverageIndex();
+    index.add(k('a'), k('c'));
+    for (let i = 0; i < 8; i++) expect(index.coversKey(k('b'))).toBe(true);
+    expect(index.hasView).toBe(true);
+    index.add(k('x'), null);
+    expect(index.hasView).toBe(false);
+    expect(index.coversRange(k('y'), null)).toBe(true);
   });
 
   it('stays balanced: height is logarithmic after 100,000 sequential boundaries', () => {

@@ -1,5 +1,6 @@
 import { compareBytes } from '@ward/shared/bytes';
 import { assert } from '@ward/shared/errors';
+import { CoverageView } from './coverage-view';
 
 // A multiset of half-open byte-key intervals, kept as a difference map: +1 at each interval's begin,
 // -1 at its end (an end at +∞ is left out; nothing lies beyond it). The coverage count of a key is
@@ -8,6 +9,11 @@ import { assert } from '@ward/shared/errors';
 // nodes also hold their subtree's delta sum and minimum prefix sum, which makes adding or removing
 // an interval and both queries O(log n) in the number of distinct boundaries. Touching intervals
 // ([a,b) + [b,c)) cancel at b and cover [a,c) with no gap, as etcd requires.
+//
+// Tree nodes are scattered objects, so a query walks ~log n cache misses. Once the set stops changing
+// the index answers from a CoverageView instead (the merged intervals in flat arrays): it is built
+// after enough queries to pay for its O(n) construction (boundaries / VIEW_BUILD_DIVISOR queries, at
+// least VIEW_BUILD_MIN_QUERIES) and dropped on the next change. Either path is O(log n) per query.
 
 interface CoverageNode {
   readonly key: Uint8Array;
@@ -95,10 +101,15 @@ function removeNode(node: CoverageNode): CoverageNode | null {
   return rebalance(min);
 }
 
+const VIEW_BUILD_MIN_QUERIES = 8;
+const VIEW_BUILD_DIVISOR = 16;
+
 export class CoverageIndex {
   private root: CoverageNode | null = null;
   private boundaryCount = 0;
   private intervalCount = 0;
+  private view: CoverageView | null = null;
+  private treeQueries = 0;
 
   /** Intervals currently added (with multiplicity). */
   get size(): number {
@@ -117,6 +128,7 @@ export class CoverageIndex {
     this.adjust(begin, 1);
     if (end !== null) this.adjust(end, -1);
     this.intervalCount++;
+    this.invalidateView();
   }
 
   /** Removes one earlier-added copy of `[begin, end)`. */
@@ -125,10 +137,13 @@ export class CoverageIndex {
     this.adjust(begin, -1);
     if (end !== null) this.adjust(end, 1);
     this.intervalCount--;
+    this.invalidateView();
   }
 
   /** True when some interval contains `key`. The empty key is never covered. */
   coversKey(key: Uint8Array): boolean {
+    const view = this.currentView();
+    if (view !== null) return view.coversKey(key);
     return key.length > 0 && this.countAt(key) > 0;
   }
 
@@ -138,7 +153,9 @@ export class CoverageIndex {
    * interval containing `key` as overlapping it and reports it covered.
    */
   coversRange(key: Uint8Array, end: Uint8Array | null): boolean {
-    if (!this.coversKey(key)) return false;
+    const view = this.currentView();
+    if (view !== null) return view.coversRange(key, end);
+    if (key.length === 0 || this.countAt(key) <= 0) return false;
     if (end !== null && compareBytes(end, key) <= 0) return true;
     return this.minCountBetween(this.root, 0, key, end, true, end !== null) > 0;
   }
@@ -175,6 +192,25 @@ export class CoverageIndex {
     assert(nodes === this.boundaryCount, 'boundary count matches the tree');
     checkSubtree(this.root);
     assert(minPrefixOf(this.root) >= 0 || this.root === null, 'coverage never negative');
+  }
+
+  /** Whether queries are being answered from the flat view (for tests and diagnostics). */
+  get hasView(): boolean {
+    return this.view !== null;
+  }
+
+  private invalidateView(): void {
+    this.view = null;
+    this.treeQueries = 0;
+  }
+
+  /** The flat view, built once enough tree queries have run since the last change to pay for it. */
+  private currentView(): CoverageView | null {
+    if (this.view !== null) return this.view;
+    this.treeQueries++;
+    if (this.treeQueries < Math.max(VIEW_BUILD_MIN_QUERIES, this.boundaryCount / VIEW_BUILD_DIVISOR)) return null;
+    this.view = new CoverageView(this.mergedIntervals());
+    return this.view;
   }
 
   private countAt(key: Uint8Array): number {
