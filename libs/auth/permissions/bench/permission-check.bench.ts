@@ -4,7 +4,7 @@
 // run over pre-built query lists of keys inside granted ranges (hits) and just outside (misses).
 // A measurement, not a test: figures vary with the machine and its load.
 import { prefixRangeEnd, utf8 } from '@ward/shared/bytes';
-import { AuthStore, PermissionType, type AuthIdentity } from '@ward/auth/permissions';
+import { AuthStore, PermissionType, type AuthIdentity } from '../src/index';
 
 const SIZES = [1, 1_000, 10_000, 100_000];
 const QUERY_COUNT = 1 << 14;
