@@ -48,3 +48,13 @@ export {
   KVTooManyOpsError,
   KVValueProvidedError,
 } from './errors';
+export { KVStore } from './kv-store';
+export type { TxnLimits } from './request-validate';
+export {
+  MAX_TXN_NESTING_DEPTH,
+  isTxnReadOnly,
+  validateDeleteRangeRequest,
+  validatePutRequest,
+  validateRangeRequest,
+  validateTxnRequest,
+} from './request-validate';
