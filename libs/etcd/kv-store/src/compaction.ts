@@ -1,0 +1,43 @@
+import type { ByteString } from './byte-string';
+import { KVCompactedError, KVFutureRevisionError } from './errors';
+import type { KeyRecord } from './key-record';
+import type { KeySpace } from './key-space';
+
+/**
+ * Compacts the key space at `revision` (etcd's store.Compact + keyIndex.compact):
+ * - `revision` <= the last compaction: compacted error; > the current revision: future error;
+ * - in every key's chain, the newest record at or below `revision` is kept and everything older
+ *   goes; when that record is a tombstone below `revision` it goes too, and a key left with no
+ *   record leaves the index (a tombstone exactly at `revision` stays, as in etcd);
+ * - the Watch log drops changes below `revision`.
+ * Reads at any revision >= `revision` answer exactly as before.
+ */
+export function compactKeySpace(space: KeySpace, revision: number): void {
+  if (revision <= space.compactRevision) throw new KVCompactedError(revision, space.compactRevision);
+  if (revision > space.currentRevision) throw new KVFutureRevisionError(revision, space.currentRevision);
+  space.compactRevision = revision;
+  const emptied: ByteString[] = [];
+  space.index.scan('', null, (key, latest) => {
+    if (compactChain(latest, revision)) emptied.push(key);
+  });
+  for (const key of emptied) space.index.delete(key);
+  space.history.compact(revision);
+}
+
+/** Cuts one chain at `revision`; returns true when no record of the key remains. */
+function compactChain(latest: KeyRecord, revision: number): boolean {
+  let newer: KeyRecord | null = null;
+  let record: KeyRecord | null = latest;
+  while (record !== null && record.modRevision > revision) {
+    newer = record;
+    record = record.prev;
+  }
+  if (record === null) return false;
+  if (record.value === null && record.modRevision < revision) {
+    if (newer === null) return true;
+    newer.prev = null;
+    return false;
+  }
+  record.prev = null;
+  return false;
+}

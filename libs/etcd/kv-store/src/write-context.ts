@@ -1,0 +1,94 @@
+import { assert } from '@ward/shared/errors';
+import type { ByteString } from './byte-string';
+import { KeyRecord } from './key-record';
+import type { KeySpace } from './key-space';
+import type { LeaseId } from './types';
+import { NO_LEASE } from './types';
+
+/**
+ * One write transaction (etcd's storeTxnWrite): every change it makes gets main revision
+ * `beginRevision + 1` and the next sub-revision, is visible to later reads of the same
+ * transaction at once, and becomes the store's revision when the transaction ends with at least
+ * one change. Callers check everything that can fail before the first change.
+ */
+export class WriteContext {
+  readonly beginRevision: number;
+  private changeCount = 0;
+  private ended = false;
+
+  constructor(private readonly space: KeySpace) {
+    this.beginRevision = space.currentRevision;
+    assert(this.beginRevision < Number.MAX_SAFE_INTEGER, 'write-context: revision space exhausted');
+  }
+
+  /** Revision of this transaction's changes. */
+  get writeRevision(): number {
+    return this.beginRevision + 1;
+  }
+
+  /** The revision reads inside the transaction see (etcd: beginRev, +1 once it changed something). */
+  get readRevision(): number {
+    return this.changeCount > 0 ? this.beginRevision + 1 : this.beginRevision;
+  }
+
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  /** Puts `value` under `key` with `lease` (etcd's storeTxnWrite.put). */
+  put(key: ByteString, value: ByteString, lease: LeaseId): KeyRecord {
+    assert(!this.ended, 'write-context: put after end');
+    const space = this.space;
+    const previous = space.index.get(key);
+    const live = previous !== undefined && previous.value !== null ? previous : null;
+    const revision = this.writeRevision;
+    const record = new KeyRecord(
+      value,
+      revision,
+      this.changeCount,
+      live === null ? revision : live.createRevision,
+      live === null ? 1 : live.version + 1,
+      lease,
+      previous ?? null,
+    );
+    space.index.set(key, record);
+    if (live === null) space.liveKeys += 1;
+    const oldLease = live === null ? NO_LEASE : live.lease;
+    if (oldLease !== lease) {
+      if (oldLease !== NO_LEASE) space.leases.detach(oldLease, key);
+      if (lease !== NO_LEASE) space.leases.attach(lease, key);
+    }
+    space.history.append(key, record);
+    this.changeCount += 1;
+    return record;
+  }
+
+  /** Deletes a live key (etcd's storeTxnWrite.delete): appends a tombstone, detaches its lease. */
+  delete(key: ByteString, live: KeyRecord): KeyRecord {
+    assert(!this.ended, 'write-context: delete after end');
+    assert(live.value !== null, 'write-context: deleting a key that is not live');
+    const space = this.space;
+    assert(space.index.get(key) === live, 'write-context: deleting a stale record');
+    const tombstone = new KeyRecord(null, this.writeRevision, this.changeCount, 0, 0, NO_LEASE, live);
+    space.index.set(key, tombstone);
+    space.liveKeys -= 1;
+    if (live.lease !== NO_LEASE) space.leases.detach(live.lease, key);
+    space.history.append(key, tombstone);
+    this.changeCount += 1;
+    return tombstone;
+  }
+
+  /**
+   * Ends the transaction: with changes, the store moves to the write revision and the Watch log
+   * is trimmed to its bound. Returns the store revision after the transaction.
+   */
+  end(eventHistoryMaxEvents: number): number {
+    assert(!this.ended, 'write-context: ended twice');
+    this.ended = true;
+    if (this.changeCount === 0) return this.beginRevision;
+    assert(this.space.currentRevision === this.beginRevision, 'write-context: concurrent write');
+    this.space.currentRevision = this.beginRevision + 1;
+    this.space.history.trim(eventHistoryMaxEvents);
+    return this.space.currentRevision;
+  }
+}

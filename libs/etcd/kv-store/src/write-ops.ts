@@ -1,0 +1,62 @@
+import type { ByteString } from './byte-string';
+import { EMPTY_BYTE_STRING, toByteString } from './byte-string';
+import { KVKeyNotFoundError, KVLeaseNotFoundError } from './errors';
+import { liveRecordAt, toKeyValue } from './key-record';
+import type { KeySpace } from './key-space';
+import { toKeySpan } from './key-span';
+import { materializeKeyValues } from './materialize';
+import { readSpan } from './range-read';
+import type { DeleteRangeRequest, DeleteRangeResponse, LeaseLookup, PutRequest, PutResponse } from './types';
+import { NO_LEASE } from './types';
+import type { WriteContext } from './write-context';
+
+// Put and DeleteRange on a write transaction (etcd's server/etcdserver/txn/put.go, delete.go).
+
+/**
+ * The checks etcd makes when it applies a put, before any change (checkLease and
+ * checkAndGetPrevKV): a named lease must exist; ignore_value / ignore_lease need the key to exist
+ * at `revision`. `deletedBefore` says whether an earlier operation of the same txn deletes the key
+ * (see txn.ts).
+ */
+export function checkPut(
+  space: KeySpace,
+  request: PutRequest,
+  revision: number,
+  leases: LeaseLookup,
+  deletedBefore: (key: ByteString) => boolean,
+): void {
+  const lease = request.lease ?? NO_LEASE;
+  if (lease !== NO_LEASE && !leases.leaseExists(lease)) throw new KVLeaseNotFoundError(lease);
+  if (request.ignoreValue === true || request.ignoreLease === true) {
+    const key = toByteString(request.key);
+    if (liveRecordAt(space.index.get(key), revision) === null || deletedBefore(key)) {
+      throw new KVKeyNotFoundError('ignore-flag-on-missing-key');
+    }
+  }
+}
+
+/** Applies a checked put (etcd's txn.put + storeTxnWrite.put). */
+export function executePut(context: WriteContext, space: KeySpace, request: PutRequest): PutResponse {
+  const key = toByteString(request.key);
+  const previous = liveRecordAt(space.index.get(key), context.readRevision);
+  const keepValue = request.ignoreValue === true;
+  const keepLease = request.ignoreLease === true;
+  // checkPut guarantees a live previous version whenever a flag asks to keep part of it.
+  const value = keepValue ? previous!.value! : request.value === undefined ? EMPTY_BYTE_STRING : toByteString(request.value);
+  const lease = keepLease ? previous!.lease : (request.lease ?? NO_LEASE);
+  const prevKv = request.prevKv === true && previous !== null ? toKeyValue(key, previous, 'full') : undefined;
+  context.put(key, value, lease);
+  return prevKv === undefined ? { revision: context.writeRevision } : { revision: context.writeRevision, prevKv };
+}
+
+/** Applies a DeleteRange (etcd's txn.deleteRange + storeTxnWrite.deleteRange). */
+export function executeDeleteRange(context: WriteContext, space: KeySpace, request: DeleteRangeRequest): DeleteRangeResponse {
+  const span = toKeySpan(request.key, request.rangeEnd);
+  const read = readSpan(space, span, context.readRevision, 0);
+  const prevKvs =
+    request.prevKv === true
+      ? materializeKeyValues(read.keys, read.records, read.keys.map((_key, i) => i), 'full')
+      : [];
+  for (let i = 0; i < read.keys.length; i++) context.delete(read.keys[i]!, read.records[i]!);
+  return { revision: context.readRevision, deleted: read.keys.length, prevKvs };
+}
