@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listProjects } from '../eslint/projects.mjs';
 
 const workspaceRoot = resolve(import.meta.dirname, '../..');
-const projects = listProjects(workspaceRoot) as { root: string; name: string; tags: string[] }[];
+const projects = listProjects(workspaceRoot);
 let eslint: ESLint;
 
 beforeAll(() => {
