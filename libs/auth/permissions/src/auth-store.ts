@@ -174,6 +174,11 @@ export class AuthStore {
     this.bump();
   }
 
+  /** True when a user of this name exists. */
+  hasUser(name: string): boolean {
+    return this.state.users.has(name);
+  }
+
   /** The user's roles, sorted (all UserGet returns). */
   userGet(name: string): string[] {
     return [...this.requireUser(name).roles];
