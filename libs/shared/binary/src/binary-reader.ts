@@ -2,6 +2,8 @@ import { BinaryDecodeError } from './binary-decode-error';
 import { decodeUtf8Strict } from './utf8-strict';
 
 const UINT64_MAX = (1n << 64n) - 1n;
+/** Strings up to this many bytes are decoded without TextDecoder when they are ASCII. */
+const ASCII_FAST_PATH_BYTES = 64;
 
 /**
  * Reads what {@link BinaryWriter} writes, treating the input as untrusted: every read is bounds-
@@ -59,6 +61,24 @@ export class BinaryReader {
   }
 
   uvarint64(): bigint {
+    // Seven 7-bit groups (49 bits) are exact in a number: most values take this path.
+    const start = this.offsetBytes;
+    let small = 0;
+    let scale = 1;
+    for (let index = 0; index < 7 && this.offsetBytes < this.input.length; index++) {
+      const byte = this.input[this.offsetBytes++]!;
+      small += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) {
+        if (byte === 0 && index > 0) this.fail('varint-not-canonical', 'varint has a redundant trailing zero byte');
+        return BigInt(small);
+      }
+      scale *= 0x80;
+    }
+    this.offsetBytes = start;
+    return this.uvarint64Slow();
+  }
+
+  private uvarint64Slow(): bigint {
     let result = 0n;
     for (let index = 0; index < 10; index++) {
       const byte = this.uint8();
@@ -75,6 +95,16 @@ export class BinaryReader {
   svarint64(): bigint {
     const zigzag = this.uvarint64();
     return (zigzag & 1n) === 0n ? zigzag >> 1n : -((zigzag + 1n) >> 1n);
+  }
+
+  /** A zigzag varint that must hold a safe integer (what `BinaryWriter.svarint` writes). */
+  svarint(): number {
+    const start = this.offsetBytes;
+    const value = this.svarint64();
+    if (value < BigInt(Number.MIN_SAFE_INTEGER) || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new BinaryDecodeError('out-of-range', start, 'integer beyond 2^53');
+    }
+    return Number(value);
   }
 
   /** `lengthBytes` raw bytes (a copy). */
@@ -98,8 +128,31 @@ export class BinaryReader {
   /** A length-prefixed strict UTF-8 string of at most `maxLengthBytes` encoded bytes. */
   string(maxLengthBytes: number): string {
     const start = this.offsetBytes;
-    const text = decodeUtf8Strict(this.bytes(maxLengthBytes));
+    const length = this.uvarint();
+    if (length > maxLengthBytes) {
+      throw new BinaryDecodeError('too-large', start, `byte string of ${length} bytes, limit ${maxLengthBytes}`);
+    }
+    if (length > this.remaining) this.fail('truncated', `expected ${length} bytes, ${this.remaining} left`);
+    if (length <= ASCII_FAST_PATH_BYTES) {
+      const ascii = this.readAscii(length);
+      if (ascii !== undefined) return ascii;
+    }
+    const text = decodeUtf8Strict(this.raw(length));
     if (text === undefined) throw new BinaryDecodeError('invalid-utf8', start, 'string is not UTF-8');
+    return text;
+  }
+
+  /** `length` bytes as a string when they are all ASCII (then consumed); undefined otherwise. */
+  private readAscii(length: number): string | undefined {
+    const input = this.input;
+    const end = this.offsetBytes + length;
+    let text = '';
+    for (let i = this.offsetBytes; i < end; i++) {
+      const byte = input[i]!;
+      if (byte >= 0x80) return undefined;
+      text += String.fromCharCode(byte);
+    }
+    this.offsetBytes = end;
     return text;
   }
 

@@ -2,6 +2,12 @@ import { assert } from '@ward/shared/errors';
 import { encodeUtf8Strict } from './utf8-strict';
 
 const UINT64_MAX = (1n << 64n) - 1n;
+const SAFE_MAX_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
+/** Zigzag of |v| < 2^52 stays below 2^53, so it can be computed with numbers. */
+const ZIGZAG_NUMBER_LIMIT = 2 ** 52;
+const ZIGZAG_NUMBER_LIMIT_BIGINT = BigInt(ZIGZAG_NUMBER_LIMIT);
+/** Strings up to this length are checked for ASCII and copied without TextEncoder. */
+const ASCII_FAST_PATH_CHARS = 64;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 
@@ -77,6 +83,7 @@ export class BinaryWriter {
   /** An unsigned 64-bit integer as an unsigned varint (at most 10 bytes). */
   uvarint64(value: bigint): this {
     if (value < 0n || value > UINT64_MAX) throw new TypeError(`uvarint64 out of range: ${value}`);
+    if (value <= SAFE_MAX_BIGINT) return this.uvarint(Number(value));
     this.reserve(10);
     let rest = value;
     while (rest >= 0x80n) {
@@ -90,8 +97,16 @@ export class BinaryWriter {
   /** A signed 64-bit integer, zigzag-encoded (small magnitudes take few bytes). */
   svarint64(value: bigint): this {
     if (value < INT64_MIN || value > INT64_MAX) throw new TypeError(`svarint64 out of range: ${value}`);
+    if (value > -ZIGZAG_NUMBER_LIMIT_BIGINT && value < ZIGZAG_NUMBER_LIMIT_BIGINT) return this.svarint(Number(value));
     const zigzag = value >= 0n ? value << 1n : ((-value) << 1n) - 1n;
     return this.uvarint64(zigzag);
+  }
+
+  /** A safe integer, zigzag-encoded: the same bytes as `svarint64(BigInt(value))`. */
+  svarint(value: number): this {
+    if (!Number.isSafeInteger(value)) throw new TypeError(`svarint needs a safe integer: ${value}`);
+    if (value <= -ZIGZAG_NUMBER_LIMIT || value >= ZIGZAG_NUMBER_LIMIT) return this.svarint64(BigInt(value));
+    return this.uvarint(value >= 0 ? value * 2 : -value * 2 - 1);
   }
 
   /** Raw bytes with no length prefix (fixed-size fields such as a magic number). */
@@ -110,7 +125,17 @@ export class BinaryWriter {
 
   /** A length-prefixed strict UTF-8 string (a TypeError for lone surrogates). */
   string(text: string): this {
+    if (text.length <= ASCII_FAST_PATH_CHARS && this.writeAscii(text)) return this;
     return this.bytes(encodeUtf8Strict(text));
+  }
+
+  /** Writes a short ASCII string without an intermediate array; false (nothing written) otherwise. */
+  private writeAscii(text: string): boolean {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;
+    this.uvarint(text.length);
+    this.reserve(text.length);
+    for (let i = 0; i < text.length; i++) this.buffer[this.lengthBytes++] = text.charCodeAt(i);
+    return true;
   }
 
   /** A copy of the bytes written so far. */

@@ -40,6 +40,19 @@ describe('varints', () => {
     );
   });
 
+  it('writes safe integers with svarint exactly as svarint64 does, and reads them back', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (n) => {
+        const bytes = new BinaryWriter().svarint(n).finish();
+        expect(bytes).toEqual(new BinaryWriter().svarint64(BigInt(n)).finish());
+        expect(new BinaryReader(bytes).svarint()).toBe(n);
+      }),
+      { numRuns: 2000 },
+    );
+    const beyond = new BinaryWriter().svarint64(1n << 60n).finish();
+    expect(reasonOf(() => new BinaryReader(beyond).svarint())).toBe('out-of-range');
+  });
+
   it('rejects non-canonical, overlong and out-of-range varints', () => {
     expect(reasonOf(() => new BinaryReader(Uint8Array.of(0x80, 0x00)).uvarint())).toBe('varint-not-canonical');
     expect(reasonOf(() => new BinaryReader(Uint8Array.of(0x80, 0x00)).uvarint64())).toBe('varint-not-canonical');
@@ -82,6 +95,17 @@ describe('byte strings and text', () => {
     expect(reasonOf(() => new BinaryReader(Uint8Array.of(0, 0)).expectEnd())).toBe('trailing-bytes');
     expect(reasonOf(() => new BinaryReader(Uint8Array.of(5, 0)).count(10))).toBe('truncated');
     expect(reasonOf(() => new BinaryReader(Uint8Array.of(11)).count(10))).toBe('too-large');
+  });
+
+  it('decodes ASCII and non-ASCII strings of every length alike (fast path and TextDecoder)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 100, unit: 'binary' }), (text) => {
+        const bytes = new BinaryWriter().string(text).finish();
+        expect(bytes).toEqual(Uint8Array.of(...new BinaryWriter().bytes(new TextEncoder().encode(text)).finish()));
+        expect(new BinaryReader(bytes).string(1000)).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('refuses strings with lone surrogates instead of writing a lossy encoding', () => {

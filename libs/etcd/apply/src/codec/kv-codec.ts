@@ -45,17 +45,11 @@ function readEnum<T extends string>(reader: BinaryReader, values: readonly T[], 
 
 /** A safe integer (etcd int64 revisions, limits, TTLs) as a zigzag varint. */
 export function writeInt(writer: BinaryWriter, value: number): void {
-  if (!Number.isSafeInteger(value)) throw new TypeError(`not a safe integer: ${value}`);
-  writer.svarint64(BigInt(value));
+  writer.svarint(value);
 }
 
 export function readInt(reader: BinaryReader): number {
-  const at = reader.offset;
-  const value = reader.svarint64();
-  if (value < BigInt(Number.MIN_SAFE_INTEGER) || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new BinaryDecodeError('out-of-range', at, 'integer beyond 2^53');
-  }
-  return Number(value);
+  return reader.svarint();
 }
 
 /** An int64 (lease IDs) as a zigzag varint. */
@@ -64,19 +58,17 @@ export function writeInt64(writer: BinaryWriter, value: bigint): void {
   writer.svarint64(value);
 }
 
-function writeFlags(writer: BinaryWriter, ...flags: readonly (boolean | undefined)[]): void {
-  let bits = 0;
-  flags.forEach((flag, i) => {
-    if (flag === true) bits |= 1 << i;
-  });
-  writer.uint8(bits);
+/** Up to three booleans in one byte: bit 0 = `a`, bit 1 = `b`, bit 2 = `c`. */
+function writeFlags(writer: BinaryWriter, a: boolean | undefined, b?: boolean, c?: boolean): void {
+  writer.uint8((a === true ? 1 : 0) | (b === true ? 2 : 0) | (c === true ? 4 : 0));
 }
 
-function readFlags(reader: BinaryReader, count: number): boolean[] {
+/** The flag byte of `count` flags; a bit above them is a decode error. */
+function readFlags(reader: BinaryReader, count: number): number {
   const at = reader.offset;
   const bits = reader.uint8();
   if (bits >>> count !== 0) throw new BinaryDecodeError('invalid-value', at, 'unknown flag bits');
-  return Array.from({ length: count }, (_unused, i) => (bits & (1 << i)) !== 0);
+  return bits;
 }
 
 /** Byte strings are bounded by the entry itself (the decoder caps the entry size first). */
@@ -106,7 +98,7 @@ export function readRange(reader: BinaryReader): RangeRequest {
   const revision = readInt(reader);
   const sortOrder = readEnum(reader, SORT_ORDERS, 'sort order');
   const sortTarget = readEnum(reader, SORT_TARGETS, 'sort target');
-  const [serializable, keysOnly, countOnly] = readFlags(reader, 3) as [boolean, boolean, boolean];
+  const flags = readFlags(reader, 3);
   const minModRevision = readInt(reader);
   const maxModRevision = readInt(reader);
   const minCreateRevision = readInt(reader);
@@ -118,9 +110,9 @@ export function readRange(reader: BinaryReader): RangeRequest {
     revision,
     sortOrder,
     sortTarget,
-    serializable,
-    keysOnly,
-    countOnly,
+    serializable: (flags & 1) !== 0,
+    keysOnly: (flags & 2) !== 0,
+    countOnly: (flags & 4) !== 0,
     minModRevision,
     maxModRevision,
     minCreateRevision,
@@ -138,8 +130,8 @@ export function readPut(reader: BinaryReader): PutRequest {
   const key = readBytes(reader);
   const value = readBytes(reader);
   const lease = reader.svarint64();
-  const [prevKv, ignoreValue, ignoreLease] = readFlags(reader, 3) as [boolean, boolean, boolean];
-  return { key, value, lease, prevKv, ignoreValue, ignoreLease };
+  const flags = readFlags(reader, 3);
+  return { key, value, lease, prevKv: (flags & 1) !== 0, ignoreValue: (flags & 2) !== 0, ignoreLease: (flags & 4) !== 0 };
 }
 
 export function writeDeleteRange(writer: BinaryWriter, request: DeleteRangeRequest): void {
@@ -150,7 +142,7 @@ export function writeDeleteRange(writer: BinaryWriter, request: DeleteRangeReque
 export function readDeleteRange(reader: BinaryReader): DeleteRangeRequest {
   const key = readBytes(reader);
   const rangeEnd = readBytes(reader);
-  const [prevKv] = readFlags(reader, 1) as [boolean];
+  const prevKv = readFlags(reader, 1) === 1;
   return { key, rangeEnd, prevKv };
 }
 
