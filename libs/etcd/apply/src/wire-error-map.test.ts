@@ -33,3 +33,12 @@ describe('domain error → etcd wire error table', () => {
     expect(() => toWireError(new AssertionFailure('broken'))).toThrow(AssertionFailure);
   });
 });
+
+describe('apply error catalogue', () => {
+  it('README documents every apply code and no other', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const documented = new Set([...readme.matchAll(/`(ERR_APPLY_[A-Z_]+)`/g)].map((m) => m[1]));
+    expect(documented).toEqual(new Set(APPLY_ERROR_CODES));
+  });
+});
