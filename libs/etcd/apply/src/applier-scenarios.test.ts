@@ -274,6 +274,19 @@ describe('header identity rules (§3.4, §6)', () => {
     expect(outcome(h.run('test-user', { type: 'userGet', request: { name: 'test-user' } }, old))).toBe('ok');
   });
 
+  it('reads served without a log entry check permissions and refuse any other header revision', () => {
+    const h = standardSetup();
+    h.must('root', put('foo', 'bar'));
+    const read = (username: string, authRevision: number, key = 'foo') =>
+      outcome(h.applier.read({ header: { id: 1n, username, authRevision }, operation: range(key) }));
+    expect(read('test-user', h.revision)).toBe('ok');
+    expect(read('test-user', h.revision, 'hoo')).toBe('PermissionDenied');
+    expect(read('test-user', h.revision + 1)).toBe('AuthOldRevision'); // doSerialize compares with !=
+    expect(read('test-user', h.revision - 1)).toBe('AuthOldRevision');
+    expect(read('', 0)).toBe('UserEmpty');
+    expect(() => h.applier.read({ header: { id: 1n, username: 'root', authRevision: h.revision }, operation: put('foo') })).toThrow(TypeError);
+  });
+
   it('an unknown user is denied, not "not found"', () => {
     const h = standardSetup();
     expectWire(h.run('ghost', put('foo', 'x')), 'PermissionDenied', GrpcStatus.PERMISSION_DENIED, 'etcdserver: permission denied');

@@ -130,13 +130,16 @@ export class Applier {
 
   /**
    * Serves a Range or a read-only Txn without a log entry (after the read barrier), with the same
-   * permission checks; the state does not change.
+   * permission checks; the state does not change. As etcd's doSerialize, a header revision that is
+   * not the store's (a newer one included) discards the result: `revision of auth store is old`.
    */
   read(request: ApplyRequest): ApplyResult {
-    const { operation } = request;
+    const { operation, header } = request;
     const readOnly = operation.type === 'range' || (operation.type === 'txn' && isTxnReadOnly(operation.request));
     if (!readOnly) throw new TypeError(`read: ${operation.type} is not a read-only operation`);
-    return this.answer(() => this.dispatchKv(this.context(request), operation));
+    const result = this.answer(() => this.dispatchKv(this.context(request), operation));
+    const stale = this.auth.enabled && header.authRevision !== 0 && header.authRevision !== this.auth.revision;
+    return result.ok && stale ? { ok: false, error: authWireError('ERR_AUTH_OLD_REVISION') } : result;
   }
 
   /** The auth store, for reads that need no log entry (status, Authenticate's password check). */
