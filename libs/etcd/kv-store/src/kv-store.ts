@@ -115,7 +115,7 @@ export class KVStore {
     validatePutRequest(request);
     checkPut(this.space, request, this.space.currentRevision, this.options.leases, () => false);
     const context = new WriteContext(this.space);
-    const response = executePut(context, this.space, request);
+    const response = executePut(context, request);
     context.end(this.options.eventHistoryMaxEvents);
     return response;
   }

@@ -151,6 +151,19 @@ export class OrderedMap<V> {
 
   /** Inserts or replaces. Returns true when the key was new. */
   set(key: ByteString, value: V): boolean {
+    let inserted = false;
+    this.upsert(key, (previous) => {
+      inserted = previous === undefined;
+      return value;
+    });
+    return inserted;
+  }
+
+  /**
+   * Replaces the value of `key` with `update(previous)` (`previous` undefined when the key is new,
+   * which inserts it), in one descent. Returns the value stored.
+   */
+  upsert(key: ByteString, update: (previous: V | undefined) => V): V {
     const path: Inner<V>[] = [];
     const slots: number[] = [];
     let node = this.root;
@@ -162,14 +175,16 @@ export class OrderedMap<V> {
     }
     const index = lowerBound(node.keys, key);
     if (index < node.keys.length && node.keys[index] === key) {
+      const value = update(node.values[index]);
       node.values[index] = value;
-      return false;
+      return value;
     }
+    const value = update(undefined);
     node.keys.splice(index, 0, key);
     node.values.splice(index, 0, value);
     this.count += 1;
     if (node.keys.length > this.maxEntries) this.splitUpwards(node, path, slots);
-    return true;
+    return value;
   }
 
   private splitUpwards(leaf: Leaf<V>, path: Inner<V>[], slots: number[]): void {

@@ -36,17 +36,16 @@ export function checkPut(
 }
 
 /** Applies a checked put (etcd's txn.put + storeTxnWrite.put). */
-export function executePut(context: WriteContext, space: KeySpace, request: PutRequest): PutResponse {
+export function executePut(context: WriteContext, request: PutRequest): PutResponse {
   const key = toByteString(request.key);
-  const previous = liveRecordAt(space.index.get(key), context.readRevision);
-  const keepValue = request.ignoreValue === true;
-  const keepLease = request.ignoreLease === true;
   // checkPut guarantees a live previous version whenever a flag asks to keep part of it.
-  const value = keepValue ? previous!.value! : request.value === undefined ? EMPTY_BYTE_STRING : toByteString(request.value);
-  const lease = keepLease ? previous!.lease : (request.lease ?? NO_LEASE);
-  const prevKv = request.prevKv === true && previous !== null ? toKeyValue(key, previous, 'full') : undefined;
-  context.put(key, value, lease);
-  return prevKv === undefined ? { revision: context.writeRevision } : { revision: context.writeRevision, prevKv };
+  const value = request.ignoreValue === true ? null : request.value === undefined ? EMPTY_BYTE_STRING : toByteString(request.value);
+  const lease = request.ignoreLease === true ? null : (request.lease ?? NO_LEASE);
+  const previous = context.put(key, value, lease);
+  if (request.prevKv === true && previous !== null) {
+    return { revision: context.writeRevision, prevKv: toKeyValue(key, previous, 'full') };
+  }
+  return { revision: context.writeRevision };
 }
 
 /** Applies a DeleteRange (etcd's txn.deleteRange + storeTxnWrite.deleteRange). */
