@@ -183,7 +183,7 @@ function toModelRequest(step: Step, model: MvccModel): ModelRequest {
     case 'compact':
       return { kind: 'compact', revision: (step.fromHead ? model.current : Math.round(step.fraction * model.current)) + step.offset };
     case 'events': {
-      const fromRevision = step.fromFloor ? model.floor + step.offset : Math.round(step.fraction * (model.current + 2));
+      const fromRevision = Math.max(1, step.fromFloor ? model.floor + step.offset : Math.round(step.fraction * (model.current + 2)));
       return { kind: 'events', fromRevision, key: step.key, rangeEnd: step.rangeEnd, prevKv: step.prevKv, maxEvents: step.maxEvents };
     }
     case 'range': {
