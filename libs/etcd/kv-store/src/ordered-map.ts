@@ -321,6 +321,28 @@ export class OrderedMap<V> {
     }
   }
 
+  /**
+   * Like scan, but stores what `visit` returns under each visited key (the same value to leave it).
+   * Keys are neither added nor removed, so the tree's shape does not change.
+   */
+  scanReplace(start: ByteString, end: ByteString | null, visit: (key: ByteString, value: V) => V): void {
+    let node = this.root;
+    while (!node.leaf) node = node.children[upperBound(node.keys, start)]!;
+    let leaf: Leaf<V> | null = node;
+    let index = lowerBound(leaf.keys, start);
+    while (leaf !== null) {
+      const keys = leaf.keys;
+      const values = leaf.values;
+      for (; index < keys.length; index++) {
+        const key = keys[index]!;
+        if (end !== null && key >= end) return;
+        values[index] = visit(key, values[index]!);
+      }
+      leaf = leaf.next;
+      index = 0;
+    }
+  }
+
   /** Checks every structural invariant; throws on the first broken one (for tests). */
   assertInvariants(): void {
     const leaves: Leaf<V>[] = [];

@@ -108,6 +108,19 @@ describe('snapshot -> restore (etcd mvcc TestKVSnapshot / TestKVRestore; raft sp
     expect(restored.hash()).toBe(store.hash());
   });
 
+  it('keeps every change of the compact revision when one txn put and deleted the same key', () => {
+    const store = newStore();
+    store.put({ key: b('k'), value: b('v1') }); // 2
+    store.txn({ compare: [], success: [{ type: 'put', request: { key: b('k'), value: b('v2') } }, { type: 'deleteRange', request: { key: b('k'), rangeEnd: FROM_KEY } }], failure: [] }); // 3
+    store.compact(3);
+    const restored = KVStore.restore(store.snapshot(), testOptions());
+    const read = (s: KVStore) => s.readEvents({ fromRevision: 3, key: FROM_KEY, rangeEnd: FROM_KEY, maxEvents: 10 }).events.map((event) => `${event.type}.${event.subRevision}`);
+    expect(read(store)).toEqual(['PUT.0', 'DELETE.1']);
+    expect(read(restored)).toEqual(['PUT.0', 'DELETE.1']);
+    expect(restored.range({ key: b('k'), revision: 3 }).count).toBe(0);
+    expect(restored.hash()).toBe(store.hash());
+  });
+
   it('hash() is the snapshot trailer and changes with the state', () => {
     const store = newStore();
     const empty = store.hash();

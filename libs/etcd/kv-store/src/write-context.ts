@@ -89,6 +89,30 @@ export class WriteContext {
   }
 
   /**
+   * Deletes every live key of [start, end) (`end` null: to the last key) in one index pass, in
+   * key order; `onDeleted` sees each deleted live version first. Returns the number deleted.
+   */
+  deleteRange(start: ByteString, end: ByteString | null, onDeleted: (key: ByteString, live: KeyRecord) => void): number {
+    assert(!this.ended, 'write-context: delete after end');
+    const space = this.space;
+    const revision = this.writeRevision;
+    let deleted = 0;
+    space.index.scanReplace(start, end, (key, latest) => {
+      // Inside a write transaction the newest record is what its reads see (readRevision).
+      if (latest.value === null) return latest;
+      onDeleted(key, latest);
+      const tombstone = new KeyRecord(null, revision, this.changeCount, 0, 0, NO_LEASE, latest);
+      if (latest.lease !== NO_LEASE) space.leases.detach(latest.lease, key);
+      space.history.append(key, tombstone);
+      this.changeCount += 1;
+      deleted += 1;
+      return tombstone;
+    });
+    space.liveKeys -= deleted;
+    return deleted;
+  }
+
+  /**
    * Ends the transaction: with changes, the store moves to the write revision and the Watch log
    * is trimmed to its bound. Returns the store revision after the transaction.
    */
