@@ -9,6 +9,7 @@ import type { KeySpace } from './key-space';
  * - in every key's chain, the newest record at or below `revision` is kept and everything older
  *   goes; when that record is a tombstone below `revision` it goes too, and a key left with no
  *   record leaves the index (a tombstone exactly at `revision` stays, as in etcd);
+ * - records exactly at `revision` all stay (see compactChain);
  * - the Watch log drops changes below `revision`.
  * Reads at any revision >= `revision` answer exactly as before.
  */
@@ -24,20 +25,28 @@ export function compactKeySpace(space: KeySpace, revision: number): void {
   space.history.compact(revision);
 }
 
-/** Cuts one chain at `revision`; returns true when no record of the key remains. */
+/**
+ * Cuts one chain at `revision`; returns true when no record of the key remains.
+ *
+ * Every record at `revision` or later stays: reads need the newest of them, and the Watch log
+ * (complete from the compact revision on) may hold several changes of one key in one revision (a
+ * put and a from-key delete of the same txn). Below `revision`, only the newest record stays,
+ * and only when no record sits exactly at `revision` and it is a put.
+ */
 function compactChain(latest: KeyRecord, revision: number): boolean {
   let newer: KeyRecord | null = null;
   let record: KeyRecord | null = latest;
-  while (record !== null && record.modRevision > revision) {
+  while (record !== null && record.modRevision >= revision) {
     newer = record;
     record = record.prev;
   }
   if (record === null) return false;
-  if (record.value === null && record.modRevision < revision) {
-    if (newer === null) return true;
-    newer.prev = null;
+  const keepOlder = (newer === null || newer.modRevision > revision) && record.value !== null;
+  if (keepOlder) {
+    record.prev = null;
     return false;
   }
-  record.prev = null;
+  if (newer === null) return true;
+  newer.prev = null;
   return false;
 }

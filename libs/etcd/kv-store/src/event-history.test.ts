@@ -50,6 +50,17 @@ describe('Watch history (etcd watchable_store_txn.go events, v3rpc watch.go prev
     ]);
   });
 
+  it('reports as prev_kv the version from before the txn when one txn puts and then from-key deletes a key', () => {
+    const store = newStore();
+    store.put({ key: b('k'), value: b('v1') }); // 2
+    store.txn({ compare: [], success: [{ type: 'put', request: { key: b('k'), value: b('v2') } }, { type: 'deleteRange', request: { key: b('k'), rangeEnd: FROM_KEY } }], failure: [] }); // 3
+    const events = read(store, { fromRevision: 3, prevKv: true }).events;
+    expect(events.map((event) => [event.type, event.subRevision, event.prevKv === undefined ? null : fromUtf8(event.prevKv.value)])).toEqual([
+      ['PUT', 0, 'v1'],
+      ['DELETE', 1, 'v1'],
+    ]);
+  });
+
   it('reads from a revision, filtered by a single key, a range and from-key', () => {
     const store = newStore();
     putAll(store, ['a', 'b', 'c', 'b']); // 2..5

@@ -158,7 +158,10 @@ function toWatchEvent(key: ByteString, record: KeyRecord, prevKv: boolean, compa
   };
   if (!prevKv || revision - 1 < compactRevision) return event;
   if (record.value !== null && record.version === 1) return event;
-  const previous = record.prev;
+  // The key as of revision - 1: skip earlier changes of the same revision (a put followed by a
+  // from-key delete in one txn reports, on the delete, the version from before the txn).
+  let previous = record.prev;
+  while (previous !== null && previous.modRevision >= revision) previous = previous.prev;
   if (previous === null || previous.value === null) return event;
   return { ...event, prevKv: toKeyValue(key, previous, 'full') };
 }

@@ -58,3 +58,5 @@ export {
   validateRangeRequest,
   validateTxnRequest,
 } from './request-validate';
+export type { InternalKVErrorCode } from './wire-mapping';
+export { KV_ERROR_WIRE_NAMES, toWireError } from './wire-mapping';

@@ -115,7 +115,7 @@ export class KVStore {
     validatePutRequest(request);
     checkPut(this.space, request, this.space.currentRevision, this.options.leases, () => false);
     const context = new WriteContext(this.space);
-    const response = executePut(context, this.space, request);
+    const response = executePut(context, request);
     context.end(this.options.eventHistoryMaxEvents);
     return response;
   }
@@ -155,8 +155,9 @@ export class KVStore {
     if (!Number.isSafeInteger(request.maxEvents) || request.maxEvents < 1) {
       throw new TypeError(`KVStore.readEvents: maxEvents must be a positive integer, got ${request.maxEvents}`);
     }
-    if (!Number.isSafeInteger(request.fromRevision)) {
-      throw new TypeError(`KVStore.readEvents: fromRevision must be an integer, got ${request.fromRevision}`);
+    if (!Number.isSafeInteger(request.fromRevision) || request.fromRevision < 1) {
+      // etcd's start_revision 0 ("from now") is the watch layer's to resolve: currentRevision + 1.
+      throw new TypeError(`KVStore.readEvents: fromRevision must be an integer >= 1, got ${request.fromRevision}`);
     }
     const history = this.space.history;
     if (request.fromRevision < history.floorRevision) {

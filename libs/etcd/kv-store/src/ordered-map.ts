@@ -151,6 +151,19 @@ export class OrderedMap<V> {
 
   /** Inserts or replaces. Returns true when the key was new. */
   set(key: ByteString, value: V): boolean {
+    let inserted = false;
+    this.upsert(key, (previous) => {
+      inserted = previous === undefined;
+      return value;
+    });
+    return inserted;
+  }
+
+  /**
+   * Replaces the value of `key` with `update(previous)` (`previous` undefined when the key is new,
+   * which inserts it), in one descent. Returns the value stored.
+   */
+  upsert(key: ByteString, update: (previous: V | undefined) => V): V {
     const path: Inner<V>[] = [];
     const slots: number[] = [];
     let node = this.root;
@@ -162,14 +175,16 @@ export class OrderedMap<V> {
     }
     const index = lowerBound(node.keys, key);
     if (index < node.keys.length && node.keys[index] === key) {
+      const value = update(node.values[index]);
       node.values[index] = value;
-      return false;
+      return value;
     }
+    const value = update(undefined);
     node.keys.splice(index, 0, key);
     node.values.splice(index, 0, value);
     this.count += 1;
     if (node.keys.length > this.maxEntries) this.splitUpwards(node, path, slots);
-    return true;
+    return value;
   }
 
   private splitUpwards(leaf: Leaf<V>, path: Inner<V>[], slots: number[]): void {
@@ -300,6 +315,28 @@ export class OrderedMap<V> {
         const key = keys[index]!;
         if (end !== null && key >= end) return;
         if (visit(key, values[index]!) === false) return;
+      }
+      leaf = leaf.next;
+      index = 0;
+    }
+  }
+
+  /**
+   * Like scan, but stores what `visit` returns under each visited key (the same value to leave it).
+   * Keys are neither added nor removed, so the tree's shape does not change.
+   */
+  scanReplace(start: ByteString, end: ByteString | null, visit: (key: ByteString, value: V) => V): void {
+    let node = this.root;
+    while (!node.leaf) node = node.children[upperBound(node.keys, start)]!;
+    let leaf: Leaf<V> | null = node;
+    let index = lowerBound(leaf.keys, start);
+    while (leaf !== null) {
+      const keys = leaf.keys;
+      const values = leaf.values;
+      for (; index < keys.length; index++) {
+        const key = keys[index]!;
+        if (end !== null && key >= end) return;
+        values[index] = visit(key, values[index]!);
       }
       leaf = leaf.next;
       index = 0;

@@ -139,6 +139,23 @@ describe('Txn request checks (etcd checkTxnRequest / checkRequestOp)', () => {
     expect(validate([{ type: 'deleteRange', request: { key: new Uint8Array(0) } }])).toBe('ERR_KV_EMPTY_KEY');
   });
 
+  it('treats malformed numbers and operands from untyped callers as caller bugs (TypeError)', () => {
+    const store = newStore();
+    expect(() => store.range({ key: b('a'), revision: Number.NaN })).toThrow(TypeError);
+    expect(() => store.range({ key: b('a'), limit: 1.5 })).toThrow(TypeError);
+    expect(() => store.put({ key: b('a'), lease: 5 as unknown as bigint })).toThrow(TypeError);
+    const bad = (compare: unknown) => () => store.txn({ compare: [compare as never], success: [], failure: [] });
+    expect(bad({ target: 'MOD', result: 'EQUAL', key: b('a') })).toThrow(TypeError);
+    expect(bad({ target: 'LEASE', result: 'EQUAL', key: b('a'), lease: 1 })).toThrow(TypeError);
+    expect(bad({ target: 'VALUE', result: 'EQUAL', key: b('a'), value: 'x' })).toThrow(TypeError);
+    expect(bad({ target: 'SIZE', result: 'EQUAL', key: b('a') })).toThrow(TypeError);
+    expect(bad({ target: 'VERSION', result: 'ABOUT', key: b('a'), version: 1 })).toThrow(TypeError);
+    // An int64 beyond 2^53 is still an integer: etcd answers it as a future revision.
+    expect(() => store.range({ key: b('a'), revision: 2 ** 62 })).toThrowError(expect.objectContaining({ code: 'ERR_KV_FUTURE_REVISION' }));
+    expect(() => store.readEvents({ fromRevision: 0, key: b('a'), maxEvents: 1 })).toThrow(TypeError);
+    expect(store.currentRevision).toBe(1);
+  });
+
   it('answers an operation with no request with key not found (etcd checkRequestOp default)', () => {
     expect(validate([{ type: 'unset' } as unknown as RequestOp])).toBe('ERR_KV_KEY_NOT_FOUND');
   });

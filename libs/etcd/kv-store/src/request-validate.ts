@@ -10,7 +10,7 @@ import {
   KVTooManyOpsError,
   KVValueProvidedError,
 } from './errors';
-import type { DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from './types';
+import type { Compare, DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from './types';
 import { NO_LEASE } from './types';
 
 // The request checks etcd makes in its gRPC handler before proposing (api/v3rpc/key.go). They
@@ -19,6 +19,7 @@ import { NO_LEASE } from './types';
 
 const SORT_ORDERS: ReadonlySet<string> = new Set(['NONE', 'ASCEND', 'DESCEND']);
 const SORT_TARGETS: ReadonlySet<string> = new Set(['KEY', 'VERSION', 'CREATE', 'MOD', 'VALUE']);
+const COMPARE_RESULTS: ReadonlySet<string> = new Set(['EQUAL', 'GREATER', 'LESS', 'NOT_EQUAL']);
 
 /**
  * Deepest txn nesting accepted. etcd's per-level budget already stops nesting at maxTxnOps + 1
@@ -32,9 +33,31 @@ export interface TxnLimits {
   readonly maxTxnOpsTotal: number;
 }
 
+/**
+ * Numbers arrive as etcd int64 values converted by the caller: any integral number is fine (a
+ * revision beyond 2^53 simply is a future revision); NaN, infinities and fractions are caller bugs.
+ */
+function checkInteger(value: number | undefined, field: string): void {
+  if (value !== undefined && !Number.isInteger(value)) throw new TypeError(`${field} must be an integer, got ${value}`);
+}
+
+function checkRequiredInteger(value: number, field: string): void {
+  if (!Number.isInteger(value)) throw new TypeError(`${field} must be an integer, got ${value}`);
+}
+
+function checkLeaseId(value: unknown, field: string): void {
+  if (value !== undefined && typeof value !== 'bigint') throw new TypeError(`${field} must be a bigint lease ID`);
+}
+
 /** etcd's checkRangeRequest: a key, and sort options inside their enums. */
 export function validateRangeRequest(request: RangeRequest): void {
   if (request.key.length === 0) throw new KVEmptyKeyError();
+  checkInteger(request.limit, 'RangeRequest.limit');
+  checkInteger(request.revision, 'RangeRequest.revision');
+  checkInteger(request.minModRevision, 'RangeRequest.minModRevision');
+  checkInteger(request.maxModRevision, 'RangeRequest.maxModRevision');
+  checkInteger(request.minCreateRevision, 'RangeRequest.minCreateRevision');
+  checkInteger(request.maxCreateRevision, 'RangeRequest.maxCreateRevision');
   if (request.sortOrder !== undefined && !SORT_ORDERS.has(request.sortOrder)) {
     throw new KVInvalidSortOptionError('sortOrder');
   }
@@ -46,6 +69,7 @@ export function validateRangeRequest(request: RangeRequest): void {
 /** etcd's checkPutRequest: a key; no value with ignore_value; no lease with ignore_lease. */
 export function validatePutRequest(request: PutRequest): void {
   if (request.key.length === 0) throw new KVEmptyKeyError();
+  checkLeaseId(request.lease, 'PutRequest.lease');
   if (request.ignoreValue === true && request.value !== undefined && request.value.length !== 0) {
     throw new KVValueProvidedError();
   }
@@ -91,9 +115,33 @@ function checkTxnRequest(request: TxnRequest, maxTxnOps: number): void {
   if (operations > maxTxnOps) throw new KVTooManyOpsError(operations, maxTxnOps);
   for (const compare of request.compare) {
     if (compare.key.length === 0) throw new KVEmptyKeyError();
+    checkCompareOperand(compare);
   }
   for (const op of request.success) checkRequestOp(op, maxTxnOps - operations);
   for (const op of request.failure) checkRequestOp(op, maxTxnOps - operations);
+}
+
+/** The operand matches the target (the union allows nothing else; untyped callers get a TypeError). */
+function checkCompareOperand(compare: Compare): void {
+  if (!COMPARE_RESULTS.has(compare.result)) {
+    throw new TypeError(`Compare.result ${String(compare.result)} is not an etcd compare result`);
+  }
+  switch (compare.target) {
+    case 'VERSION':
+      return checkRequiredInteger(compare.version, 'Compare.version');
+    case 'CREATE':
+      return checkRequiredInteger(compare.createRevision, 'Compare.createRevision');
+    case 'MOD':
+      return checkRequiredInteger(compare.modRevision, 'Compare.modRevision');
+    case 'VALUE':
+      if (!(compare.value instanceof Uint8Array)) throw new TypeError('Compare.value must be a Uint8Array');
+      return;
+    case 'LEASE':
+      if (typeof compare.lease !== 'bigint') throw new TypeError('Compare.lease must be a bigint lease ID');
+      return;
+    default:
+      throw new TypeError(`Compare.target ${String((compare as { target: unknown }).target)} is not an etcd compare target`);
+  }
 }
 
 function checkRequestOp(op: RequestOp, maxTxnOps: number): void {

@@ -196,7 +196,12 @@ function checkOrder(reader: ByteReader, header: Header, previous: KeyRecord | nu
   if (mod < previous.modRevision || (mod === previous.modRevision && sub <= previous.subRevision)) {
     reader.fail('records not in revision order');
   }
-  if (mod <= header.compactRevision) reader.fail('two records at or below the compact revision');
+  // Below the compact revision only a chain's first record may remain, and only when no record
+  // sits exactly at it (see compaction.ts).
+  if (mod < header.compactRevision) reader.fail('two records below the compact revision');
+  if (mod === header.compactRevision && previous.modRevision < header.compactRevision) {
+    reader.fail('a record below the compact revision kept next to one at it');
+  }
 }
 
 function checkGeneration(

@@ -74,7 +74,7 @@ export function executePlan(context: WriteContext, space: KeySpace, plan: TxnPla
       case 'range':
         return { type: 'range', response: executeRange(space, op.request, context.readRevision) };
       case 'put':
-        return { type: 'put', response: executePut(context, space, op.request) };
+        return { type: 'put', response: executePut(context, op.request) };
       case 'deleteRange':
         return { type: 'deleteRange', response: executeDeleteRange(context, space, op.request) };
       case 'txn':

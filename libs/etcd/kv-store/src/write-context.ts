@@ -35,32 +35,40 @@ export class WriteContext {
     return this.changeCount;
   }
 
-  /** Puts `value` under `key` with `lease` (etcd's storeTxnWrite.put). */
-  put(key: ByteString, value: ByteString, lease: LeaseId): KeyRecord {
+  /**
+   * Puts under `key` (etcd's storeTxnWrite.put) in one index descent: `value` / `lease` null keep
+   * the current live version's (the caller has checked that it exists). Returns the live version
+   * the put replaced, or null.
+   */
+  put(key: ByteString, value: ByteString | null, lease: LeaseId | null): KeyRecord | null {
     assert(!this.ended, 'write-context: put after end');
     const space = this.space;
-    const previous = space.index.get(key);
-    const live = previous !== undefined && previous.value !== null ? previous : null;
     const revision = this.writeRevision;
-    const record = new KeyRecord(
-      value,
-      revision,
-      this.changeCount,
-      live === null ? revision : live.createRevision,
-      live === null ? 1 : live.version + 1,
-      lease,
-      previous ?? null,
-    );
-    space.index.set(key, record);
-    if (live === null) space.liveKeys += 1;
-    const oldLease = live === null ? NO_LEASE : live.lease;
-    if (oldLease !== lease) {
+    const sub = this.changeCount;
+    let live: KeyRecord | null = null;
+    const record = space.index.upsert(key, (previous) => {
+      live = previous !== undefined && previous.value !== null ? previous : null;
+      return new KeyRecord(
+        value ?? live!.value,
+        revision,
+        sub,
+        live === null ? revision : live.createRevision,
+        live === null ? 1 : live.version + 1,
+        lease ?? live!.lease,
+        previous ?? null,
+      );
+    });
+    assert(record.value !== null, 'write-context: put without a value');
+    const replaced = live as KeyRecord | null;
+    if (replaced === null) space.liveKeys += 1;
+    const oldLease = replaced === null ? NO_LEASE : replaced.lease;
+    if (oldLease !== record.lease) {
       if (oldLease !== NO_LEASE) space.leases.detach(oldLease, key);
-      if (lease !== NO_LEASE) space.leases.attach(lease, key);
+      if (record.lease !== NO_LEASE) space.leases.attach(record.lease, key);
     }
     space.history.append(key, record);
     this.changeCount += 1;
-    return record;
+    return replaced;
   }
 
   /** Deletes a live key (etcd's storeTxnWrite.delete): appends a tombstone, detaches its lease. */
@@ -68,14 +76,40 @@ export class WriteContext {
     assert(!this.ended, 'write-context: delete after end');
     assert(live.value !== null, 'write-context: deleting a key that is not live');
     const space = this.space;
-    assert(space.index.get(key) === live, 'write-context: deleting a stale record');
     const tombstone = new KeyRecord(null, this.writeRevision, this.changeCount, 0, 0, NO_LEASE, live);
-    space.index.set(key, tombstone);
+    space.index.upsert(key, (previous) => {
+      assert(previous === live, 'write-context: deleting a stale record');
+      return tombstone;
+    });
     space.liveKeys -= 1;
     if (live.lease !== NO_LEASE) space.leases.detach(live.lease, key);
     space.history.append(key, tombstone);
     this.changeCount += 1;
     return tombstone;
+  }
+
+  /**
+   * Deletes every live key of [start, end) (`end` null: to the last key) in one index pass, in
+   * key order; `onDeleted` sees each deleted live version first. Returns the number deleted.
+   */
+  deleteRange(start: ByteString, end: ByteString | null, onDeleted: (key: ByteString, live: KeyRecord) => void): number {
+    assert(!this.ended, 'write-context: delete after end');
+    const space = this.space;
+    const revision = this.writeRevision;
+    let deleted = 0;
+    space.index.scanReplace(start, end, (key, latest) => {
+      // Inside a write transaction the newest record is what its reads see (readRevision).
+      if (latest.value === null) return latest;
+      onDeleted(key, latest);
+      const tombstone = new KeyRecord(null, revision, this.changeCount, 0, 0, NO_LEASE, latest);
+      if (latest.lease !== NO_LEASE) space.leases.detach(latest.lease, key);
+      space.history.append(key, tombstone);
+      this.changeCount += 1;
+      deleted += 1;
+      return tombstone;
+    });
+    space.liveKeys -= deleted;
+    return deleted;
   }
 
   /**

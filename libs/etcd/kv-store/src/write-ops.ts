@@ -1,11 +1,11 @@
 import type { ByteString } from './byte-string';
 import { EMPTY_BYTE_STRING, toByteString } from './byte-string';
 import { KVKeyNotFoundError, KVLeaseNotFoundError } from './errors';
+import type { KeyRecord } from './key-record';
 import { liveRecordAt, toKeyValue } from './key-record';
 import type { KeySpace } from './key-space';
 import { toKeySpan } from './key-span';
 import { materializeKeyValues } from './materialize';
-import { readSpan } from './range-read';
 import type { DeleteRangeRequest, DeleteRangeResponse, LeaseLookup, PutRequest, PutResponse } from './types';
 import { NO_LEASE } from './types';
 import type { WriteContext } from './write-context';
@@ -36,27 +36,41 @@ export function checkPut(
 }
 
 /** Applies a checked put (etcd's txn.put + storeTxnWrite.put). */
-export function executePut(context: WriteContext, space: KeySpace, request: PutRequest): PutResponse {
+export function executePut(context: WriteContext, request: PutRequest): PutResponse {
   const key = toByteString(request.key);
-  const previous = liveRecordAt(space.index.get(key), context.readRevision);
-  const keepValue = request.ignoreValue === true;
-  const keepLease = request.ignoreLease === true;
   // checkPut guarantees a live previous version whenever a flag asks to keep part of it.
-  const value = keepValue ? previous!.value! : request.value === undefined ? EMPTY_BYTE_STRING : toByteString(request.value);
-  const lease = keepLease ? previous!.lease : (request.lease ?? NO_LEASE);
-  const prevKv = request.prevKv === true && previous !== null ? toKeyValue(key, previous, 'full') : undefined;
-  context.put(key, value, lease);
-  return prevKv === undefined ? { revision: context.writeRevision } : { revision: context.writeRevision, prevKv };
+  const value = request.ignoreValue === true ? null : request.value === undefined ? EMPTY_BYTE_STRING : toByteString(request.value);
+  const lease = request.ignoreLease === true ? null : (request.lease ?? NO_LEASE);
+  const previous = context.put(key, value, lease);
+  if (request.prevKv === true && previous !== null) {
+    return { revision: context.writeRevision, prevKv: toKeyValue(key, previous, 'full') };
+  }
+  return { revision: context.writeRevision };
 }
 
 /** Applies a DeleteRange (etcd's txn.deleteRange + storeTxnWrite.deleteRange). */
 export function executeDeleteRange(context: WriteContext, space: KeySpace, request: DeleteRangeRequest): DeleteRangeResponse {
   const span = toKeySpan(request.key, request.rangeEnd);
-  const read = readSpan(space, span, context.readRevision, 0);
-  const prevKvs =
-    request.prevKv === true
-      ? materializeKeyValues(read.keys, read.records, read.keys.map((_key, i) => i), 'full')
-      : [];
-  for (let i = 0; i < read.keys.length; i++) context.delete(read.keys[i]!, read.records[i]!);
-  return { revision: context.readRevision, deleted: read.keys.length, prevKvs };
+  const keys: ByteString[] = [];
+  const records: KeyRecord[] = [];
+  const collect = request.prevKv === true;
+  let deleted: number;
+  if (span.end === undefined) {
+    const live = liveRecordAt(space.index.get(span.start), context.readRevision);
+    if (live !== null) {
+      keys.push(span.start);
+      records.push(live);
+      context.delete(span.start, live);
+    }
+    deleted = keys.length;
+  } else {
+    if (span.end !== null && !(span.start < span.end)) return { revision: context.readRevision, deleted: 0, prevKvs: [] };
+    deleted = context.deleteRange(span.start, span.end, (key, live) => {
+      if (!collect) return;
+      keys.push(key);
+      records.push(live);
+    });
+  }
+  const prevKvs = collect ? materializeKeyValues(keys, records, keys.map((_key, i) => i), 'full') : [];
+  return { revision: context.readRevision, deleted, prevKvs };
 }
