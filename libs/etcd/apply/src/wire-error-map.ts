@@ -2,7 +2,7 @@
 // request is answered with etcd's exact gRPC code and text.
 
 import { AuthError, type AuthErrorCode } from '@ward/auth/permissions';
-import { KVError, type KVErrorCode } from '@ward/etcd/kv-store';
+import { KVError, KV_ERROR_WIRE_NAMES, type KVErrorCode } from '@ward/etcd/kv-store';
 import { EtcdWireError, wireError, type WireErrorName } from '@ward/etcd/wire-errors';
 import { ApplyError, type ApplyErrorCode } from './errors';
 
@@ -30,17 +30,9 @@ const AUTH_WIRE: Readonly<Record<AuthErrorCode, WireErrorName>> = {
   ERR_AUTH_SNAPSHOT_INVALID: 'Corrupt',
 };
 
+// The key space's own table (kv-store's wire mapping), plus its one internal code.
 const KV_WIRE: Readonly<Record<KVErrorCode, WireErrorName>> = {
-  ERR_KV_EMPTY_KEY: 'EmptyKey',
-  ERR_KV_KEY_NOT_FOUND: 'KeyNotFound',
-  ERR_KV_VALUE_PROVIDED: 'ValueProvided',
-  ERR_KV_LEASE_PROVIDED: 'LeaseProvided',
-  ERR_KV_TOO_MANY_OPS: 'TooManyOps',
-  ERR_KV_DUPLICATE_KEY: 'DuplicateKey',
-  ERR_KV_INVALID_SORT_OPTION: 'InvalidSortOption',
-  ERR_KV_COMPACTED: 'Compacted',
-  ERR_KV_FUTURE_REVISION: 'FutureRev',
-  ERR_KV_LEASE_NOT_FOUND: 'LeaseNotFound',
+  ...KV_ERROR_WIRE_NAMES,
   ERR_KV_SNAPSHOT_INVALID: 'Corrupt',
 };
 
