@@ -349,8 +349,8 @@ export class AuthStore {
   /** Asserts the derived indexes agree with users and roles (tests and fuzzing call this). */
   checkInvariants(): void {
     for (const user of this.state.users.values()) {
-      user.access.read.checkInvariants();
-      user.access.write.checkInvariants();
+      user.access.read.full.checkInvariants();
+      user.access.write.full.checkInvariants();
     }
   }
 

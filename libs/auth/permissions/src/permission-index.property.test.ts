@@ -4,7 +4,7 @@
 // grants. Random grants, revokes, role grants/revokes/deletes, then random key and range checks.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compareBytes, concatBytes } from '@ward/shared/bytes';
+import { compareBytes, concatBytes, prefixRangeEnd } from '@ward/shared/bytes';
 import { AuthStore } from './auth-store';
 import { PermissionType, type Access } from './permission';
 
@@ -96,14 +96,33 @@ type Op =
   | { kind: 'userGrant' | 'userRevoke'; user: string; role: string }
   | { kind: 'roleDelete' | 'roleAdd'; role: string };
 
+/** A key with a range end: any, or the key's prefix end (etcdctl --prefix), often. */
+const grantRangeArb = fc.oneof(
+  fc.record({ key: keyArb, rangeEnd: rangeEndArb }),
+  keyArb.map((key) => ({ key, rangeEnd: prefixRangeEnd(key) })),
+);
+
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('grant' as const), role: roleArb, permType: fc.constantFrom(0, 1, 2, 7), key: keyArb, rangeEnd: rangeEndArb }) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({ role: roleArb, permType: fc.constantFrom(0, 1, 2, 7), range: grantRangeArb })
+      .map(({ role, permType, range }) => ({ kind: 'grant' as const, role, permType, ...range })),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('revoke' as const), role: roleArb, pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('userGrant' as const, 'userRevoke' as const), user: userArb, role: roleArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('roleDelete' as const, 'roleAdd' as const), role: roleArb }) },
 );
 
-const checkArb = fc.record({ user: userArb, access: fc.constantFrom<Access>('read', 'write'), key: fc.oneof(keyArb, fc.constant(new Uint8Array(0))), rangeEnd: rangeEndArb });
+const checkArb = fc
+  .record({
+    user: userArb,
+    access: fc.constantFrom<Access>('read', 'write'),
+    key: fc.oneof(keyArb, fc.constant(new Uint8Array(0))),
+    rangeEnd: rangeEndArb,
+    prefixEnd: fc.boolean(),
+  })
+  .map(({ prefixEnd, ...check }) => (prefixEnd && check.key.length > 0 ? { ...check, rangeEnd: prefixRangeEnd(check.key) } : check));
 
 function setUp(): { store: AuthStore; model: Model } {
   const store = new AuthStore();
