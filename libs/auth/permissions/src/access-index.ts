@@ -53,9 +53,11 @@ export class AccessIndex {
   /** `[key, rangeEnd)` with etcd's meanings (empty: the key alone; 0x00: to +∞). */
   permits(key: Uint8Array, rangeEnd: Uint8Array): boolean {
     if (rangeEnd.length === 0) return this.coversKey(key);
-    if (isOpenEnded(rangeEnd)) return this.full.coversRange(key, null);
+    if (isOpenEnded(rangeEnd)) return this.coversKey(key) && this.full.coversRange(key, null);
     if (compareBytes(rangeEnd, key) <= 0) return this.coversKey(key);
-    return this.insideOnePrefix(key, rangeEnd) || this.full.coversRange(key, rangeEnd);
+    if (this.insideOnePrefix(key, rangeEnd)) return true;
+    // A range is covered only if its first key is: a quick refusal before the interval index.
+    return this.coversKey(key) && this.full.coversRange(key, rangeEnd);
   }
 
   coversKey(key: Uint8Array): boolean {
