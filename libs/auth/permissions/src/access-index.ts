@@ -21,11 +21,29 @@ function isPrefixGrant(permission: Permission): boolean {
   return permission.rangeEnd.length > 0 && equalBytes(permission.rangeEnd, prefixRangeEnd(permission.key));
 }
 
+/**
+ * For `end` > `key` and p = key[0..length): is end ≤ prefixEnd(p)? Every key above p that does not
+ * start with p is ≥ prefixEnd(p), so: end starts with p, or end is prefixEnd(p) itself (p without
+ * its trailing 0xff bytes, last byte plus one). (When p is all 0xff every key above it starts with
+ * it, so the first test decides.) Reads only the two keys, never the table.
+ */
+export function endWithinPrefix(key: Uint8Array, length: number, end: Uint8Array): boolean {
+  if (end.length >= length) {
+    let same = true;
+    for (let i = 0; i < length && same; i++) same = end[i] === key[i];
+    if (same) return true;
+  }
+  let last = length - 1;
+  while (last >= 0 && key[last] === 0xff) last--;
+  if (end.length !== last + 1 || end[last] !== key[last]! + 1) return false;
+  for (let i = 0; i < last; i++) if (end[i] !== key[i]) return false;
+  return true;
+}
+
 export class AccessIndex {
   readonly full = new CoverageIndex();
-  private readonly exact = new KeyTable<null>();
-  /** Extra: the prefix's range end, null for +∞ (a prefix of only 0xff bytes). */
-  private readonly prefixes = new KeyTable<Uint8Array | null>();
+  private readonly exact = new KeyTable();
+  private readonly prefixes = new KeyTable();
   private readonly other = new CoverageIndex();
   private readonly prefixLengthCounts = new Map<number, number>();
   private sortedPrefixLengths: Int32Array | null = new Int32Array(0);
@@ -33,9 +51,9 @@ export class AccessIndex {
   add(permission: Permission): void {
     const { begin, end } = permissionInterval(permission);
     this.full.add(begin, end);
-    if (permission.rangeEnd.length === 0) this.exact.add(permission.key, null);
+    if (permission.rangeEnd.length === 0) this.exact.add(permission.key);
     else if (isPrefixGrant(permission)) {
-      this.prefixes.add(permission.key, isOpenEnded(permission.rangeEnd) ? null : permission.rangeEnd);
+      this.prefixes.add(permission.key);
       this.countPrefixLength(permission.key.length, 1);
     } else this.other.add(begin, end);
   }
@@ -87,10 +105,7 @@ export class AccessIndex {
       const length = lengths[i]!;
       if (length > key.length) return false;
       for (; hashed < length; hashed++) hash = fnvStep(hash, key[hashed]!);
-      const slot = this.prefixes.find(key, length, hash);
-      if (slot < 0) continue;
-      const prefixEnd = this.prefixes.extraAt(slot);
-      return prefixEnd === null || compareBytes(end, prefixEnd) <= 0;
+      if (this.prefixes.find(key, length, hash) >= 0) return endWithinPrefix(key, length, end);
     }
     return false;
   }

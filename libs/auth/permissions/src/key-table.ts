@@ -27,9 +27,8 @@ const LENGTH = 2;
 const COUNT = 3; // 0 marks an empty slot
 const INITIAL_SLOTS = 8;
 
-export class KeyTable<Extra> {
+export class KeyTable {
   private slots = new Int32Array(INITIAL_SLOTS * STRIDE);
-  private extras: Array<Extra | undefined> = new Array<Extra | undefined>(INITIAL_SLOTS).fill(undefined);
   private arena = new Uint8Array(64);
   private arenaUsedBytes = 0;
   private liveBytes = 0;
@@ -44,8 +43,8 @@ export class KeyTable<Extra> {
     return this.slots.length / STRIDE;
   }
 
-  /** Adds one copy of `key` (`extra` is kept with the first copy). */
-  add(key: Uint8Array, extra: Extra): void {
+  /** Adds one copy of `key`. */
+  add(key: Uint8Array): void {
     const hash = fnvHash(key);
     const slot = this.find(key, key.length, hash);
     if (slot >= 0) {
@@ -57,7 +56,7 @@ export class KeyTable<Extra> {
     const mask = this.capacity - 1;
     let at = (hash >>> 0) & mask;
     while (this.slots[at * STRIDE + COUNT] !== 0) at = (at + 1) & mask;
-    this.writeSlot(at, hash, offset, key.length, 1, extra);
+    this.writeSlot(at, hash, offset, key.length, 1);
     this.entries++;
     this.liveBytes += key.length;
   }
@@ -74,10 +73,7 @@ export class KeyTable<Extra> {
     if (this.arenaUsedBytes > 64 && this.liveBytes * 2 < this.arenaUsedBytes) this.rebuild(this.capacity);
   }
 
-  /**
-   * The slot holding the first `length` bytes of `key` (whose FNV hash is `hash`), or -1.
-   * {@link extraAt} reads its extra value.
-   */
+  /** The slot holding the first `length` bytes of `key` (whose FNV hash is `hash`), or -1. */
   find(key: Uint8Array, length: number, hash: number): number {
     const slots = this.slots;
     const mask = this.capacity - 1;
@@ -88,10 +84,6 @@ export class KeyTable<Extra> {
         return at;
       }
     }
-  }
-
-  extraAt(slot: number): Extra {
-    return this.extras[slot] as Extra;
   }
 
   private sameBytes(offset: number, key: Uint8Array, length: number): boolean {
@@ -114,13 +106,12 @@ export class KeyTable<Extra> {
     return offset;
   }
 
-  private writeSlot(at: number, hash: number, offset: number, length: number, count: number, extra: Extra | undefined): void {
+  private writeSlot(at: number, hash: number, offset: number, length: number, count: number): void {
     const base = at * STRIDE;
     this.slots[base + HASH] = hash | 0;
     this.slots[base + OFFSET] = offset;
     this.slots[base + LENGTH] = length;
     this.slots[base + COUNT] = count;
-    this.extras[at] = extra;
   }
 
   /** Backward-shift deletion: no tombstones, probe sequences stay short. */
@@ -128,24 +119,23 @@ export class KeyTable<Extra> {
     const mask = this.capacity - 1;
     const slots = this.slots;
     let hole = slot;
-    this.writeSlot(hole, 0, 0, 0, 0, undefined);
+    this.writeSlot(hole, 0, 0, 0, 0);
     for (let at = (hole + 1) & mask; slots[at * STRIDE + COUNT] !== 0; at = (at + 1) & mask) {
       const base = at * STRIDE;
       const home = (slots[base + HASH]! >>> 0) & mask;
       // The entry may move back into the hole unless its home lies cyclically in (hole, at].
       const stays = hole <= at ? home > hole && home <= at : home > hole || home <= at;
       if (stays) continue;
-      this.writeSlot(hole, slots[base + HASH]!, slots[base + OFFSET]!, slots[base + LENGTH]!, slots[base + COUNT]!, this.extras[at]);
-      this.writeSlot(at, 0, 0, 0, 0, undefined);
+      this.writeSlot(hole, slots[base + HASH]!, slots[base + OFFSET]!, slots[base + LENGTH]!, slots[base + COUNT]!);
+      this.writeSlot(at, 0, 0, 0, 0);
       hole = at;
     }
   }
 
   /** Re-inserts every entry into `capacity` slots and a compacted arena. */
   private rebuild(capacity: number): void {
-    const { slots, extras, arena } = this;
+    const { slots, arena } = this;
     this.slots = new Int32Array(capacity * STRIDE);
-    this.extras = new Array<Extra | undefined>(capacity).fill(undefined);
     this.arena = new Uint8Array(Math.max(64, this.liveBytes * 2));
     this.arenaUsedBytes = 0;
     const mask = capacity - 1;
@@ -156,7 +146,7 @@ export class KeyTable<Extra> {
       const offset = this.store(arena.subarray(slots[base + OFFSET]!, slots[base + OFFSET]! + length));
       let at = (slots[base + HASH]! >>> 0) & mask;
       while (this.slots[at * STRIDE + COUNT] !== 0) at = (at + 1) & mask;
-      this.writeSlot(at, slots[base + HASH]!, offset, length, slots[base + COUNT]!, extras[i]);
+      this.writeSlot(at, slots[base + HASH]!, offset, length, slots[base + COUNT]!);
     }
   }
 }
