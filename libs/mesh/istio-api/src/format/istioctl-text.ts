@@ -42,6 +42,7 @@ function bodyOf(diagnostic: Diagnostic): string {
 export function istioctlValidateLine(diagnostic: Diagnostic, locations = true): string {
   const suffix = locations ? locationOf(diagnostic) : '';
   const resource = diagnostic.resource;
+  if (diagnostic.code === 'MESH_INPUT_UNREADABLE') return diagnostic.message;
   if (resource === undefined) {
     const line = diagnostic.position === undefined ? '' : `line ${diagnostic.position.line}: `;
     return `failed to decode file ${diagnostic.sourceName}: ${line}${diagnostic.message}${locations && diagnostic.path !== undefined ? ` (at ${diagnostic.path})` : ''}`;
@@ -80,6 +81,10 @@ export function formatValidateText(reports: readonly InputReport[], options: Val
   });
   const warningSection = perInput.filter((entry) => entry.warnings.length > 0).map((entry) => warningsText(entry.report, entry.warnings)).join('');
   if (errors.length > 0) return { text: `${warningSection}Error: ${multiError(errors)}\n`, failed: true };
+  if ((options.strict ?? false) && warningCount > 0) {
+    const noun = warningCount === 1 ? 'warning' : 'warnings';
+    return { text: `${warningSection}Error: ${warningCount} ${noun} treated as errors (--strict)\n`, failed: true };
+  }
   const lines = perInput.map(({ report, warnings }) => {
     if (warnings.length > 0) return warningsText(report, warnings);
     return report.sourceName === '-' ? 'validation succeed\n' : `"${report.sourceName}" is valid\n`;

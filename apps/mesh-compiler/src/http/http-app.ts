@@ -1,0 +1,64 @@
+/**
+ * The HTTP function: `POST /validate`, `/compile` and `/explain` on the platform's fastify
+ * server (health, readiness, metrics, body limit, one error handler), with JSON-schema
+ * validated bodies. Answers are JSON; an invalid policy is a 200 answer with `valid: false`,
+ * a malformed request is a 400, an oversized one a 413.
+ */
+import { createHttpServer } from '@ward/platform/http-server';
+import type { Logger } from '@ward/platform/logging';
+import type { Metrics } from '@ward/platform/metrics';
+import type { FastifyInstance } from 'fastify';
+import { evaluateValidate, validateReport, validateText } from '../commands/validate-command';
+import type { MeshCompilerConfig } from '../config';
+import { validateBodySchema } from './validate-schema';
+import type { ValidateBody } from './validate-schema';
+
+export interface MeshCompilerHttpOptions {
+  readonly config: Pick<MeshCompilerConfig, 'bodyLimitBytes' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxInputsCount'>;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+function sourcesOf(body: { inputs: readonly { name?: string; content: string }[] }) {
+  return body.inputs.map((input, index) => ({ sourceName: input.name ?? `input-${index}`, text: input.content }));
+}
+
+function registerValidate(app: FastifyInstance, options: MeshCompilerHttpOptions, count: (route: string, outcome: string) => void): void {
+  app.post<{ Body: ValidateBody }>('/validate', { schema: { body: validateBodySchema(options.config.maxInputsCount) } }, async (request) => {
+    const body = request.body;
+    const commandOptions = {
+      output: 'json' as const,
+      strict: body.strict ?? false,
+      analyze: body.analyze ?? false,
+      advice: body.advice ?? false,
+      compat: body.compat ?? false,
+      defaultNamespace: body.namespace ?? 'default',
+      rootNamespace: body.rootNamespace ?? 'istio-system',
+    };
+    const evaluation = evaluateValidate(sourcesOf(body), [], commandOptions);
+    count('validate', evaluation.exitCode === 0 ? 'valid' : 'invalid');
+    return { ...validateReport(evaluation), text: validateText(evaluation, commandOptions) };
+  });
+}
+
+/** Builds the HTTP function (not listening yet). */
+export function createMeshCompilerHttp(options: MeshCompilerHttpOptions): FastifyInstance {
+  const app = createHttpServer({
+    logger: options.logger,
+    metrics: options.metrics,
+    bodyLimitBytes: options.config.bodyLimitBytes,
+    requestTimeoutMs: options.config.requestTimeoutMs,
+    keepAliveTimeoutMs: options.config.keepAliveTimeoutMs,
+    readiness: () => true,
+  });
+  const requests = options.metrics.counter({ name: 'requests_total', help: 'HTTP function requests by route and outcome.', labelNames: ['route', 'outcome'] });
+  const count = (route: string, outcome: string) => requests.inc({ route, outcome });
+  registerValidate(app, options, count);
+  for (const route of ['compile', 'explain']) {
+    app.post(`/${route}`, async (_request, reply) => {
+      count(route, 'unavailable');
+      return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: `${route} is not available in this build yet` });
+    });
+  }
+  return app;
+}
