@@ -46,3 +46,10 @@ export { DEFAULT_LOAD_LIMITS, utf8ByteLength } from './load/limits';
 export type { LoadLimits } from './load/limits';
 export { loadResources } from './load/load-resources';
 export type { LoadOptions, LoadResult } from './load/load-resources';
+
+// Validation
+export { validateResource, validateResources } from './validate/validate-resources';
+export type { ValidateOptions } from './validate/validate-resources';
+export { positionOfPath } from './validate/findings';
+export { formatIpAddress, parseIpAddress, parseIpPrefix } from './validate/go-netip';
+export type { IpAddress, IpPrefix, ParseOutcome } from './validate/go-netip';

@@ -26,6 +26,11 @@ export interface Diagnostic {
   readonly origin: DiagnosticOrigin;
   /** The message as Istio words it when Istio has the check; ward's own wording otherwise. */
   readonly message: string;
+  /**
+   * For webhook findings: the text istioctl prints after the `Kind/namespace/name:` prefix when it
+   * differs from `message` (AuthorizationPolicy errors carry `invalid policy <name>.<ns>:`).
+   */
+  readonly istioctlMessage?: string;
   /** The input: a file path as given, `-` for stdin. */
   readonly sourceName: string;
   /** Where in the input; absent only when the input could not be read at all. */

@@ -2,7 +2,7 @@
  * Splits an input into YAML documents and turns each into a positioned tree, enforcing every
  * limit of {@link LoadLimits} before the expensive step it protects.
  */
-import { Composer, LineCounter, Parser } from 'yaml';
+import { Composer, LineCounter, Parser, isScalar } from 'yaml';
 import type { CST, Document } from 'yaml';
 import type { SourcePosition } from '../model/meta';
 import type { LoadCode } from '../diagnostics/codes';
@@ -45,6 +45,12 @@ function composeOne(token: CST.Document): Document | undefined {
   return documents[0] as Document | undefined;
 }
 
+/** No node at all, or the implicit empty scalar of a document holding only comments. */
+function isEmptyContent(document: Document): boolean {
+  const contents = document.contents;
+  return contents === null || (isScalar(contents) && contents.value === null && contents.source === '' && contents.tag === undefined);
+}
+
 interface DocumentSpan {
   readonly token: CST.Document;
   readonly bytes: number;
@@ -61,7 +67,7 @@ function documentSpans(text: string, tokens: readonly CST.Token[]): DocumentSpan
 }
 
 function parseOne(span: DocumentSpan, documentIndex: number, lineCounter: LineCounter, limits: LoadLimits): ParsedDocument | ParseProblem[] {
-  const position = positionAt(lineCounter, span.token.offset);
+  const position = positionAt(lineCounter, span.token.value?.offset ?? span.token.offset);
   if (span.bytes > limits.maxDocumentBytes) {
     return [{ code: 'MESH_DOCUMENT_TOO_LARGE', message: `document is ${span.bytes} bytes, more than the limit of ${limits.maxDocumentBytes}`, position, documentIndex }];
   }
@@ -70,7 +76,7 @@ function parseOne(span: DocumentSpan, documentIndex: number, lineCounter: LineCo
   }
   const document = composeOne(span.token);
   // A document of only comments or a bare `---` holds nothing; istioctl skips it too.
-  if (document === undefined || (document.contents === null && document.errors.length === 0)) return [];
+  if (document === undefined || (isEmptyContent(document) && document.errors.length === 0)) return [];
   if (document.errors.length > 0) {
     return document.errors.map((error) => ({
       code: 'MESH_YAML_SYNTAX' as const,
