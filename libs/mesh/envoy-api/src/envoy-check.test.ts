@@ -37,8 +37,10 @@ describe('checkEnvoyMessage', () => {
   });
 
   it('rejects an unknown field with its path', () => {
-    const bad = structuredClone(denyFilter) as typeof denyFilter & { typedConfig: { rules: { policies: Record<string, Record<string, unknown>> } } };
-    bad.typedConfig.rules.policies['ns[foo]-policy[p]-rule[0]']!['permisions'] = [];
+    const bad = structuredClone(denyFilter) as unknown as { typedConfig: { rules: { policies: Record<string, Record<string, unknown>> } } };
+    const policy = bad.typedConfig.rules.policies['ns[foo]-policy[p]-rule[0]'];
+    if (policy === undefined) throw new Error('fixture has the policy');
+    policy['permisions'] = [];
     expect(codesAndPaths(checkEnvoyMessage(MESSAGE_NAMES.httpFilter, bad))).toEqual([
       'ERR_ENVOY_UNKNOWN_FIELD $.typedConfig.rules.policies["ns[foo]-policy[p]-rule[0]"].permisions',
     ]);

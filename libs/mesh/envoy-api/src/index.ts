@@ -58,4 +58,6 @@ export type {
   envoy_type_matcher_v3_PathMatcher as PathMatcher,
   envoy_type_matcher_v3_StringMatcher as StringMatcher,
   envoy_type_matcher_v3_ValueMatcher as ValueMatcher,
+  envoy_type_v3_HttpStatus as HttpStatus,
+  envoy_type_v3_StatusCode as StatusCode,
 } from './generated/types';

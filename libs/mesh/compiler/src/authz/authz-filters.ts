@@ -6,7 +6,7 @@ import type { DiagnosticSink } from '../diagnostics';
 import type { MeshService, MeshSettings, UntranslatableRuleMode, Workload } from '../input';
 import { buildCustomFilters } from './custom-filters';
 import { resolveExtensionProviders } from './ext-authz';
-import { buildLocalRbac, httpRbacFilter, networkRbacFilter } from './local-filters';
+import { buildLocalRbac, httpRbacFilter, networkRbacFilter, shadowRulesStatPrefix } from './local-filters';
 import { selectAuthorizationPolicies, type SelectedPolicies } from './policy-selection';
 import type { RuleSetContext } from './rule-set';
 import type { TrustDomainBundle } from './trust-domain';
@@ -44,7 +44,7 @@ export function buildAuthorizationFilters(input: AuthzBuildInput, sink: Diagnost
     const local =
       input.scope === 'custom'
         ? []
-        : buildLocalRbac(selected, context).map(({ pair }) => (forTcp ? networkRbacFilter(pair) : httpRbacFilter(pair)));
+        : buildLocalRbac(selected, context).map(({ pair }) => (forTcp ? networkRbacFilter(pair, shadowRulesStatPrefix(pair.shadowRules)) : httpRbacFilter(pair, shadowRulesStatPrefix(pair.shadowRules))));
     return [...custom, ...local];
   };
   return { http: build(false) as HttpFilter[], tcp: build(true) as NetworkFilter[], selected };

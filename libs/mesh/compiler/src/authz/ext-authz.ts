@@ -1,6 +1,6 @@
 // meshConfig extension providers → Envoy ext_authz filter configs (spec §2.5). A provider with
 // any problem is "bad": policies using it compile to deny rules instead.
-import type { BufferSettings, HttpExtAuthz, ListStringMatcher, MetadataMatcher, NetworkExtAuthz, StringMatcher } from '@ward/mesh/envoy-api';
+import type { BufferSettings, HttpExtAuthz, HttpStatus, StatusCode, ListStringMatcher, MetadataMatcher, NetworkExtAuthz, StringMatcher } from '@ward/mesh/envoy-api';
 import { FILTER_NAMES } from '@ward/mesh/envoy-api';
 import type { ExtAuthzGrpcProvider, ExtAuthzHttpProvider, ExtAuthzRequestBody, ExtensionProvider, MeshService } from '../input';
 import { canonicalDuration } from './duration';
@@ -18,7 +18,7 @@ const EXT_AUTHZ_MATCH_PREFIX = 'istio-ext-authz';
 const DEFAULT_TIMEOUT = '600s';
 
 /** `envoy.type.v3.StatusCode` names by number. */
-const STATUS_CODE_NAMES: Readonly<Record<number, string>> = {
+const STATUS_CODE_NAMES: Readonly<Record<number, StatusCode>> = {
   0: 'Empty', 100: 'Continue', 200: 'OK', 201: 'Created', 202: 'Accepted', 203: 'NonAuthoritativeInformation', 204: 'NoContent',
   205: 'ResetContent', 206: 'PartialContent', 207: 'MultiStatus', 208: 'AlreadyReported', 226: 'IMUsed', 300: 'MultipleChoices',
   301: 'MovedPermanently', 302: 'Found', 303: 'SeeOther', 304: 'NotModified', 305: 'UseProxy', 307: 'TemporaryRedirect',
@@ -58,7 +58,7 @@ export function lookupCluster(service: string, port: number, services: readonly 
   return { hostname: found.hostname, cluster: `outbound|${port}||${found.hostname}` };
 }
 
-function statusOnError(status: string | undefined, errors: string[]): { code: string } | undefined {
+function statusOnError(status: string | undefined, errors: string[]): HttpStatus | undefined {
   if (status === undefined || status === '') return undefined;
   if (!/^[+-]?\d{1,10}$/u.test(status)) {
     errors.push(`invalid statusOnError ${JSON.stringify(status)}`);
@@ -156,7 +156,7 @@ function buildHttp(name: string, config: ExtAuthzHttpProvider, services: readonl
   return { http: httpExtAuthzConfig(name, config, { ...target, timeout }, status), errors };
 }
 
-function httpExtAuthzConfig(name: string, config: ExtAuthzHttpProvider, target: { hostname: string; cluster: string; timeout: string }, status: { code: string } | undefined): HttpExtAuthz {
+function httpExtAuthzConfig(name: string, config: ExtAuthzHttpProvider, target: { hostname: string; cluster: string; timeout: string }, status: HttpStatus | undefined): HttpExtAuthz {
   const allowedHeaders = headerPatterns(config.includeRequestHeadersInCheck) ?? headerPatterns(config.includeHeadersInCheck);
   const additional = Object.keys(config.includeAdditionalHeadersInCheck ?? {}).sort();
   const hasResponse = [config.headersToUpstreamOnAllow, config.headersToDownstreamOnDeny, config.headersToDownstreamOnAllow].some((l) => (l?.length ?? 0) > 0);

@@ -66,7 +66,8 @@ export function buildLocalRbac(selected: SelectedPolicies, context: RuleSetConte
 }
 
 /** `envoy.filters.http.rbac` with the pair. */
-export function httpRbacFilter(pair: RbacPair, statPrefix: string | undefined = shadowRulesStatPrefix(pair.shadowRules)): HttpFilter {
+/** `statPrefix` is the shadow rules stat prefix; `undefined` leaves the field out. */
+export function httpRbacFilter(pair: RbacPair, statPrefix: string | undefined): HttpFilter {
   return {
     name: FILTER_NAMES.httpRbac,
     typedConfig: {
@@ -79,7 +80,8 @@ export function httpRbacFilter(pair: RbacPair, statPrefix: string | undefined = 
 }
 
 /** `envoy.filters.network.rbac` with the pair (always `statPrefix: tcp.`). */
-export function networkRbacFilter(pair: RbacPair, statPrefix: string | undefined = shadowRulesStatPrefix(pair.shadowRules)): NetworkFilter {
+/** `statPrefix` is the shadow rules stat prefix; `undefined` leaves the field out. */
+export function networkRbacFilter(pair: RbacPair, statPrefix: string | undefined): NetworkFilter {
   return {
     name: FILTER_NAMES.networkRbac,
     typedConfig: {
