@@ -1,5 +1,8 @@
 // Runtime reflection over the generated Envoy descriptor. Nothing is built at import time.
-import { Root, type Enum, type Type } from 'protobufjs';
+// protobufjs is CommonJS without static named exports: Node's ESM loader only offers its default
+// export (`import { Root } from 'protobufjs'` works under vite but fails under plain Node/tsx).
+import protobuf from 'protobufjs';
+import type { Enum, Root, Type } from 'protobufjs';
 import { envoyDescriptor } from './generated/descriptor';
 
 /** The prefix every `google.protobuf.Any` type URL carries in Envoy configuration. */
@@ -9,7 +12,7 @@ let root: Root | undefined;
 
 /** The protobufjs root holding every Envoy message the compiler may emit (memoized). */
 export function envoyRoot(): Root {
-  root ??= Root.fromJSON(envoyDescriptor as never);
+  root ??= protobuf.Root.fromJSON(envoyDescriptor as never);
   return root;
 }
 
