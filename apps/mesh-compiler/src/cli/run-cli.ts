@@ -2,6 +2,7 @@
 import { DEFAULT_LOAD_LIMITS } from '@ward/mesh/istio-api';
 import { EXIT } from '../commands/command-result';
 import type { CommandResult } from '../commands/command-result';
+import { runCompile } from '../commands/compile-command';
 import { runValidate } from '../commands/validate-command';
 import { HELP_TEXT } from './help';
 import { parseCommandLine } from './parse-args';
@@ -38,6 +39,14 @@ async function validate(args: ParsedArgs, io: CliIo): Promise<CommandResult> {
   });
 }
 
+async function compile(args: ParsedArgs, io: CliIo): Promise<CommandResult> {
+  if (args.inputs.length === 0) return usage('compile needs at least one input (a file, a directory or - for stdin)');
+  if (args.workload === undefined) return usage('compile needs --workload <namespace>/<name> (and usually --labels k=v,...)');
+  if (args.output === 'text') return usage('compile writes yaml or json (-o yaml|json)');
+  const { sources, problems } = await readInputs(args.inputs, io.stdin, CLI_INPUT_LIMITS);
+  return runCompile(sources, problems, { output: args.output ?? 'yaml', workload: args.workload, defaultNamespace: args.namespace, flags: args.values });
+}
+
 /** Runs `ward-mesh` with `argv` (without node and the script path). `serve` is handled by main. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<CommandResult> {
   const parsed = parseCommandLine(argv);
@@ -48,6 +57,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<Comman
     case 'validate':
       return validate(args, io);
     case 'compile':
+      return compile(args, io);
     case 'explain':
       return { stdout: '', stderr: `ward-mesh: ${args.command} is not available in this build yet\n`, exitCode: EXIT.failed };
     case 'serve':
