@@ -2,7 +2,7 @@
 import { DEFAULT_LOAD_LIMITS } from '@ward/mesh/istio-api';
 import { EXIT } from '../commands/command-result';
 import type { CommandResult } from '../commands/command-result';
-import { runCompile } from '../commands/compile-command';
+import { compileOptionsFromFlags, runCompile } from '../commands/compile-command';
 import { runValidate } from '../commands/validate-command';
 import { HELP_TEXT } from './help';
 import { parseCommandLine } from './parse-args';
@@ -43,8 +43,10 @@ async function compile(args: ParsedArgs, io: CliIo): Promise<CommandResult> {
   if (args.inputs.length === 0) return usage('compile needs at least one input (a file, a directory or - for stdin)');
   if (args.workload === undefined) return usage('compile needs --workload <namespace>/<name> (and usually --labels k=v,...)');
   if (args.output === 'text') return usage('compile writes yaml or json (-o yaml|json)');
+  const options = compileOptionsFromFlags(args.workload, args.values, args.output ?? 'yaml', args.namespace);
+  if (typeof options === 'string') return usage(options);
   const { sources, problems } = await readInputs(args.inputs, io.stdin, CLI_INPUT_LIMITS);
-  return runCompile(sources, problems, { output: args.output ?? 'yaml', workload: args.workload, defaultNamespace: args.namespace, flags: args.values });
+  return runCompile(sources, problems, options);
 }
 
 /** Runs `ward-mesh` with `argv` (without node and the script path). `serve` is handled by main. */

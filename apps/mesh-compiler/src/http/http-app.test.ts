@@ -84,3 +84,40 @@ describe('POST /validate', () => {
     expect(metrics.body).toContain('test_requests_total{route="validate",outcome="valid"} 1');
   });
 });
+
+describe('POST /compile', () => {
+  const workload = { namespace: 'foo', name: 'httpbin', labels: { app: 'httpbin' }, ports: [{ port: 8080, protocol: 'HTTP' }, { port: 9000, protocol: 'TCP' }] };
+
+  it('answers the compiled configuration', async () => {
+    const response = await build().inject({ method: 'POST', url: '/compile', payload: { inputs: [{ name: 'deny.yaml', content: DENY_GET }], workload } });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ exitCode: 0, compiled: true, ok: true, listener: { name: 'virtualInbound' } });
+    expect(body.httpFilters).toHaveLength(1);
+  });
+
+  it('adds istiod-format YAML on request', async () => {
+    const response = await build().inject({ method: 'POST', url: '/compile', payload: { inputs: [{ content: DENY_GET }], workload, output: 'yaml' } });
+    expect(response.json().yaml).toContain('name: envoy.filters.http.rbac\n');
+  });
+
+  it('does not compile an invalid policy and lists why', async () => {
+    const response = await build().inject({ method: 'POST', url: '/compile', payload: { inputs: [{ content: DENY_GET.replace('[GET]', '[""]') }], workload } });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ exitCode: 1, compiled: false });
+    expect(body.diagnostics.filter((d: { severity: string }) => d.severity === 'error')).toMatchObject([{ code: 'AP_EMPTY_VALUE', line: 6, path: 'spec.rules[0].to[0].operation.methods[0]' }]);
+  });
+
+  const malformed: [string, unknown][] = [
+    ['no workload', { inputs: [{ content: 'a' }] }],
+    ['bad port', { inputs: [{ content: 'a' }], workload: { namespace: 'foo', ports: [{ port: 70000 }] } }],
+    ['bad protocol', { inputs: [{ content: 'a' }], workload: { namespace: 'foo', ports: [{ port: 80, protocol: 'SCTP' }] } }],
+    ['unknown workload property', { inputs: [{ content: 'a' }], workload: { namespace: 'foo', pods: 3 } }],
+    ['trust domain with a slash', { inputs: [{ content: 'a' }], workload: { namespace: 'foo' }, mesh: { trustDomain: 'a/b' } }],
+  ];
+  it.each(malformed)('rejects a malformed body (%s) with 400', async (_name, payload) => {
+    const response = await build().inject({ method: 'POST', url: '/compile', payload: payload as Record<string, unknown> });
+    expect(response.statusCode).toBe(400);
+  });
+});

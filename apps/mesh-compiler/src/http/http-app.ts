@@ -8,10 +8,13 @@ import { createHttpServer } from '@ward/platform/http-server';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 import type { FastifyInstance } from 'fastify';
+import { PORT_PROTOCOLS, toGoYaml } from '@ward/mesh/compiler';
+import type { PortProtocol, Workload } from '@ward/mesh/compiler';
+import { evaluateCompile } from '../commands/compile-command';
 import { evaluateValidate, validateReport, validateText } from '../commands/validate-command';
 import type { MeshCompilerConfig } from '../config';
-import { validateBodySchema } from './validate-schema';
-import type { ValidateBody } from './validate-schema';
+import { compileBodySchema, validateBodySchema } from './validate-schema';
+import type { CompileBody, ValidateBody, WorkloadBody } from './validate-schema';
 
 export interface MeshCompilerHttpOptions {
   readonly config: Pick<MeshCompilerConfig, 'bodyLimitBytes' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxInputsCount'>;
@@ -41,6 +44,32 @@ function registerValidate(app: FastifyInstance, options: MeshCompilerHttpOptions
   });
 }
 
+/** The workload of a request body (ports without a protocol sniff, as in the CLI). */
+export function workloadOf(body: WorkloadBody): Workload {
+  return {
+    namespace: body.namespace,
+    ...(body.name === undefined ? {} : { name: body.name }),
+    labels: body.labels ?? {},
+    ports: (body.ports ?? []).map((port) => ({ port: port.port, protocol: (port.protocol ?? 'UNKNOWN') as PortProtocol })),
+  };
+}
+
+function registerCompile(app: FastifyInstance, options: MeshCompilerHttpOptions, count: (route: string, outcome: string) => void): void {
+  const schema = { body: compileBodySchema(options.config.maxInputsCount, PORT_PROTOCOLS) };
+  app.post<{ Body: CompileBody }>('/compile', { schema }, async (request) => {
+    const body = request.body;
+    const evaluation = evaluateCompile(sourcesOf(body), [], {
+      output: 'json',
+      workload: workloadOf(body.workload),
+      mesh: { ...body.mesh, ...(body.mesh?.trustDomainAliases === undefined ? {} : { trustDomainAliases: [...body.mesh.trustDomainAliases] }) },
+      defaultNamespace: body.namespace ?? 'default',
+    });
+    count('compile', evaluation.exitCode === 0 ? 'compiled' : evaluation.document === undefined ? 'invalid' : 'fail-closed');
+    const yaml = body.output === 'yaml' && evaluation.document !== undefined ? { yaml: toGoYaml(evaluation.document) } : {};
+    return { exitCode: evaluation.exitCode, compiled: evaluation.document !== undefined, ...(evaluation.document ?? { diagnostics: evaluation.findings }), ...yaml };
+  });
+}
+
 /** Builds the HTTP function (not listening yet). */
 export function createMeshCompilerHttp(options: MeshCompilerHttpOptions): FastifyInstance {
   const app = createHttpServer({
@@ -54,7 +83,8 @@ export function createMeshCompilerHttp(options: MeshCompilerHttpOptions): Fastif
   const requests = options.metrics.counter({ name: 'requests_total', help: 'HTTP function requests by route and outcome.', labelNames: ['route', 'outcome'] });
   const count = (route: string, outcome: string) => requests.inc({ route, outcome });
   registerValidate(app, options, count);
-  for (const route of ['compile', 'explain']) {
+  registerCompile(app, options, count);
+  for (const route of ['explain']) {
     app.post(`/${route}`, async (_request, reply) => {
       count(route, 'unavailable');
       return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: `${route} is not available in this build yet` });

@@ -61,3 +61,67 @@ export interface ValidateBody {
   readonly namespace?: string;
   readonly rootNamespace?: string;
 }
+
+/** `{namespace, name?, labels?, ports?}`: the workload compile and explain work on. */
+export function workloadSchema(protocols: readonly string[]) {
+  return {
+    type: 'object',
+    additionalProperties: NONE,
+    required: ['namespace'],
+    properties: {
+      namespace: NAMESPACE,
+      name: { type: 'string', maxLength: 253 },
+      labels: { type: 'object', maxProperties: 64, additionalProperties: { type: 'string', maxLength: 63 } },
+      ports: {
+        type: 'array',
+        maxItems: 256,
+        items: {
+          type: 'object',
+          additionalProperties: NONE,
+          required: ['port'],
+          properties: { port: { type: 'integer', minimum: 1, maximum: 65_535 }, protocol: { type: 'string', enum: [...protocols] } },
+        },
+      },
+    },
+  } as const;
+}
+
+const MESH_SCHEMA = {
+  type: 'object',
+  additionalProperties: NONE,
+  properties: {
+    rootNamespace: NAMESPACE,
+    trustDomain: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[^/]+$' },
+    trustDomainAliases: { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[^/]+$' } },
+  },
+} as const;
+
+export function compileBodySchema(maxInputsCount: number, protocols: readonly string[]) {
+  return {
+    type: 'object',
+    additionalProperties: NONE,
+    required: ['inputs', 'workload'],
+    properties: {
+      inputs: inputsSchema(maxInputsCount),
+      workload: workloadSchema(protocols),
+      mesh: MESH_SCHEMA,
+      namespace: NAMESPACE,
+      output: { type: 'string', enum: ['json', 'yaml'] },
+    },
+  } as const;
+}
+
+export interface WorkloadBody {
+  readonly namespace: string;
+  readonly name?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly ports?: readonly { readonly port: number; readonly protocol?: string }[];
+}
+
+export interface CompileBody {
+  readonly inputs: readonly InputBody[];
+  readonly workload: WorkloadBody;
+  readonly mesh?: { readonly rootNamespace?: string; readonly trustDomain?: string; readonly trustDomainAliases?: readonly string[] };
+  readonly namespace?: string;
+  readonly output?: 'json' | 'yaml';
+}
