@@ -39,3 +39,10 @@ export { INBOUND_NAMES } from './listener/inbound-listener';
 
 // Output format
 export { toGoYaml, MAX_YAML_DEPTH } from './yaml/go-yaml';
+
+// Simulating (exported for the ward-mesh explain command)
+export { simulate } from './simulate/simulate';
+export { SimulatorError } from './simulate/errors';
+export type { SimulatorErrorCode } from './simulate/errors';
+export type { ClientTransport, SimulatedCertificate, SimulatedHttpRequest, SimulatedTraffic } from './simulate/traffic';
+export type { Decision, EngineVerdict, FilterEvaluation, SelectedChain, SimulationOutcome, SimulationResult } from './simulate/result';
