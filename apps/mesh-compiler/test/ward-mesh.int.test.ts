@@ -73,6 +73,38 @@ describe('ward-mesh validate as a process', () => {
   });
 });
 
+describe('ward-mesh compile as a process', () => {
+  const dir = fixture({ 'deny.yaml': DENY_GET.replace('name: deny-get', 'name: deny-get\n  namespace: foo') });
+
+  it('writes the compiled filters and listener as YAML and exits 0', () => {
+    const result = wardMesh(['compile', join(dir, 'deny.yaml'), '--workload', 'foo/httpbin', '--labels', 'app=httpbin', '--ports', '8080/HTTP,9000/TCP']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('name: envoy.filters.http.rbac');
+    expect(result.stdout).toContain('ns[foo]-policy[deny-get]-rule[0]');
+    expect(result.stdout).toContain('name: virtualInbound');
+    expect(result.stderr).toContain(`${join(dir, 'deny.yaml')}:9: warning [AP_DENY_HTTP_ONLY]`);
+  });
+
+  it('exits 2 without a workload and 1 on invalid input', () => {
+    expect(wardMesh(['compile', join(dir, 'deny.yaml')]).status).toBe(2);
+    const invalid = wardMesh(['compile', '-', '--workload', 'foo/httpbin'], 'apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: x}\nspec: {action: DENY}\n');
+    expect(invalid.status).toBe(1);
+    expect(invalid.stdout).toBe('');
+    expect(invalid.stderr).toContain('error [AP_DENY_WITHOUT_RULES]');
+  });
+});
+
+describe('ward-mesh explain as a process', () => {
+  const dir = fixture({ 'deny.yaml': DENY_GET.replace('name: deny-get', 'name: deny-get\n  namespace: foo') });
+
+  it('says which filter and policy rule decided a request', () => {
+    const result = wardMesh(['explain', join(dir, 'deny.yaml'), '--workload', 'foo/httpbin', '--ports', '8080/HTTP', '--port', '8080', '--method', 'GET', '--path', '/x']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^DENIED: GET \/x /);
+    expect(result.stdout).toContain('response: 403 "RBAC: access denied" (rbac_access_denied_matched_policy[ns[foo]-policy[deny-get]-rule[0]])');
+  });
+});
+
 describe('ward-mesh serve as a process', () => {
   it('serves POST /validate on a real socket and stops on SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN, 'serve'], {

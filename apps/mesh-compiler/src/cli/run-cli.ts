@@ -3,6 +3,7 @@ import { DEFAULT_LOAD_LIMITS } from '@ward/mesh/istio-api';
 import { EXIT } from '../commands/command-result';
 import type { CommandResult } from '../commands/command-result';
 import { compileOptionsFromFlags, runCompile } from '../commands/compile-command';
+import { runExplain, trafficFromFlags } from '../commands/explain-command';
 import { runValidate } from '../commands/validate-command';
 import { HELP_TEXT } from './help';
 import { parseCommandLine } from './parse-args';
@@ -49,6 +50,17 @@ async function compile(args: ParsedArgs, io: CliIo): Promise<CommandResult> {
   return runCompile(sources, problems, options);
 }
 
+async function explain(args: ParsedArgs, io: CliIo): Promise<CommandResult> {
+  if (args.inputs.length === 0) return usage('explain needs at least one input (a file, a directory or - for stdin)');
+  if (args.workload === undefined) return usage('explain needs --workload <namespace>/<name> (and usually --labels k=v,...)');
+  const options = compileOptionsFromFlags(args.workload, args.values, args.output ?? 'text', args.namespace);
+  if (typeof options === 'string') return usage(options);
+  const traffic = trafficFromFlags(args.values, options.workload);
+  if (typeof traffic === 'string') return usage(traffic);
+  const { sources, problems } = await readInputs(args.inputs, io.stdin, CLI_INPUT_LIMITS);
+  return runExplain(sources, problems, { ...options, traffic });
+}
+
 /** Runs `ward-mesh` with `argv` (without node and the script path). `serve` is handled by main. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<CommandResult> {
   const parsed = parseCommandLine(argv);
@@ -61,7 +73,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<Comman
     case 'compile':
       return compile(args, io);
     case 'explain':
-      return { stdout: '', stderr: `ward-mesh: ${args.command} is not available in this build yet\n`, exitCode: EXIT.failed };
+      return explain(args, io);
     case 'serve':
       return usage('serve is started by the ward-mesh executable, not by runCli');
   }

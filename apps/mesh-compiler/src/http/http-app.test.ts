@@ -121,3 +121,37 @@ describe('POST /compile', () => {
     expect(response.statusCode).toBe(400);
   });
 });
+
+describe('POST /explain', () => {
+  const workload = { namespace: 'foo', name: 'httpbin', labels: { app: 'httpbin' }, ports: [{ port: 8080, protocol: 'HTTP' }, { port: 9000, protocol: 'TCP' }] };
+  const get = { method: 'GET', path: '/x', host: 'httpbin' };
+
+  it('explains an HTTP request decision with the deciding policy', async () => {
+    const response = await build().inject({
+      method: 'POST',
+      url: '/explain',
+      payload: { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'mtls', http: get }, output: 'text' },
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ exitCode: 0, explained: true, result: { outcome: 'denied', decision: { policy: 'ns[foo]-policy[deny-get]-rule[0]' } } });
+    expect(body.text).toMatch(/^DENIED: GET \/x/);
+  });
+
+  it('explains a plaintext connection reset by STRICT', async () => {
+    const strict = 'apiVersion: security.istio.io/v1\nkind: PeerAuthentication\nmetadata: {name: s, namespace: foo}\nspec: {mtls: {mode: STRICT}}\n';
+    const response = await build().inject({ method: 'POST', url: '/explain', payload: { inputs: [{ content: strict }], workload, traffic: { port: 9000, transport: 'plaintext' } } });
+    expect(response.json()).toMatchObject({ explained: true, result: { outcome: 'reset', stats: ['listener.0.0.0.0_15006.no_filter_chain_match'] } });
+  });
+
+  const malformed: [string, unknown][] = [
+    ['no traffic', { inputs: [{ content: DENY_GET }], workload }],
+    ['bad transport', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'ssl' } }],
+    ['relative path', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'mtls', http: { ...get, path: 'x' } } }],
+    ['unknown traffic property', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'mtls', spoof: true } }],
+  ];
+  it.each(malformed)('rejects a malformed body (%s) with 400', async (_name, payload) => {
+    const response = await build().inject({ method: 'POST', url: '/explain', payload: payload as Record<string, unknown> });
+    expect(response.statusCode).toBe(400);
+  });
+});

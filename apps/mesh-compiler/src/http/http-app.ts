@@ -11,10 +11,11 @@ import type { FastifyInstance } from 'fastify';
 import { PORT_PROTOCOLS, toGoYaml } from '@ward/mesh/compiler';
 import type { PortProtocol, Workload } from '@ward/mesh/compiler';
 import { evaluateCompile } from '../commands/compile-command';
+import { evaluateExplain, explanationText } from '../commands/explain-command';
 import { evaluateValidate, validateReport, validateText } from '../commands/validate-command';
 import type { MeshCompilerConfig } from '../config';
-import { compileBodySchema, validateBodySchema } from './validate-schema';
-import type { CompileBody, ValidateBody, WorkloadBody } from './validate-schema';
+import { compileBodySchema, explainBodySchema, validateBodySchema } from './validate-schema';
+import type { CompileBody, ExplainBody, ValidateBody, WorkloadBody } from './validate-schema';
 
 export interface MeshCompilerHttpOptions {
   readonly config: Pick<MeshCompilerConfig, 'bodyLimitBytes' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxInputsCount'>;
@@ -70,6 +71,31 @@ function registerCompile(app: FastifyInstance, options: MeshCompilerHttpOptions,
   });
 }
 
+function registerExplain(app: FastifyInstance, options: MeshCompilerHttpOptions, count: (route: string, outcome: string) => void): void {
+  const schema = { body: explainBodySchema(options.config.maxInputsCount, PORT_PROTOCOLS) };
+  app.post<{ Body: ExplainBody }>('/explain', { schema }, async (request) => {
+    const body = request.body;
+    const evaluation = evaluateExplain(sourcesOf(body), [], {
+      output: 'json',
+      workload: workloadOf(body.workload),
+      mesh: { ...body.mesh, ...(body.mesh?.trustDomainAliases === undefined ? {} : { trustDomainAliases: [...body.mesh.trustDomainAliases] }) },
+      defaultNamespace: body.namespace ?? 'default',
+      traffic: body.traffic,
+    });
+    count('explain', evaluation.result === undefined ? 'not-explained' : evaluation.result.outcome);
+    const text = body.output === 'text' && evaluation.result !== undefined ? { text: explanationText(evaluation.traffic, evaluation.result) } : {};
+    return {
+      exitCode: evaluation.exitCode,
+      explained: evaluation.result !== undefined,
+      ...(evaluation.failure === undefined ? {} : { failure: evaluation.failure }),
+      traffic: evaluation.traffic,
+      ...(evaluation.result === undefined ? {} : { result: evaluation.result }),
+      diagnostics: evaluation.findings,
+      ...text,
+    };
+  });
+}
+
 /** Builds the HTTP function (not listening yet). */
 export function createMeshCompilerHttp(options: MeshCompilerHttpOptions): FastifyInstance {
   const app = createHttpServer({
@@ -84,11 +110,6 @@ export function createMeshCompilerHttp(options: MeshCompilerHttpOptions): Fastif
   const count = (route: string, outcome: string) => requests.inc({ route, outcome });
   registerValidate(app, options, count);
   registerCompile(app, options, count);
-  for (const route of ['explain']) {
-    app.post(`/${route}`, async (_request, reply) => {
-      count(route, 'unavailable');
-      return reply.code(501).send({ error: 'NOT_IMPLEMENTED', message: `${route} is not available in this build yet` });
-    });
-  }
+  registerExplain(app, options, count);
   return app;
 }

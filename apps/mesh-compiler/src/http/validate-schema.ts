@@ -4,6 +4,7 @@
  * instead of rejecting them, so unknown properties are refused with `additionalProperties: NONE`
  * (a schema nothing satisfies). Scalars follow fastify's default type coercion.
  */
+import type { SimulatedTraffic } from '@ward/mesh/compiler';
 import { DEFAULT_LOAD_LIMITS } from '@ward/mesh/istio-api';
 
 /** Matches nothing: an additional property fails validation instead of being dropped. */
@@ -124,4 +125,50 @@ export interface CompileBody {
   readonly mesh?: { readonly rootNamespace?: string; readonly trustDomain?: string; readonly trustDomainAliases?: readonly string[] };
   readonly namespace?: string;
   readonly output?: 'json' | 'yaml';
+}
+
+export interface ExplainBody extends Omit<CompileBody, 'output'> {
+  readonly traffic: SimulatedTraffic;
+  readonly output?: 'json' | 'text';
+}
+
+const SHORT_TEXT = { type: 'string', maxLength: 4096 } as const;
+
+/** One simulated request or connection (the simulator's `SimulatedTraffic`). */
+export const TRAFFIC_SCHEMA = {
+  type: 'object',
+  additionalProperties: NONE,
+  required: ['port', 'transport'],
+  properties: {
+    port: { type: 'integer', minimum: 1, maximum: 65_535 },
+    transport: { type: 'string', enum: ['mtls', 'tls', 'plaintext'] },
+    sourcePrincipal: SHORT_TEXT,
+    sourceIp: { type: 'string', maxLength: 64 },
+    remoteIp: { type: 'string', maxLength: 64 },
+    destinationIp: { type: 'string', maxLength: 64 },
+    sni: { type: 'string', maxLength: 253 },
+    extAuthz: { type: 'string', enum: ['allow', 'deny'] },
+    http: {
+      type: 'object',
+      additionalProperties: NONE,
+      required: ['method', 'path', 'host'],
+      properties: {
+        method: { type: 'string', minLength: 1, maxLength: 32 },
+        path: { type: 'string', pattern: '^/', maxLength: 8192 },
+        host: { type: 'string', maxLength: 1024 },
+        headers: { type: 'object', maxProperties: 64, additionalProperties: SHORT_TEXT },
+        requestPrincipal: SHORT_TEXT,
+        version: { type: 'string', enum: ['http/1.1', 'h2'] },
+      },
+    },
+  },
+} as const;
+
+export function explainBodySchema(maxInputsCount: number, protocols: readonly string[]) {
+  const compile = compileBodySchema(maxInputsCount, protocols);
+  return {
+    ...compile,
+    required: ['inputs', 'workload', 'traffic'],
+    properties: { ...compile.properties, traffic: TRAFFIC_SCHEMA, output: { type: 'string', enum: ['json', 'text'] } },
+  } as const;
 }
