@@ -1,5 +1,6 @@
 // Runtime reflection over the generated Envoy descriptor. Nothing is built at import time.
-import { Root, type Enum, type Type } from 'protobufjs';
+// protobufjs is CommonJS: only its default export exists under Node's ESM loader.
+import protobuf, { type Enum, type Type, type Root } from 'protobufjs';
 import { envoyDescriptor } from './generated/descriptor';
 
 /** The prefix every `google.protobuf.Any` type URL carries in Envoy configuration. */
@@ -9,7 +10,7 @@ let root: Root | undefined;
 
 /** The protobufjs root holding every Envoy message the compiler may emit (memoized). */
 export function envoyRoot(): Root {
-  root ??= Root.fromJSON(envoyDescriptor as never);
+  root ??= protobuf.Root.fromJSON(envoyDescriptor as never);
   return root;
 }
 
