@@ -1,8 +1,6 @@
 // Runtime reflection over the generated Envoy descriptor. Nothing is built at import time.
-// protobufjs is CommonJS without static named exports: Node's ESM loader only offers its default
-// export (`import { Root } from 'protobufjs'` works under vite but fails under plain Node/tsx).
-import protobuf from 'protobufjs';
-import type { Enum, Root, Type } from 'protobufjs';
+// protobufjs is CommonJS: only its default export exists under Node's ESM loader.
+import protobuf, { type Enum, type Type, type Root } from 'protobufjs';
 import { envoyDescriptor } from './generated/descriptor';
 
 /** The prefix every `google.protobuf.Any` type URL carries in Envoy configuration. */

@@ -12,12 +12,17 @@ export interface RuleSink {
   readonly uncheckedRules: Set<string>;
 }
 
-/** The PGV rules of a field, keyed without the `(validate.rules).` prefix. */
+const rulesCache = new WeakMap<Field, ReadonlyMap<string, unknown>>();
+
+/** The PGV rules of a field, keyed without the `(validate.rules).` prefix (memoized). */
 export function fieldRules(field: Field): ReadonlyMap<string, unknown> {
+  const cached = rulesCache.get(field);
+  if (cached !== undefined) return cached;
   const rules = new Map<string, unknown>();
   for (const [key, value] of Object.entries(field.options ?? {})) {
     if (key.startsWith(RULE_PREFIX)) rules.set(key.slice(RULE_PREFIX.length), value);
   }
+  rulesCache.set(field, rules);
   return rules;
 }
 
@@ -97,6 +102,19 @@ function checkString(value: string, rule: string, bound: unknown, rules: Readonl
   }
 }
 
+function base64Length(text: string): number {
+  const clean = text.replace(/=+$/u, '');
+  return Math.floor((clean.length * 3) / 4);
+}
+
+function checkBytes(value: unknown, rule: string, bound: unknown, path: string, sink: RuleSink, scope: string): void {
+  if (typeof value !== 'string') return;
+  const length = base64Length(value);
+  if (rule === 'min_len' && length < Number(bound)) fail(sink, path, `${scope}bytes.min_len`, `${length} bytes`);
+  else if (rule === 'max_len' && length > Number(bound)) fail(sink, path, `${scope}bytes.max_len`, `${length} bytes`);
+  else if (rule !== 'min_len' && rule !== 'max_len') sink.uncheckedRules.add(`${scope}bytes.${rule}`);
+}
+
 function checkNumber(value: number, kind: string, rule: string, bound: unknown, path: string, sink: RuleSink, scope: string): void {
   const name = `${scope}${kind}.${rule}`;
   const limit = Number(bound);
@@ -154,8 +172,11 @@ function checkValue(value: unknown, rules: ReadonlyMap<string, unknown>, scope: 
     else if (['uint32', 'int32', 'uint64', 'int64', 'double', 'float', 'sint32', 'fixed32'].includes(kind)) {
       if (value !== undefined) checkNumber(Number(value), kind, rule, bound, path, sink, scope);
     } else if (kind === 'enum') {
-      if (rule === 'defined_only') continue; // the decoder accepts defined values only
-      sink.uncheckedRules.add(`${scope}${kind}.${rule}`); // enum numbers are checked by the caller
+      // defined_only: the decoder accepts defined values only; not_in: checked by checkFieldRules.
+      if (rule === 'defined_only' || (rule === 'not_in' && scope === '')) continue;
+      sink.uncheckedRules.add(`${scope}${kind}.${rule}`);
+    } else if (kind === 'bytes') {
+      checkBytes(value, rule, bound, path, sink, scope);
     } else if (kind === 'bool') {
       if (rule === 'const' && value !== bound) fail(sink, path, `${scope}bool.const`, `${String(value)} != ${String(bound)}`);
     } else if (kind === 'duration') {

@@ -92,6 +92,14 @@ function nameInBrackets(suffix: string): string | GenerationFailure {
   return suffix.slice(1, -1);
 }
 
+/** Envoy rejects (and NACKs the whole listener for) empty names and names with NUL, CR or LF. */
+function envoyRejectsName(name: string): GenerationFailure | undefined {
+  return name === '' || /[\0\r\n]/u.test(name) ? failure(`name ${JSON.stringify(name)} would be rejected by Envoy`) : undefined;
+}
+
+/** Longest path template Envoy accepts. */
+const MAX_PATH_TEMPLATE_LENGTH = 256;
+
 /** `[a][b]` → `[a, b]`; an irregular bracket structure is one name (`[a.b]` → `a.b`). */
 export function namesInNestedBrackets(suffix: string): string[] | GenerationFailure {
   const names: string[] = [];
@@ -134,10 +142,12 @@ export function generatePermission(kind: AttributeKind, key: string, value: stri
       return { header: headerMatcher(':authority', value, true) };
     case 'methods':
       return { header: headerMatcher(':method', value, false) };
-    case 'paths':
-      return containsPathTemplate(value)
-        ? { uriTemplate: { name: FILTER_NAMES.uriTemplate, typedConfig: { '@type': TYPE_URLS.uriTemplateMatch, ...uriTemplateConfig(value) } } }
-        : { urlPath: pathMatcher(value) };
+    case 'paths': {
+      if (!containsPathTemplate(value)) return { urlPath: pathMatcher(value) };
+      const template = uriTemplateConfig(value);
+      if ((template.pathTemplate ?? '').length > MAX_PATH_TEMPLATE_LENGTH) return failure(`path template longer than ${MAX_PATH_TEMPLATE_LENGTH} characters would be rejected by Envoy`);
+      return { uriTemplate: { name: FILTER_NAMES.uriTemplate, typedConfig: { '@type': TYPE_URLS.uriTemplateMatch, ...template } } };
+    }
     default:
       return failure(`${kind} is not a permission attribute`);
   }
@@ -164,7 +174,8 @@ export function generatePrincipal(kind: AttributeKind, key: string, value: strin
       return authenticated(stringMatcherWithPrefix(value, SPIFFE_PREFIX), context);
     case 'request.headers': {
       const name = nameInBrackets(key.slice('request.headers'.length));
-      return isFailure(name) ? name : { header: headerMatcher(name, value, false) };
+      if (isFailure(name)) return name;
+      return envoyRejectsName(name) ?? { header: headerMatcher(name, value, false) };
     }
     default:
       return failure(`${kind} is not a principal attribute`);
@@ -231,6 +242,8 @@ export function generateExtendedPermission(kind: AttributeKind, key: string, val
   void context;
   const parts = envoyFilterKey(key);
   if (isFailure(parts)) return parts;
+  const badName = envoyRejectsName(parts[0]) ?? envoyRejectsName(parts[1]);
+  if (badName !== undefined) return badName;
   const matchers: ValueMatcher[] = values.map((value) =>
     value.startsWith('[') && value.endsWith(']')
       ? { listMatch: { oneOf: { stringMatch: stringMatcher(trimBrackets(value)) } } }
@@ -257,7 +270,9 @@ export function generateExtendedPrincipal(kind: AttributeKind, key: string, valu
       return { metadata: jwtClaimsListMatcher(['azp'], stringOrMatcher(values)) };
     case 'request.auth.claims': {
       const claims = namesInNestedBrackets(key.slice('request.auth.claims'.length));
-      return isFailure(claims) ? claims : { metadata: jwtClaimsListMatcher(claims, stringOrMatcher(values)) };
+      if (isFailure(claims)) return claims;
+      const badName = claims.map(envoyRejectsName).find((f) => f !== undefined);
+      return badName ?? { metadata: jwtClaimsListMatcher(claims, stringOrMatcher(values)) };
     }
     case 'experimental.envoy.filters':
     case 'destination.ip':
