@@ -178,6 +178,15 @@ export class KVStore {
     return this.space.leases.keysOf(lease).map(fromByteString);
   }
 
+  /**
+   * Visits the keys attached to `lease` without sorting them, until `visit` returns false: the
+   * cheap form of `leaseKeys` for order-independent checks (the apply layer's "WRITE on every key
+   * attached to the lease"). The order is unspecified and may differ between replicas.
+   */
+  forEachLeaseKey(lease: LeaseId, visit: (key: Uint8Array) => boolean | void): void {
+    this.space.leases.forEachKeyOf(lease, (key) => visit(fromByteString(key)));
+  }
+
   /** Number of keys attached to `lease`. */
   leaseKeyCount(lease: LeaseId): number {
     return this.space.leases.countOf(lease);
