@@ -215,6 +215,16 @@ export class KVStore {
     return hashKeySpace(this.space);
   }
 
+  /**
+   * An incremental 16-hex-digit digest of the state, O(1) to read and kept up to date by every
+   * change: identical on every replica that applied the same changes, cheap enough to compare
+   * after every entry. `hash()` is the exact one (over the canonical snapshot), O(state).
+   */
+  digest(): string {
+    const space = this.space;
+    return space.digest.hex(space.currentRevision, space.compactRevision, space.history.floorRevision);
+  }
+
   /** True when `key` has any retained history (live or tombstoned); for tests and diagnostics. */
   hasHistory(key: Uint8Array): boolean {
     return this.space.index.has(toByteString(key));

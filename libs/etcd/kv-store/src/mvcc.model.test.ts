@@ -211,8 +211,10 @@ function checkSequence(steps: Step[], maxEvents: number): void {
     if (step.kind === 'restore') {
       const bytes = store.snapshot();
       const hash = store.hash();
+      const digest = store.digest();
       store = KVStore.restore(bytes, options);
       expect(store.hash()).toBe(hash);
+      expect(store.digest()).toBe(digest);
       expect(store.snapshot()).toEqual(bytes);
       continue;
     }
