@@ -19,34 +19,39 @@ export function compactKeySpace(space: KeySpace, revision: number): void {
   space.compactRevision = revision;
   const emptied: ByteString[] = [];
   space.index.scan('', null, (key, latest) => {
-    if (compactChain(latest, revision)) emptied.push(key);
+    const dropped = compactChain(latest, revision);
+    if (dropped === null) return;
+    space.digest.removeChain(key, dropped);
+    if (dropped === latest) emptied.push(key);
   });
   for (const key of emptied) space.index.delete(key);
   space.history.compact(revision);
 }
 
 /**
- * Cuts one chain at `revision`; returns true when no record of the key remains.
+ * Cuts one chain at `revision`; returns the first record dropped (the rest of the dropped chain
+ * hangs from it), null when nothing is dropped, the newest record when the whole key goes.
  *
  * Every record at `revision` or later stays: reads need the newest of them, and the Watch log
  * (complete from the compact revision on) may hold several changes of one key in one revision (a
  * put and a from-key delete of the same txn). Below `revision`, only the newest record stays,
  * and only when no record sits exactly at `revision` and it is a put.
  */
-function compactChain(latest: KeyRecord, revision: number): boolean {
+function compactChain(latest: KeyRecord, revision: number): KeyRecord | null {
   let newer: KeyRecord | null = null;
   let record: KeyRecord | null = latest;
   while (record !== null && record.modRevision >= revision) {
     newer = record;
     record = record.prev;
   }
-  if (record === null) return false;
+  if (record === null) return null;
   const keepOlder = (newer === null || newer.modRevision > revision) && record.value !== null;
   if (keepOlder) {
+    const dropped = record.prev;
     record.prev = null;
-    return false;
+    return dropped;
   }
-  if (newer === null) return true;
+  if (newer === null) return latest;
   newer.prev = null;
-  return false;
+  return record;
 }

@@ -4,6 +4,7 @@ import { EventHistory } from './event-history';
 import type { KeyRecord } from './key-record';
 import { LeaseIndex } from './lease-index';
 import { OrderedMap } from './ordered-map';
+import { StateDigest } from './state-digest';
 
 /** etcd's first revision: an empty store is at revision 1 and the first change makes 2. */
 export const INITIAL_REVISION = 1;
@@ -25,6 +26,8 @@ export class KeySpace {
   readonly history: EventHistory;
   /** Number of keys whose newest record is a put. */
   liveKeys: number;
+  /** Incremental digest of every retained record (kept in step by every change and compaction). */
+  readonly digest: StateDigest;
 
   constructor(
     index: OrderedMap<KeyRecord>,
@@ -33,6 +36,7 @@ export class KeySpace {
     history: EventHistory,
     leases: LeaseIndex,
     liveKeys: number,
+    digest: StateDigest,
   ) {
     assert(Number.isSafeInteger(currentRevision) && currentRevision >= INITIAL_REVISION, 'key-space: current revision');
     assert(compactRevision === NEVER_COMPACTED || compactRevision >= 0, 'key-space: compact revision');
@@ -43,10 +47,11 @@ export class KeySpace {
     this.history = history;
     this.leases = leases;
     this.liveKeys = liveKeys;
+    this.digest = digest;
   }
 
   static empty(): KeySpace {
-    return new KeySpace(new OrderedMap(), INITIAL_REVISION, NEVER_COMPACTED, new EventHistory(INITIAL_REVISION), new LeaseIndex(), 0);
+    return new KeySpace(new OrderedMap(), INITIAL_REVISION, NEVER_COMPACTED, new EventHistory(INITIAL_REVISION), new LeaseIndex(), 0, new StateDigest());
   }
 
   latest(key: ByteString): KeyRecord | undefined {

@@ -178,6 +178,15 @@ export class KVStore {
     return this.space.leases.keysOf(lease).map(fromByteString);
   }
 
+  /**
+   * Visits the keys attached to `lease` without sorting them, until `visit` returns false: the
+   * cheap form of `leaseKeys` for order-independent checks (the apply layer's "WRITE on every key
+   * attached to the lease"). The order is unspecified and may differ between replicas.
+   */
+  forEachLeaseKey(lease: LeaseId, visit: (key: Uint8Array) => boolean | void): void {
+    this.space.leases.forEachKeyOf(lease, (key) => visit(fromByteString(key)));
+  }
+
   /** Number of keys attached to `lease`. */
   leaseKeyCount(lease: LeaseId): number {
     return this.space.leases.countOf(lease);
@@ -204,6 +213,16 @@ export class KVStore {
   /** A 16-hex-digit hash of the state, identical on every replica that applied the same changes. */
   hash(): string {
     return hashKeySpace(this.space);
+  }
+
+  /**
+   * An incremental 16-hex-digit digest of the state, O(1) to read and kept up to date by every
+   * change: identical on every replica that applied the same changes, cheap enough to compare
+   * after every entry. `hash()` is the exact one (over the canonical snapshot), O(state).
+   */
+  digest(): string {
+    const space = this.space;
+    return space.digest.hex(space.currentRevision, space.compactRevision, space.history.floorRevision);
   }
 
   /** True when `key` has any retained history (live or tombstoned); for tests and diagnostics. */

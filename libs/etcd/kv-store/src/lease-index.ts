@@ -36,6 +36,17 @@ export class LeaseIndex {
     return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  /**
+   * Visits the keys attached to `lease` in an unspecified order (no sorting, no copy) until
+   * `visit` returns false. Only for order-independent questions, such as "may this user write
+   * every one of them": the order differs between a replica and its restored copy.
+   */
+  forEachKeyOf(lease: LeaseId, visit: (key: ByteString) => boolean | void): void {
+    const keys = this.keysByLease.get(lease);
+    if (keys === undefined) return;
+    for (const key of keys) if (visit(key) === false) return;
+  }
+
   /** Number of keys attached to `lease`. */
   countOf(lease: LeaseId): number {
     return this.keysByLease.get(lease)?.size ?? 0;

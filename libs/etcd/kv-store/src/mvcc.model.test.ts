@@ -144,6 +144,9 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'restore' as const }) },
 );
 
+/** More runs for a soak: KV_MODEL_RUNS=5000 npx vitest run ... mvcc.model */
+const RUNS = Number(process.env['KV_MODEL_RUNS'] ?? 300);
+
 /** Store answers as plain data: bytes as byte strings, KVErrors as their code. */
 function normalize(value: unknown): unknown {
   if (value instanceof Uint8Array) return bytesToString(value);
@@ -208,8 +211,10 @@ function checkSequence(steps: Step[], maxEvents: number): void {
     if (step.kind === 'restore') {
       const bytes = store.snapshot();
       const hash = store.hash();
+      const digest = store.digest();
       store = KVStore.restore(bytes, options);
       expect(store.hash()).toBe(hash);
+      expect(store.digest()).toBe(digest);
       expect(store.snapshot()).toEqual(bytes);
       continue;
     }
@@ -230,14 +235,14 @@ describe('MVCC store against a brute-force model (fast-check)', () => {
   it('agrees on every answer, error and revision over random operation sequences (restores included)', () => {
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 1, maxLength: 60 }), (steps) => checkSequence(steps, 10_000)),
-      { numRuns: 300 },
+      { numRuns: RUNS },
     );
   });
 
   it('agrees with a small Watch history bound (whole-revision trimming)', () => {
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 6 }), (steps, maxEvents) => checkSequence(steps, maxEvents)),
-      { numRuns: 150 },
+      { numRuns: Math.ceil(RUNS / 2) },
     );
   });
 

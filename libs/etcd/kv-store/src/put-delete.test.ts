@@ -53,6 +53,18 @@ describe('Put (etcd mvcc TestKVPutMultipleTimes, TestV3PutOverwrite)', () => {
     expect(store.leaseKeyCount(20n)).toBe(2);
     store.deleteRange({ key: b('c') }); // a delete detaches
     expect(store.leaseKeys(20n)).toEqual([b('a')]);
+    const visited: string[] = [];
+    store.put({ key: b('z'), value: b('1'), lease: 20n });
+    store.forEachLeaseKey(20n, (key) => {
+      visited.push(new TextDecoder().decode(key));
+    });
+    expect(visited.sort()).toEqual(['a', 'z']);
+    let calls = 0;
+    store.forEachLeaseKey(20n, () => {
+      calls += 1;
+      return false;
+    });
+    expect(calls).toBe(1);
   });
 
   it('rejects a lease the lessor does not know, in a put and in a txn branch taken (etcd TestV3PutMissingLease)', () => {

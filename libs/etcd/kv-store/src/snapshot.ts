@@ -7,6 +7,7 @@ import { KeyRecord } from './key-record';
 import { KeySpace, NEVER_COMPACTED } from './key-space';
 import { LeaseIndex } from './lease-index';
 import { OrderedMap } from './ordered-map';
+import { StateDigest } from './state-digest';
 import { StateHasher } from './state-hash';
 import { NO_LEASE } from './types';
 
@@ -100,12 +101,14 @@ export function decodeKeySpace(bytes: Uint8Array): KeySpace {
   const leases = new LeaseIndex();
   const eventKeys: ByteString[] = [];
   const eventRecords: KeyRecord[] = [];
+  const digest = new StateDigest();
   let liveKeys = 0;
   for (let i = 0; i < header.keyCount; i++) {
     const key = body.readLengthPrefixed('key');
     if (key.length === 0) body.fail('empty key');
     if (keys.length > 0 && !(keys[keys.length - 1]! < key)) body.fail('keys not strictly ascending');
     const newest = readChain(body, header, (record) => {
+      digest.add(key, record);
       if (record.modRevision >= header.floorRevision) {
         eventKeys.push(key);
         eventRecords.push(record);
@@ -121,7 +124,7 @@ export function decodeKeySpace(bytes: Uint8Array): KeySpace {
   if (body.remaining !== 0) body.fail('trailing bytes after the last key');
   const history = rebuildHistory(body, header, eventKeys, eventRecords);
   const index = OrderedMap.fromSorted(keys, latest);
-  return new KeySpace(index, header.currentRevision, header.compactRevision, history, leases, liveKeys);
+  return new KeySpace(index, header.currentRevision, header.compactRevision, history, leases, liveKeys, digest);
 }
 
 function checkTrailer(bytes: Uint8Array, reader: ByteReader): void {

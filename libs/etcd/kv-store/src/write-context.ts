@@ -67,6 +67,7 @@ export class WriteContext {
       if (record.lease !== NO_LEASE) space.leases.attach(record.lease, key);
     }
     space.history.append(key, record);
+    space.digest.add(key, record);
     this.changeCount += 1;
     return replaced;
   }
@@ -84,6 +85,7 @@ export class WriteContext {
     space.liveKeys -= 1;
     if (live.lease !== NO_LEASE) space.leases.detach(live.lease, key);
     space.history.append(key, tombstone);
+    space.digest.add(key, tombstone);
     this.changeCount += 1;
     return tombstone;
   }
@@ -104,6 +106,7 @@ export class WriteContext {
       const tombstone = new KeyRecord(null, revision, this.changeCount, 0, 0, NO_LEASE, latest);
       if (latest.lease !== NO_LEASE) space.leases.detach(latest.lease, key);
       space.history.append(key, tombstone);
+      space.digest.add(key, tombstone);
       this.changeCount += 1;
       deleted += 1;
       return tombstone;
