@@ -50,3 +50,17 @@ export async function mutateFile(path: string, mutate: (bytes: Uint8Array) => Ui
   const bytes = new Uint8Array(await readFile(path));
   await writeFile(path, mutate(bytes));
 }
+
+/** Offsets of the intact frames of a segment's bytes, in order (stops at the end of the data). */
+export function frameOffsets(bytes: Uint8Array): number[] {
+  const offsets: number[] = [];
+  let offset = 0;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  while (offset + 8 <= bytes.length) {
+    const bodyBytes = view.getUint32(offset, true);
+    if (bodyBytes === 0) break;
+    offsets.push(offset);
+    offset += (8 + bodyBytes + 7) & ~7;
+  }
+  return offsets;
+}

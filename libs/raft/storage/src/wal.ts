@@ -295,7 +295,8 @@ export class Wal {
 
   private async syncActive(): Promise<void> {
     const file = this.active.segment.name;
-    await this.options.hooks.beforeSync?.(file);
+    const beforeSync = this.options.hooks.beforeSync;
+    if (beforeSync !== undefined) await this.io('fdatasync', async () => beforeSync(file));
     const startedMs = performance.now();
     await this.io('fdatasync', () => fdatasync(this.active.handle));
     this.counters.fdatasyncs++;
