@@ -54,7 +54,7 @@ describe('Wal group commit', () => {
 
   it('everything appended while a sync is in flight goes into the next write and ONE fdatasync', async () => {
     let inFlight: Promise<void>[] = [];
-    let wal!: Wal;
+    const opened: { wal?: Wal } = {};
     let first = true;
     const counter = syncCounter(0);
     const hooks: WalHooks = {
@@ -62,12 +62,13 @@ describe('Wal group commit', () => {
         if (!first) return;
         first = false;
         // 50 proposals arrive while the first batch's sync is running.
-        inFlight = Array.from({ length: 50 }, (_, i) => wal.append(entryRecords(i * 2 + 2, i * 2 + 3, 1)));
+        inFlight = Array.from({ length: 50 }, (_, i) => opened.wal!.append(entryRecords(i * 2 + 2, i * 2 + 3, 1)));
         await sleep(5);
       },
       afterSync: counter.hooks.afterSync,
     };
-    wal = (await Wal.open(options(hooks))).wal;
+    const { wal } = await Wal.open(options(hooks));
+    opened.wal = wal;
     await wal.append([entryRecord(1, 1)]);
     await Promise.all(inFlight);
     expect(wal.stats().batches).toBe(2);
