@@ -72,7 +72,7 @@ function seal(frame: Uint8Array): Uint8Array {
 export function encodeBatch(route: FrameRoute, messages: readonly Uint8Array[], start = 0, end = messages.length): Uint8Array {
   let payloadBytes = 0;
   for (let i = start; i < end; i++) payloadBytes += messages[i]!.length;
-  const frame = Buffer.allocUnsafe(batchFrameBytes(payloadBytes, end - start));
+  const frame = new Uint8Array(batchFrameBytes(payloadBytes, end - start));
   const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   frame[0] = FRAME_VERSION;
   frame[1] = FrameKind.Batch;
@@ -141,7 +141,7 @@ export function decodeBatch(frame: Uint8Array, limits: BatchLimits): DecodedBatc
 
 export function encodeSnapshotHeader(header: SnapshotHeader): Uint8Array {
   if (!Number.isSafeInteger(header.totalBytes) || header.totalBytes < 0) throw new TypeError(`totalBytes must be a safe non-negative integer, got ${header.totalBytes}`);
-  const frame = Buffer.allocUnsafe(SNAPSHOT_HEADER_BYTES + header.metadata.length + CHECKSUM_BYTES);
+  const frame = new Uint8Array(SNAPSHOT_HEADER_BYTES + header.metadata.length + CHECKSUM_BYTES);
   const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   frame[0] = FRAME_VERSION;
   frame[1] = FrameKind.SnapshotHeader;
@@ -154,7 +154,7 @@ export function encodeSnapshotHeader(header: SnapshotHeader): Uint8Array {
 }
 
 export function encodeSnapshotChunk(seq: number, data: Uint8Array): Uint8Array {
-  const frame = Buffer.allocUnsafe(CHUNK_HEADER_BYTES + data.length + CHECKSUM_BYTES);
+  const frame = new Uint8Array(CHUNK_HEADER_BYTES + data.length + CHECKSUM_BYTES);
   const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   frame[0] = FRAME_VERSION;
   frame[1] = FrameKind.SnapshotChunk;
@@ -165,7 +165,7 @@ export function encodeSnapshotChunk(seq: number, data: Uint8Array): Uint8Array {
 }
 
 export function encodeSnapshotTrailer(chunkCount: number, dataCrc: number): Uint8Array {
-  const frame = Buffer.allocUnsafe(TRAILER_BYTES);
+  const frame = new Uint8Array(TRAILER_BYTES);
   const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   frame[0] = FRAME_VERSION;
   frame[1] = FrameKind.SnapshotTrailer;

@@ -36,6 +36,7 @@ export interface ReceiveStats {
   receivedBytes: number;
   rejectedFrames: number;
   snapshotsReceived: number;
+  snapshotChunksReceived: number;
   inboundSnapshots: number;
 }
 
@@ -45,7 +46,7 @@ export interface ReceiveStats {
  * FAILED_PRECONDITION; nothing a peer sends can crash the process.
  */
 export function createPeerService(options: PeerServiceOptions): { definition: ServiceDefinition; handlers: ServiceHandlers; stats: ReceiveStats } {
-  const stats: ReceiveStats = { receivedMessages: 0, receivedBatches: 0, receivedBytes: 0, rejectedFrames: 0, snapshotsReceived: 0, inboundSnapshots: 0 };
+  const stats: ReceiveStats = { receivedMessages: 0, receivedBatches: 0, receivedBytes: 0, rejectedFrames: 0, snapshotsReceived: 0, snapshotChunksReceived: 0, inboundSnapshots: 0 };
   const reject = (reason: string, code: GrpcStatus): GrpcStatusError => {
     stats.rejectedFrames++;
     options.hooks.onRejected?.(reason);
@@ -73,7 +74,8 @@ export function createPeerService(options: PeerServiceOptions): { definition: Se
     try {
       const assembler = new SnapshotAssembler(options.limits, checkRoute, reject);
       await readStream(call, reject, async (frame) => assembler.add(frame));
-      const { header, data } = assembler.finish();
+      const { header, data, chunkCount } = assembler.finish();
+      stats.snapshotChunksReceived += chunkCount;
       await onSnapshot(header.from, header.metadata, data);
       stats.snapshotsReceived++;
       return EMPTY_RESPONSE;
@@ -152,10 +154,10 @@ class SnapshotAssembler {
     this.complete = true;
   }
 
-  finish(): { header: SnapshotHeader; data: Uint8Array } {
+  finish(): { header: SnapshotHeader; data: Uint8Array; chunkCount: number } {
     if (!this.complete || this.header === undefined || this.data === undefined) {
       throw this.reject('snapshot stream ended before its trailer', GrpcStatus.INVALID_ARGUMENT);
     }
-    return { header: this.header, data: this.data };
+    return { header: this.header, data: this.data, chunkCount: this.nextSeq };
   }
 }
