@@ -21,7 +21,7 @@ import {
   sortedMessages,
   storageWithVoters,
   view,
-} from './testing';
+} from './test/raft-harness';
 import type { Entry } from './types';
 import { Role } from './types';
 

@@ -2,16 +2,16 @@
 // from index.ts; lint treats this file as test code.
 import { fromUtf8, utf8 } from '@ward/shared/bytes';
 import { SeededRng } from '@ward/shared/clock';
-import type { RaftConfig } from './config';
-import { resolveRaftConfig } from './config';
-import type { NodeId } from './ids';
-import type { Message } from './message';
-import { MessageType, message } from './message';
-import { MemoryStorage } from './memory-storage';
-import { Raft } from './raft';
-import { bcastAppend } from './replication';
-import type { Entry, Index, Term } from './types';
-import { EntryType, votersConfState } from './types';
+import type { RaftConfig } from '../config';
+import { resolveRaftConfig } from '../config';
+import type { NodeId } from '../ids';
+import type { Message } from '../message';
+import { MessageType, message } from '../message';
+import { MemoryStorage } from '../memory-storage';
+import { Raft } from '../raft';
+import { bcastAppend } from '../replication';
+import type { Entry, Index, Term } from '../types';
+import { EntryType, votersConfState } from '../types';
 
 /** ids 1..n as bigints. */
 export function idsBySize(n: number): NodeId[] {
