@@ -43,3 +43,21 @@ export type { Ready } from './ready';
 export type { ProgressStatus, Status } from './status';
 export { ProgressState } from './progress';
 export { RawNode } from './raw-node';
+export type { DecodeLimits } from './codec/codec';
+export {
+  DEFAULT_DECODE_LIMITS,
+  MESSAGE_CODEC_VERSION,
+  decodeConfState,
+  decodeEntry,
+  decodeHardState,
+  decodeMessage,
+  decodeSnapshot,
+  decodeSnapshotMetadata,
+  encodeConfState,
+  encodeEntry,
+  encodeHardState,
+  encodeMessage,
+  encodeSnapshot,
+  encodeSnapshotMetadata,
+  messageSizeBytes,
+} from './codec/codec';
