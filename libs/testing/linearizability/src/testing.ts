@@ -163,3 +163,18 @@ export function respectsRealTime(history: readonly Operation<unknown, unknown>[]
   }
   return true;
 }
+
+/** A completed operation, for hand-written histories. */
+export function done<I, O>(clientId: number, callTime: number, returnTime: number, input: I, output: O): Operation<I, O> {
+  return { clientId, input, callTime, returnTime, status: 'ok', output };
+}
+
+/** An operation whose outcome is unknown, for hand-written histories. */
+export function lost<I, O>(clientId: number, callTime: number, input: I): Operation<I, O> {
+  return { clientId, input, callTime, status: 'unknown' };
+}
+
+/** An operation that definitely did not happen, for hand-written histories. */
+export function refused<I, O>(clientId: number, callTime: number, returnTime: number, input: I): Operation<I, O> {
+  return { clientId, input, callTime, returnTime, status: 'failed' };
+}
