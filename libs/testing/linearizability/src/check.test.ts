@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SeededRng } from '@ward/shared/clock';
 import { hasCode } from '@ward/shared/errors';
 import { checkLinearizability } from './check';
-import { InvalidHistoryError } from './errors';
+import type { InvalidHistoryError } from './errors';
 import { formatCheckResult } from './format-result';
 import type { RegisterInput, RegisterOutput } from './models/register';
 import { registerModel } from './models/register';
@@ -86,7 +86,7 @@ describe('checkLinearizability on simulated histories', () => {
         unknownRate: 0.05,
         failRate: 0.05,
         keyOf: () => '',
-        nextInput: (rng) => {
+        nextInput: (rng): RegisterInput => {
           const roll = rng.nextInt(3);
           if (roll === 0) return { kind: 'read' };
           if (roll === 1) return { kind: 'write', value: rng.nextInt(5) };

@@ -19,7 +19,7 @@ function expectations(path: string): [file: string, verdict: 'ok' | 'illegal'][]
   return read(path)
     .trim()
     .split('\n')
-    .map((line) => {
+    .map((line): [string, 'ok' | 'illegal'] => {
       const [file, verdict] = line.trim().split(/\s+/);
       if (verdict !== 'linearizable' && verdict !== 'not-linearizable') throw new Error(`bad EXPECTED line: ${line}`);
       return [file as string, verdict === 'linearizable' ? 'ok' : 'illegal'];
