@@ -7,6 +7,8 @@ import type { InvalidHistoryError } from './errors';
 import { formatCheckResult } from './format-result';
 import type { RegisterInput, RegisterOutput } from './models/register';
 import { registerModel } from './models/register';
+import type { KvInput, KvOutput } from './models/kv';
+import { kvModel } from './models/kv';
 import { bruteForceLinearizable, done, executeRegister, replay, respectsRealTime, simulateHistory } from './testing';
 import type { Operation } from './types';
 
@@ -141,5 +143,18 @@ describe('history validation', () => {
 
   it('accepts an empty history as linearizable', () => {
     expect(checkLinearizability(registerModel, []).verdict).toBe('ok');
+  });
+});
+
+describe('the README quick start', () => {
+  it('is linearizable as documented, and not once the delete is known to have completed first', () => {
+    const history: Operation<KvInput, KvOutput>[] = [
+      { clientId: 1, input: { kind: 'put', key: 'a', value: 'x' }, callTime: 10, status: 'ok', output: { kind: 'put' }, returnTime: 14 },
+      { clientId: 2, input: { kind: 'get', key: 'a' }, callTime: 12, status: 'ok', output: { kind: 'get', value: 'x', version: 1 }, returnTime: 20 },
+      { clientId: 3, input: { kind: 'delete', key: 'a' }, callTime: 15, status: 'unknown' },
+    ];
+    expect(checkLinearizability(kvModel, history, { budget: { maxSteps: 10_000_000 } }).verdict).toBe('ok');
+    const deleted = [...history.slice(0, 2), { ...history[2], status: 'ok', output: { kind: 'delete' }, returnTime: 16 } as Operation<KvInput, KvOutput>];
+    expect(checkLinearizability(kvModel, [...deleted, { ...(history[1] as Operation<KvInput, KvOutput>), callTime: 17, returnTime: 18 }]).verdict).toBe('illegal');
   });
 });
