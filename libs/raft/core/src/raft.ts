@@ -1,4 +1,5 @@
 import type { Rng } from '@ward/shared/clock';
+import { EMPTY_BYTES } from '@ward/shared/bytes';
 import { assert } from '@ward/shared/errors';
 import type { ResolvedRaftConfig } from './config';
 import { CAMPAIGN_TRANSFER_CONTEXT } from './constants';
@@ -17,6 +18,8 @@ import { EntryType, Role, isEmptyHardState, payloadBytes } from './types';
 
 /** How an election starts: with a pre-vote round, directly, or forced by a leader transfer. */
 export type CampaignType = 'pre-election' | 'election' | 'transfer';
+
+const NO_ENTRIES: readonly Entry[] = Object.freeze([]);
 
 /**
  * The Raft state machine of one node: roles, terms, votes, the log and (as leader) the
@@ -133,13 +136,24 @@ export class Raft {
    */
   send(type: MessageType, fields: MessageFields): void {
     const isVoteTraffic = type === MessageType.Vote || type === MessageType.VoteResp || type === MessageType.PreVote || type === MessageType.PreVoteResp;
-    if (isVoteTraffic) assert((fields.term ?? 0) !== 0, `term should be set when sending ${type}`);
+    const term = fields.term ?? 0;
+    if (isVoteTraffic) assert(term !== 0, `term should be set when sending ${type}`);
     const forwarded = type === MessageType.Prop || type === MessageType.ReadIndex;
-    const m = message(type, {
-      ...fields,
+    // One object literal with every field (a single hidden class for all messages).
+    const m: Message = {
+      type,
+      to: fields.to ?? NO_NODE,
       from: fields.from ?? this.id,
-      term: isVoteTraffic ? fields.term! : forwarded ? 0 : this.term,
-    });
+      term: isVoteTraffic ? term : forwarded ? 0 : this.term,
+      logTerm: fields.logTerm ?? 0,
+      index: fields.index ?? 0,
+      entries: fields.entries ?? NO_ENTRIES,
+      commit: fields.commit ?? 0,
+      snapshot: fields.snapshot,
+      reject: fields.reject ?? false,
+      rejectHint: fields.rejectHint ?? 0,
+      context: fields.context ?? EMPTY_BYTES,
+    };
     if (type === MessageType.AppResp || type === MessageType.VoteResp || type === MessageType.PreVoteResp) {
       this.msgsAfterAppend.push(m);
     } else {

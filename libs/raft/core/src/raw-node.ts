@@ -251,6 +251,14 @@ export class RawNode {
     };
   }
 
+  /**
+   * Term of entry `index` in this node's log (persisted or not), undefined outside it. For
+   * diagnostics and invariant checkers; the algorithm never needs it from outside.
+   */
+  termAt(index: Index): Term | undefined {
+    return this.raft.log.termOrUndefined(index);
+  }
+
   /** True while this node believes it leads. */
   isLeader(): boolean {
     return this.raft.role === Role.Leader;
