@@ -124,6 +124,18 @@ describe('RaftStorage boot', () => {
     await reopened.close();
   });
 
+  it("an installed snapshot's hard state travels in its marker: nothing written after it is needed", async () => {
+    const { storage } = await RaftStorage.open(options());
+    await writeEntries(storage, 1, 20, 10);
+    await storage.saveSnapshot({ index: 800, term: 5, data: stateData(800) }, { restartsLog: true, hardState: { term: 5, vote: 2n, commit: 800 } });
+    await storage.close();
+    const { storage: reopened, state } = await RaftStorage.open(options());
+    expect(state.snapshot!.index).toBe(800);
+    expect(state.hardState).toEqual({ term: 5, vote: 2n, commit: 800 });
+    expect(state.entries).toEqual([]);
+    await reopened.close();
+  });
+
   it('refuses to boot when the only snapshot covering a compacted log is broken', async () => {
     const { storage } = await RaftStorage.open(options({ retainSnapshots: 1 }));
     await writeEntries(storage, 1, 600, 600);

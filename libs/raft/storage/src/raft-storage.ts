@@ -88,11 +88,16 @@ export class RaftStorage {
    * Persists a snapshot of the state machine taken at `index`: the file (atomically), then its
    * marker in the log (synced), then compaction: log segments wholly before
    * `index - catchUpEntries + 1` and all but the newest `retainSnapshots` files are deleted.
-   * `restartsLog` is for a snapshot installed from the leader, which replaces the whole log.
+   * `restartsLog` is for a snapshot installed from the leader, which replaces the whole log; its
+   * `hardState` (commit at least the snapshot's index) is then written in the same record.
    */
-  async saveSnapshot(snapshot: StoredSnapshot, options: { restartsLog?: boolean } = {}): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
+  async saveSnapshot(
+    snapshot: StoredSnapshot,
+    options: { restartsLog?: boolean; hardState?: WalHardState } = {},
+  ): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
     await this.snapshots.save(snapshot, snapshot.data);
-    await this.wal.append([{ kind: 'snapshot', snapshot: { index: snapshot.index, term: snapshot.term, restartsLog: options.restartsLog ?? false } }]);
+    const marker = { index: snapshot.index, term: snapshot.term, restartsLog: options.restartsLog ?? false };
+    await this.wal.append([{ kind: 'snapshot', snapshot: options.hardState === undefined ? marker : { ...marker, hardState: options.hardState } }]);
     return this.compact(snapshot);
   }
 

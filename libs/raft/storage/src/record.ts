@@ -13,7 +13,10 @@ export const RecordType = {
   HardState: 3,
   /** First record of every segment: the running checksum at the end of the previous one. */
   Crc: 4,
-  /** A snapshot position: index u64, term u64, flags u8 (bit 0: the log restarts after it). */
+  /**
+   * A snapshot position: index u64, term u64, flags u8 (bit 0: the log restarts after it; bit 1:
+   * a hard state follows), then optionally term u64, vote u64, commit u64.
+   */
   Snapshot: 5,
 } as const;
 export type RecordType = (typeof RecordType)[keyof typeof RecordType];
@@ -43,6 +46,11 @@ export interface WalSnapshotMarker {
   readonly index: number;
   readonly term: number;
   readonly restartsLog: boolean;
+  /**
+   * The hard state that goes with an installed snapshot, written in the same record so that a
+   * torn write can never keep the restart without the commit index that vouches for it.
+   */
+  readonly hardState?: WalHardState;
 }
 
 /** What callers append. Metadata and checksum records are written by the log itself. */
@@ -54,6 +62,8 @@ export type WalRecord =
 export const ENTRY_PAYLOAD_HEADER_BYTES = 17;
 export const HARD_STATE_PAYLOAD_BYTES = 24;
 export const SNAPSHOT_PAYLOAD_BYTES = 17;
+const FLAG_RESTARTS_LOG = 1;
+const FLAG_HARD_STATE = 2;
 export const CRC_PAYLOAD_BYTES = 4;
 
 const TWO_POW_32 = 0x1_0000_0000;
@@ -123,11 +133,13 @@ function encodeHardState(hardState: WalHardState): Uint8Array {
 function encodeSnapshotMarker(marker: WalSnapshotMarker): Uint8Array {
   checkPosition('snapshot.index', marker.index);
   checkPosition('snapshot.term', marker.term);
-  const payload = new Uint8Array(SNAPSHOT_PAYLOAD_BYTES);
+  const hardState = marker.hardState === undefined ? undefined : encodeHardState(marker.hardState);
+  const payload = new Uint8Array(SNAPSHOT_PAYLOAD_BYTES + (hardState?.length ?? 0));
   const view = new DataView(payload.buffer);
   writeU64(view, 0, marker.index);
   writeU64(view, 8, marker.term);
-  view.setUint8(16, marker.restartsLog ? 1 : 0);
+  view.setUint8(16, (marker.restartsLog ? FLAG_RESTARTS_LOG : 0) | (hardState === undefined ? 0 : FLAG_HARD_STATE));
+  if (hardState !== undefined) payload.set(hardState, SNAPSHOT_PAYLOAD_BYTES);
   return payload;
 }
 
@@ -165,14 +177,22 @@ export function decodeHardState(payload: Uint8Array): Decoded<WalHardState> {
 }
 
 export function decodeSnapshotMarker(payload: Uint8Array): Decoded<WalSnapshotMarker> {
-  if (payload.length !== SNAPSHOT_PAYLOAD_BYTES) return { ok: false, reason: `snapshot marker payload has ${payload.length} bytes, expected ${SNAPSHOT_PAYLOAD_BYTES}` };
+  if (payload.length < SNAPSHOT_PAYLOAD_BYTES) return { ok: false, reason: `snapshot marker payload of ${payload.length} bytes is too short` };
   const view = viewOf(payload);
   const index = readU64(view, 0);
   const term = readU64(view, 8);
   const flags = view.getUint8(16);
   if (index === undefined || term === undefined) return { ok: false, reason: 'snapshot marker index or term is not a safe integer' };
-  if ((flags & ~1) !== 0) return { ok: false, reason: `snapshot marker has unknown flags ${flags}` };
-  return { ok: true, value: { index, term, restartsLog: (flags & 1) === 1 } };
+  if ((flags & ~(FLAG_RESTARTS_LOG | FLAG_HARD_STATE)) !== 0) return { ok: false, reason: `snapshot marker has unknown flags ${flags}` };
+  const restartsLog = (flags & FLAG_RESTARTS_LOG) !== 0;
+  if ((flags & FLAG_HARD_STATE) === 0) {
+    if (payload.length !== SNAPSHOT_PAYLOAD_BYTES) return { ok: false, reason: 'snapshot marker has trailing bytes' };
+    return { ok: true, value: { index, term, restartsLog } };
+  }
+  if (payload.length !== SNAPSHOT_PAYLOAD_BYTES + HARD_STATE_PAYLOAD_BYTES) return { ok: false, reason: 'snapshot marker hard state has the wrong size' };
+  const hardState = decodeHardState(payload.subarray(SNAPSHOT_PAYLOAD_BYTES));
+  if (!hardState.ok) return hardState;
+  return { ok: true, value: { index, term, restartsLog, hardState: hardState.value } };
 }
 
 export function decodeCrcPayload(payload: Uint8Array): Decoded<number> {

@@ -23,7 +23,10 @@ export function segmentHeaderFrames(
     { type: RecordType.Crc, payload: encodeCrcPayload(startCrc) },
     { type: RecordType.Metadata, payload: metadata },
   ];
-  if (snapshot !== undefined) frames.push(encodeRecordPayload({ kind: 'snapshot', snapshot: { ...snapshot, restartsLog: false } }));
+  if (snapshot !== undefined) {
+    const copy = { index: snapshot.index, term: snapshot.term, restartsLog: false };
+    frames.push(encodeRecordPayload({ kind: 'snapshot', snapshot: copy }));
+  }
   if (hardState !== undefined) frames.push(encodeRecordPayload({ kind: 'hardState', hardState }));
   return frames;
 }

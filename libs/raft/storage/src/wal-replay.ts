@@ -99,6 +99,7 @@ export class WalReplay {
 
   private applySnapshot(marker: WalSnapshotMarker): void {
     this.snapshots.push(marker);
+    if (marker.hardState !== undefined) this.hardState = marker.hardState;
     if (marker.restartsLog) {
       this.entries = [];
       this.baseIndex = marker.index;

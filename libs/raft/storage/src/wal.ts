@@ -257,6 +257,7 @@ export class Wal {
         break;
       case 'snapshot':
         this.lastSnapshot = record.snapshot;
+        if (record.snapshot.hardState !== undefined) this.lastHardState = record.snapshot.hardState;
         if (record.snapshot.restartsLog) this.lastEntryIndex = record.snapshot.index;
         break;
     }
