@@ -22,3 +22,5 @@ export type { PeerStats, PeerTransportOptions, TransportStats } from './transpor
 export { PeerTransport } from './transport';
 export type { PeerServerOptions } from './peer-server';
 export { startPeerServer } from './peer-server';
+export type { RaftMessengerOptions } from './raft-messenger';
+export { RaftMessenger } from './raft-messenger';
