@@ -1,16 +1,18 @@
 import { CodedError } from '@ward/shared/errors';
 
-/** Every code the storage library raises. */
-export type StorageErrorCode =
-  | 'ERR_STORAGE_WAL_CORRUPT'
-  | 'ERR_STORAGE_WAL_FAILED'
-  | 'ERR_STORAGE_WAL_CLOSED'
-  | 'ERR_STORAGE_WAL_QUEUE_FULL'
-  | 'ERR_STORAGE_RECORD_TOO_LARGE'
-  | 'ERR_STORAGE_METADATA_MISMATCH'
-  | 'ERR_STORAGE_SNAPSHOT_CORRUPT'
-  | 'ERR_STORAGE_SNAPSHOT_TOO_LARGE'
-  | 'ERR_STORAGE_STATE_UNRECOVERABLE';
+/** Every code the storage library raises (documented in the library's README). */
+export const STORAGE_ERROR_CODES = [
+  'ERR_STORAGE_WAL_CORRUPT',
+  'ERR_STORAGE_WAL_FAILED',
+  'ERR_STORAGE_WAL_CLOSED',
+  'ERR_STORAGE_WAL_QUEUE_FULL',
+  'ERR_STORAGE_RECORD_TOO_LARGE',
+  'ERR_STORAGE_METADATA_MISMATCH',
+  'ERR_STORAGE_SNAPSHOT_CORRUPT',
+  'ERR_STORAGE_SNAPSHOT_TOO_LARGE',
+  'ERR_STORAGE_STATE_UNRECOVERABLE',
+] as const;
+export type StorageErrorCode = (typeof STORAGE_ERROR_CODES)[number];
 
 /** Base class of the storage library's operating failures. */
 export class StorageError<Code extends StorageErrorCode = StorageErrorCode> extends CodedError<Code> {}

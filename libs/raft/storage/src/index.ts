@@ -1,5 +1,6 @@
 export type { StorageErrorCode } from './errors';
 export {
+  STORAGE_ERROR_CODES,
   MetadataMismatchError,
   RecordTooLargeError,
   SnapshotCorruptError,

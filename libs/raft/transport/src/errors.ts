@@ -1,12 +1,15 @@
 import { CodedError } from '@ward/shared/errors';
 
-export type TransportErrorCode =
-  | 'ERR_TRANSPORT_FRAME_INVALID'
-  | 'ERR_TRANSPORT_UNKNOWN_PEER'
-  | 'ERR_TRANSPORT_SNAPSHOT_TOO_LARGE'
-  | 'ERR_TRANSPORT_SNAPSHOT_BUSY'
-  | 'ERR_TRANSPORT_SNAPSHOT_FAILED'
-  | 'ERR_TRANSPORT_CLOSED';
+/** Every code the transport library raises (documented in the library's README). */
+export const TRANSPORT_ERROR_CODES = [
+  'ERR_TRANSPORT_FRAME_INVALID',
+  'ERR_TRANSPORT_UNKNOWN_PEER',
+  'ERR_TRANSPORT_SNAPSHOT_TOO_LARGE',
+  'ERR_TRANSPORT_SNAPSHOT_BUSY',
+  'ERR_TRANSPORT_SNAPSHOT_FAILED',
+  'ERR_TRANSPORT_CLOSED',
+] as const;
+export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
 
 export class TransportError<Code extends TransportErrorCode = TransportErrorCode> extends CodedError<Code> {}
 

@@ -1,5 +1,6 @@
 export type { TransportErrorCode } from './errors';
 export {
+  TRANSPORT_ERROR_CODES,
   FrameInvalidError,
   SnapshotBusyError,
   SnapshotSendError,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { crc32c } from '@ward/shared/checksum';
 import { encodeBatch, encodeSnapshotChunk, encodeSnapshotHeader, encodeSnapshotTrailer } from '../src/frame-codec';
 import { SEND_PATH, SEND_SNAPSHOT_PATH } from '../src/peer-service';
 import { message, startMember, waitFor, type TestMember } from './helpers';
@@ -73,7 +74,6 @@ describe('malformed and hostile frames are refused without harm', () => {
     members.push(b);
     const data = new Uint8Array(100).fill(7);
     const header = encodeSnapshotHeader({ ...route, totalBytes: 100, metadata: new Uint8Array(3) });
-    const { crc32c } = await import('@ward/shared/checksum');
     const trailer = encodeSnapshotTrailer(1, crc32c(data));
     const cases: { name: string; frames: Uint8Array[]; code: number }[] = [
       { name: 'chunk before header', frames: [encodeSnapshotChunk(0, data)], code: status.INVALID_ARGUMENT },
