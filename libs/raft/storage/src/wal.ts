@@ -116,11 +116,12 @@ export class Wal {
    * Appends `records` in order. Resolves once they are written and, unless `sync` is false,
    * fdatasynced. Rejects with RecordTooLargeError, WalQueueFullError, WalClosedError, or
    * WalFailedError when the disk failed (the log then refuses everything: restart to recover).
+   * Throws TypeError at once for malformed records (caller misuse).
    */
   append(records: readonly WalRecord[], options: WalAppendOptions = {}): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.closing !== undefined) return Promise.reject(new WalClosedError());
-    if (!Array.isArray(records)) return Promise.reject(new TypeError('Wal.append: records must be an array'));
+    if (!Array.isArray(records)) throw new TypeError('Wal.append: records must be an array');
     if (records.length === 0) return Promise.resolve();
     const frames: PendingFrame[] = [];
     let bytes = 0;
