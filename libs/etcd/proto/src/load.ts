@@ -2,7 +2,8 @@
 // works the same from sources, tests and bundled apps). Nothing is loaded at import time.
 import { fromJSON, type Options, type PackageDefinition } from '@grpc/proto-loader';
 import { loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
-import { Root, type Type } from 'protobufjs';
+// protobufjs is CommonJS: under Node's ESM loader only its default export exists.
+import protobuf, { type Root, type Type } from 'protobufjs';
 import { etcdDescriptor } from './generated/descriptor';
 import type { ProtoGrpcType } from './generated/types/rpc';
 
@@ -48,7 +49,7 @@ export function etcdServiceDefinition(service: EtcdServiceName): ServiceDefiniti
 
 /** The protobufjs reflection root, for encoding single messages (e.g. inside log entries). */
 export function etcdProtoRoot(): Root {
-  protobufRoot ??= Root.fromJSON(etcdDescriptor as never);
+  protobufRoot ??= protobuf.Root.fromJSON(etcdDescriptor as never);
   return protobufRoot;
 }
 
