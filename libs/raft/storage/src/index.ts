@@ -27,3 +27,4 @@ export type { BootReport, RaftStorageOptions, RecoveredState } from './raft-stor
 export { RAFT_STORAGE_DEFAULTS, RaftStorage } from './raft-storage';
 export type { BootedRaft, RaftPersistenceOptions } from './raft-persistence';
 export { RaftPersistence, memberWalMetadata } from './raft-persistence';
+export { walMetricsHooks } from './wal-metrics';

@@ -25,3 +25,4 @@ export type { PeerServerOptions } from './peer-server';
 export { startPeerServer } from './peer-server';
 export type { RaftMessengerOptions } from './raft-messenger';
 export { RaftMessenger } from './raft-messenger';
+export { transportMetricsHooks } from './transport-metrics';
