@@ -6,6 +6,7 @@ import { loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
 import protobuf, { type Root, type Type } from 'protobufjs';
 import { etcdDescriptor } from './generated/descriptor';
 import type { ProtoGrpcType } from './generated/types/rpc';
+import type { ProtoGrpcType as WardNodeProtoGrpcType } from './generated/types/node';
 
 /**
  * How messages map to JavaScript. The generated types (tools/gen-proto.mjs) assume exactly these:
@@ -45,6 +46,15 @@ export function etcdServiceDefinition(service: EtcdServiceName): ServiceDefiniti
     throw new TypeError(`etcdServiceDefinition: no service etcdserverpb.${service}`);
   }
   return definition as ServiceDefinition;
+}
+
+/** ward's internal gateway <-> raft-node API (`wardnode.Node`): client constructor and definition. */
+export function wardNodeGrpc(): WardNodeProtoGrpcType['wardnode'] {
+  return (etcdGrpc() as unknown as WardNodeProtoGrpcType).wardnode;
+}
+
+export function wardNodeServiceDefinition(): ServiceDefinition {
+  return etcdPackageDefinition()['wardnode.Node'] as ServiceDefinition;
 }
 
 /** The protobufjs reflection root, for encoding single messages (e.g. inside log entries). */
