@@ -1,0 +1,97 @@
+import type { EtcdGrpcClient, GrpcOutcome } from './grpc-client';
+
+/** Root's password in every scripted session (tests only). */
+export const ROOT_PASSWORD = 'root-pw-0';
+
+const AUTH_NOT_ENABLED = 'etcdserver: authentication is not enabled';
+
+function expectOk<T>(what: string, outcome: GrpcOutcome<T>): T {
+  if (!outcome.ok) throw new Error(`${what} failed: code ${outcome.code} ${outcome.details}`);
+  return outcome.response;
+}
+
+/**
+ * Returns a root token when auth is enabled, or undefined when it is disabled (Authenticate then
+ * answers `authentication is not enabled`).
+ */
+export async function rootTokenIfEnabled(client: EtcdGrpcClient, rootPassword = ROOT_PASSWORD): Promise<string | undefined> {
+  const outcome = await client.call<{ token: string }>('Auth', 'Authenticate', { name: 'root', password: rootPassword });
+  if (outcome.ok) return outcome.response.token;
+  if (outcome.details === AUTH_NOT_ENABLED) return undefined;
+  throw new Error(`root Authenticate failed: code ${outcome.code} ${outcome.details}`);
+}
+
+/**
+ * Brings a target back to "fresh": auth disabled, no users, no roles, no keys. Uses only the
+ * public API, so it works the same against etcd and ward. Returns the KV revision afterwards.
+ */
+export async function resetTarget(client: EtcdGrpcClient, rootPassword = ROOT_PASSWORD): Promise<number> {
+  const token = await rootTokenIfEnabled(client, rootPassword);
+  if (token !== undefined) expectOk('AuthDisable', await client.call('Auth', 'AuthDisable', {}, { token }));
+  const users = expectOk('UserList', await client.call<{ users: string[] }>('Auth', 'UserList', {}));
+  for (const name of users.users) expectOk(`UserDelete ${name}`, await client.call('Auth', 'UserDelete', { name }));
+  const roles = expectOk('RoleList', await client.call<{ roles: string[] }>('Auth', 'RoleList', {}));
+  for (const role of roles.roles) expectOk(`RoleDelete ${role}`, await client.call('Auth', 'RoleDelete', { role }));
+  const all = { key: Buffer.from([0]), range_end: Buffer.from([0]) };
+  expectOk('DeleteRange all', await client.call('KV', 'DeleteRange', all));
+  return currentRevision(client);
+}
+
+/** The current KV revision (a Range's header; works while auth is disabled, or with a token). */
+export async function currentRevision(client: EtcdGrpcClient, token?: string): Promise<number> {
+  const range = expectOk(
+    'Range',
+    await client.call<{ header: { revision: string } }>('KV', 'Range', { key: Buffer.from('ward-baseline') }, { token }),
+  );
+  return Number(range.header.revision);
+}
+
+/** The etcd3 package's protos spell etcd's permission types in PascalCase. */
+export const PROTO_PERM_TYPE = { READ: 'Read', WRITE: 'Write', READWRITE: 'Readwrite' } as const;
+
+export interface UserSpec {
+  readonly name: string;
+  readonly password: string;
+  readonly roles?: readonly string[];
+}
+
+export interface RoleSpec {
+  readonly name: string;
+  readonly permissions?: readonly {
+    readonly permType: 'READ' | 'WRITE' | 'READWRITE';
+    readonly key: string | Buffer;
+    readonly rangeEnd?: string | Buffer;
+  }[];
+}
+
+/**
+ * The usual starting point of etcd's own auth tests: `root` (with the root role), the given roles
+ * and users, then `AuthEnable`. Call on a reset target. Returns a root token.
+ */
+export async function setupAuth(
+  client: EtcdGrpcClient,
+  setup: { roles?: readonly RoleSpec[]; users?: readonly UserSpec[]; rootPassword?: string; enable?: boolean },
+): Promise<string | undefined> {
+  const rootPassword = setup.rootPassword ?? ROOT_PASSWORD;
+  expectOk('UserAdd root', await client.call('Auth', 'UserAdd', { name: 'root', password: rootPassword, options: {} }));
+  expectOk('UserGrantRole root', await client.call('Auth', 'UserGrantRole', { user: 'root', role: 'root' }));
+  for (const role of setup.roles ?? []) {
+    expectOk(`RoleAdd ${role.name}`, await client.call('Auth', 'RoleAdd', { name: role.name }));
+    for (const perm of role.permissions ?? []) {
+      const request = {
+        name: role.name,
+        perm: { permType: PROTO_PERM_TYPE[perm.permType], key: Buffer.from(perm.key), range_end: Buffer.from(perm.rangeEnd ?? '') },
+      };
+      expectOk(`RoleGrantPermission ${role.name}`, await client.call('Auth', 'RoleGrantPermission', request));
+    }
+  }
+  for (const user of setup.users ?? []) {
+    expectOk(`UserAdd ${user.name}`, await client.call('Auth', 'UserAdd', { name: user.name, password: user.password, options: {} }));
+    for (const role of user.roles ?? []) {
+      expectOk(`UserGrantRole ${user.name}`, await client.call('Auth', 'UserGrantRole', { user: user.name, role }));
+    }
+  }
+  if (setup.enable === false) return undefined;
+  expectOk('AuthEnable', await client.call('Auth', 'AuthEnable', {}));
+  return client.authenticate('root', rootPassword);
+}

@@ -1,0 +1,14 @@
+/**
+ * Something that speaks etcd's v3 API on one client endpoint: a real etcd cluster or ward
+ * (raft-nodes + gateway). Scenarios, suites and benchmarks take a Target and never care which.
+ */
+export interface Target {
+  readonly kind: 'etcd' | 'ward';
+  /** `127.0.0.1:<port>`: where clients connect (etcd's first member, ward's gateway). */
+  readonly clientEndpoint: string;
+  /** Every address the target listens on, for output normalisation. */
+  readonly clientEndpoints: readonly string[];
+  /** True while every process of the target is running. */
+  allAlive(): boolean;
+  stop(): Promise<void>;
+}
