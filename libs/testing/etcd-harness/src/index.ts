@@ -17,3 +17,6 @@ export type { CtlStep, Expectation, Scenario, ScenarioRun, Step, StepRecord, Wat
 export type { Target } from './target';
 export { EQUAL_SCENARIOS } from './scenarios/index';
 export { DENIED, TEST_PASSWORDS, TEST_ROLE, TEST_USER, USER_EMPTY } from './scenarios/common';
+export { GRPC_SCENARIOS } from './grpc-scenarios/index';
+export { checkGrpcExpectation, normalizeValue, runGrpcScenario } from './grpc-scenario';
+export type { GrpcCallStep, GrpcExpectation, GrpcScenario, GrpcScenarioRun, GrpcStep, GrpcStepRecord, GrpcWatchStep } from './grpc-scenario';

@@ -14,7 +14,7 @@ import {
   setupAuth,
   startEtcdCluster,
   type EtcdCluster,
-} from '@ward/testing/etcd-harness';
+} from '../src/index';
 
 describe('single-member etcd', () => {
   let cluster: EtcdCluster;

@@ -1,0 +1,94 @@
+import type { GrpcScenario } from '../grpc-scenario';
+import { TEST_ROLE, TEST_USER } from '../scenarios/common';
+
+const b = (text: string): Buffer => Buffer.from(text, 'utf8');
+const INVALID_TOKEN = { code: 16, details: 'etcdserver: invalid auth token' } as const;
+const USER_EMPTY = { code: 3, details: 'etcdserver: user name is empty' } as const;
+const DENIED = { code: 7, details: 'etcdserver: permission denied' } as const;
+const INVALID_MGMT = { code: 3, details: 'etcdserver: invalid auth management' } as const;
+const OK = { ok: true } as const;
+
+/**
+ * Spec §8.2: behaviours where Debian's etcd 3.4.23 knowingly differs from the target (etcd 3.7).
+ * Every step here carries both: `expect` is what ward must do, `etcd34` what 3.4.23 does.
+ */
+export const knownDifferences: GrpcScenario = {
+  name: 'known differences from etcd 3.4.23',
+  spec: '§8.1, §8.2 items 1-10, 12, 13; §4.1; §4.4',
+  setup: {
+    roles: [TEST_ROLE, { name: 'wo', permissions: [{ permType: 'WRITE', key: 'w' }] }],
+    users: [TEST_USER, { name: 'writer', password: 'w-pass', roles: ['wo'] }],
+  },
+  steps: [
+    { label: 'authenticate test-user', service: 'Auth', method: 'Authenticate', request: { name: 'test-user', password: 'pass' }, save: 'user', expect: OK },
+    { label: 'authenticate writer', service: 'Auth', method: 'Authenticate', request: { name: 'writer', password: 'w-pass' }, save: 'writer', expect: OK },
+    { label: 'root writes foo', service: 'KV', method: 'Put', request: { key: b('foo'), value: b('v') }, token: 'root', expect: OK },
+    {
+      label: '§8.2.1 nested txn writes bar with only foo rights',
+      service: 'KV',
+      method: 'Txn',
+      request: { success: [{ request_txn: { success: [{ request_put: { key: b('bar'), value: b('smuggled') } }] } }] },
+      token: 'user',
+      expect: DENIED,
+      etcd34: OK,
+    },
+    {
+      label: '§8.2.1 bar after the nested txn',
+      service: 'KV',
+      method: 'Range',
+      request: { key: b('bar') },
+      token: 'root',
+      expect: { ok: true, response: { count: '0' } },
+      etcd34: { ok: true, response: { count: '1' } },
+    },
+    {
+      label: '§8.2.2 txn put with prev_kv by a WRITE-only user',
+      service: 'KV',
+      method: 'Txn',
+      request: { success: [{ request_put: { key: b('w'), value: b('x'), prev_kv: true } }] },
+      token: 'writer',
+      expect: DENIED,
+      etcd34: OK,
+    },
+    { label: '§8.2.3 compaction by a non-root user', service: 'KV', method: 'Compact', request: ({ baselineRevision }) => ({ revision: String(baselineRevision) }), token: 'user', expect: DENIED, etcd34: OK },
+    { label: '§8.2.3 compaction anonymously', service: 'KV', method: 'Compact', request: ({ baselineRevision }) => ({ revision: String(baselineRevision + 1) }), expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.4 LeaseGrant without a token', service: 'Lease', method: 'LeaseGrant', request: { TTL: '60' }, expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.4 LeaseLeases without a token', service: 'Lease', method: 'LeaseLeases', request: {}, expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.5 Status anonymously', service: 'Maintenance', method: 'Status', request: {}, expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.5 Alarm GET anonymously', service: 'Maintenance', method: 'Alarm', request: { action: 'GET' }, expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.5 MemberList anonymously', service: 'Cluster', method: 'MemberList', request: {}, expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.6 Hash anonymously', service: 'Maintenance', method: 'Hash', request: {}, expect: USER_EMPTY, etcd34: { code: 2, details: 'auth: user name is empty' } },
+    { label: '§8.2.6 HashKV by a non-root user', service: 'Maintenance', method: 'HashKV', request: {}, token: 'user', expect: DENIED, etcd34: { code: 2, details: 'auth: permission denied' } },
+    { label: '§8.2.6 Defragment by a non-root user', service: 'Maintenance', method: 'Defragment', request: {}, token: 'user', expect: DENIED, etcd34: { code: 2, details: 'auth: permission denied' } },
+    { label: '§8.2.8 Authenticate carrying a garbage token', service: 'Auth', method: 'Authenticate', request: { name: 'test-user', password: 'pass' }, literalToken: 'garbage', expect: OK, etcd34: INVALID_TOKEN },
+    { label: '§8.2.9 Bearer token', service: 'KV', method: 'Range', request: { key: b('foo') }, bearer: 'user', expect: OK, etcd34: INVALID_TOKEN },
+    { label: '§8.2.10 grant with an empty key', service: 'Auth', method: 'RoleGrantPermission', request: { name: 'test-role', perm: { permType: 'Read', key: b(''), range_end: b('') } }, token: 'root', expect: INVALID_MGMT, etcd34: OK },
+    { label: '§8.2.10 grant with key > range_end', service: 'Auth', method: 'RoleGrantPermission', request: { name: 'test-role', perm: { permType: 'Read', key: b('b'), range_end: b('a') } }, token: 'root', expect: INVALID_MGMT, etcd34: OK },
+    { label: '§8.2.10 grant with key == range_end', service: 'Auth', method: 'RoleGrantPermission', request: { name: 'test-role', perm: { permType: 'Read', key: b('a'), range_end: b('a') } }, token: 'root', expect: INVALID_MGMT, etcd34: OK },
+    { label: 'grant without perm (never sent to 3.4.23)', service: 'Auth', method: 'RoleGrantPermission', request: { name: 'test-role' }, token: 'root', expect: { code: 3, details: 'etcdserver: permission not given' }, wardOnly: true },
+    { label: '§8.1 AuthStatus', service: 'Auth', method: 'AuthStatus', request: {}, expect: { ok: true, response: { enabled: true } }, etcd34: { code: 12, details: 'unknown method AuthStatus for service etcdserverpb.Auth' } },
+    { label: '§8.1 RoleGet root (role object exists)', service: 'Auth', method: 'RoleAdd', request: { name: 'root' }, token: 'root', expect: OK },
+    {
+      label: '§8.1 RoleGet root synthesises READWRITE on all keys',
+      service: 'Auth',
+      method: 'RoleGet',
+      request: { role: 'root' },
+      token: 'root',
+      expect: { ok: true, response: { perm: [{ permType: 'Readwrite', key: '', range_end: '\u0000' }] } },
+      etcd34: { ok: true, response: { perm: [] } },
+    },
+    { label: '§8.2.12 password longer than 72 bytes', service: 'Auth', method: 'UserAdd', request: { name: 'long', password: 'p'.repeat(80), options: {} }, token: 'root', expect: { code: 2, details: 'bcrypt: password length exceeds 72 bytes' }, etcd34: OK },
+    { label: '§8.2.13 change password to ""', service: 'Auth', method: 'UserChangePassword', request: { name: 'writer', password: '' }, token: 'root', expect: OK },
+    {
+      label: '§8.2.13 login with ""',
+      service: 'Auth',
+      method: 'Authenticate',
+      request: { name: 'writer', password: '' },
+      expect: { code: 3, details: 'etcdserver: authentication failed, invalid user ID or password' },
+      etcd34: OK,
+    },
+    { label: 'disable auth', service: 'Auth', method: 'AuthDisable', request: {}, token: 'root', expect: OK },
+    { label: '§8.2.7 old token after AuthDisable', service: 'KV', method: 'Range', request: { key: b('foo') }, token: 'user', expect: OK, etcd34: INVALID_TOKEN },
+    { label: '§8.2.7 no token after AuthDisable', service: 'KV', method: 'Range', request: { key: b('foo') }, expect: OK },
+  ],
+};
