@@ -20,3 +20,5 @@ export { DENIED, TEST_PASSWORDS, TEST_ROLE, TEST_USER, USER_EMPTY } from './scen
 export { GRPC_SCENARIOS } from './grpc-scenarios/index';
 export { checkGrpcExpectation, normalizeValue, runGrpcScenario } from './grpc-scenario';
 export type { GrpcCallStep, GrpcExpectation, GrpcScenario, GrpcScenarioRun, GrpcStep, GrpcStepRecord, GrpcWatchStep } from './grpc-scenario';
+export { etcd3Session } from './etcd3-session';
+export type { SessionLine } from './etcd3-session';
