@@ -22,3 +22,5 @@ export { checkGrpcExpectation, normalizeValue, runGrpcScenario } from './grpc-sc
 export type { GrpcCallStep, GrpcExpectation, GrpcScenario, GrpcScenarioRun, GrpcStep, GrpcStepRecord, GrpcWatchStep } from './grpc-scenario';
 export { etcd3Session } from './etcd3-session';
 export type { SessionLine } from './etcd3-session';
+export { percentile, runLoad } from './load-generator';
+export type { LoadOperation, LoadOptions, LoadResult } from './load-generator';

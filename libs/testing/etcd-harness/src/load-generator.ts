@@ -1,0 +1,115 @@
+import { EtcdGrpcClient, type GrpcOutcome } from './grpc-client';
+
+/** Latency samples kept per run (enough for a p99 over minutes of load at bench rates). */
+const MAX_SAMPLES = 2_000_000;
+/** Consecutive errors on one client that abort the run: a broken target, not a measurement. */
+const MAX_CONSECUTIVE_ERRORS = 100;
+
+/** One operation of a load run: client `clientIndex` performs its `sequence`-th operation. */
+export type LoadOperation = (
+  client: EtcdGrpcClient,
+  context: { readonly clientIndex: number; readonly sequence: number; readonly token: string | undefined },
+) => Promise<GrpcOutcome<unknown>>;
+
+export interface LoadOptions {
+  readonly endpoint: string;
+  /** Concurrent clients, each with its own connection, each running operations back to back. */
+  readonly concurrency: number;
+  readonly durationMs: number;
+  /** Operations run but not measured first, per client (connections, JIT, caches). */
+  readonly warmupOperations?: number;
+  /** Each client authenticates once with these credentials and sends the token on every call. */
+  readonly credentials?: { readonly name: string; readonly password: string };
+  readonly operation: LoadOperation;
+}
+
+export interface LoadResult {
+  readonly concurrency: number;
+  readonly operations: number;
+  readonly errors: number;
+  /** The first error seen, for the report. */
+  readonly firstError?: string;
+  readonly elapsedMs: number;
+  readonly operationsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/**
+ * A closed-loop load generator: `concurrency` clients each issue one request, wait for the answer,
+ * and issue the next, for `durationMs`. The same code drives etcd and ward, so the two are
+ * measured alike. Latency is measured per operation with a monotonic clock.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1 || options.concurrency > 1024) {
+    throw new RangeError(`runLoad: concurrency must be 1..1024, got ${options.concurrency}`);
+  }
+  const clients = Array.from({ length: options.concurrency }, () => new EtcdGrpcClient(options.endpoint));
+  try {
+    const tokens = await Promise.all(
+      clients.map((client) =>
+        options.credentials ? client.authenticate(options.credentials.name, options.credentials.password) : Promise.resolve(undefined),
+      ),
+    );
+    const warmup = options.warmupOperations ?? 20;
+    await Promise.all(
+      clients.map(async (client, clientIndex) => {
+        for (let sequence = 0; sequence < warmup; sequence++) {
+          await options.operation(client, { clientIndex, sequence: -1 - sequence, token: tokens[clientIndex] });
+        }
+      }),
+    );
+    return await measure(options, clients, tokens);
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
+
+async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: (string | undefined)[]): Promise<LoadResult> {
+  const samples = new Float64Array(MAX_SAMPLES);
+  let sampleCount = 0;
+  let operations = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = process.hrtime.bigint();
+  const deadline = started + BigInt(options.durationMs) * 1_000_000n;
+  await Promise.all(
+    clients.map(async (client, clientIndex) => {
+      let consecutiveErrors = 0;
+      for (let sequence = 0; process.hrtime.bigint() < deadline; sequence++) {
+        const before = process.hrtime.bigint();
+        const outcome = await options.operation(client, { clientIndex, sequence, token: tokens[clientIndex] });
+        const latencyMs = Number(process.hrtime.bigint() - before) / 1e6;
+        operations += 1;
+        if (sampleCount < MAX_SAMPLES) samples[sampleCount++] = latencyMs;
+        if (outcome.ok) {
+          consecutiveErrors = 0;
+          continue;
+        }
+        errors += 1;
+        firstError ??= `code ${outcome.code}: ${outcome.details}`;
+        consecutiveErrors += 1;
+        if (consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) throw new Error(`runLoad: ${consecutiveErrors} errors in a row, first: ${firstError}`);
+      }
+    }),
+  );
+  const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const sorted = samples.subarray(0, sampleCount).sort();
+  return {
+    concurrency: options.concurrency,
+    operations,
+    errors,
+    firstError,
+    elapsedMs,
+    operationsPerSecond: (operations - errors) / (elapsedMs / 1000),
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+  };
+}
+
+/** Nearest-rank percentile of sorted samples (NaN when empty). */
+export function percentile(sorted: Float64Array, fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[rank] as number;
+}
