@@ -57,13 +57,13 @@ export async function etcd3Session(target: Target, rootPassword: string): Promis
     lines.push(['put app/a', await outcome(() => alice.put('app/a').value('1').then(() => 'done'))]);
     lines.push(['get app/a', await outcome(() => alice.get('app/a').string())]);
     lines.push(['get prefix app/', await outcome(() => alice.getAll().prefix('app/').strings())]);
-    lines.push(['put other', await outcome(() => alice.put('other').value('x'))]);
+    lines.push(['put other', await outcome(() => alice.put('other').value('x').then(() => 'done'))]);
     lines.push(['get other', await outcome(() => alice.get('other').string())]);
     lines.push(['anonymous get', await outcome(() => anonymous.get('app/a').string())]);
     lines.push(['wrong password get', await outcome(() => wrong.get('app/a').string())]);
     lines.push(['txn success', await outcome(() => alice.if('app/a', 'Value', '==', '1').then(alice.put('app/a').value('2')).else(alice.put('app/a').value('3')).commit().then((r) => r.succeeded))]);
     lines.push(['txn failure', await outcome(() => alice.if('app/a', 'Value', '==', '1').then(alice.put('app/a').value('4')).else(alice.get('app/a')).commit().then((r) => r.succeeded))]);
-    lines.push(['txn touching other', await outcome(() => alice.if('other', 'Version', '>', 0).then(alice.put('app/a').value('5')).commit())]);
+    lines.push(['txn touching other', await outcome(() => alice.if('other', 'Version', '>', 0).then(alice.put('app/a').value('5')).commit().then((r) => r.succeeded))]);
     lines.push(['value after txns', await outcome(() => alice.get('app/a').string())]);
     lines.push(['watch app/ prefix', await outcome(() => watchOnce(alice, 'app/', 'app/w', 'w1'))]);
     lines.push(['delete prefix', await outcome(() => alice.delete().prefix('app/').then((r) => r.deleted))]);
