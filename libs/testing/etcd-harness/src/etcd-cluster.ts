@@ -41,6 +41,7 @@ export interface EtcdCluster {
   /** The first member's client endpoint: where single-endpoint scenarios connect. */
   readonly clientEndpoint: string;
   readonly clientEndpoints: readonly string[];
+  readonly jsonGatewayUrl: string;
   readonly dataDir: string;
   /** True while every member process is running. */
   allAlive(): boolean;
@@ -122,6 +123,7 @@ function clusterHandle(members: EtcdMember[], dataDir: string): EtcdCluster {
     members,
     clientEndpoint: (members[0] as EtcdMember).clientEndpoint,
     clientEndpoints: members.map((member) => member.clientEndpoint),
+    jsonGatewayUrl: (members[0] as EtcdMember).clientUrl,
     dataDir,
     allAlive: () => members.every((member) => member.process.alive),
     stop: () => {

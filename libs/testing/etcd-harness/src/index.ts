@@ -24,3 +24,6 @@ export { etcd3Session } from './etcd3-session';
 export type { SessionLine } from './etcd3-session';
 export { percentile, runLoad } from './load-generator';
 export type { LoadOperation, LoadOptions, LoadResult } from './load-generator';
+export { runHttpScenario } from './http-scenario';
+export type { HttpExpectation, HttpScenario, HttpStep, HttpStepRecord } from './http-scenario';
+export { jsonGateway } from './http-scenarios/json-gateway';

@@ -6,6 +6,8 @@ export interface Target {
   readonly kind: 'etcd' | 'ward';
   /** `127.0.0.1:<port>`: where clients connect (etcd's first member, ward's gateway). */
   readonly clientEndpoint: string;
+  /** Base URL of etcd's JSON gateway (`POST <url>/v3/kv/range`): etcd's client URL, ward's gateway HTTP port. */
+  readonly jsonGatewayUrl: string;
   /** Every address the target listens on, for output normalisation. */
   readonly clientEndpoints: readonly string[];
   /** True while every process of the target is running. */

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EQUAL_SCENARIOS,
   GRPC_SCENARIOS,
+  jsonGateway,
   runGrpcScenario,
+  runHttpScenario,
   runScenario,
   startEtcdCluster,
   type EtcdCluster,
@@ -35,4 +37,9 @@ describe.sequential('scripted scenarios on etcd 3.4.23 (3 members)', () => {
       expect(etcd.allAlive()).toBe(true);
     });
   }
+
+  it(`JSON gateway: ${jsonGateway.name} (${jsonGateway.spec})`, async () => {
+    const run = await runHttpScenario(etcd, jsonGateway);
+    expect(run.failures).toEqual([]);
+  });
 });
