@@ -75,6 +75,30 @@ export class EtcdGrpcClient {
     });
   }
 
+  /**
+   * Sends pre-encoded request bytes to `/etcdserverpb.<service>/<method>` and returns the raw
+   * answer bytes: for malformed or hand-built messages the proto serializer would refuse.
+   */
+  rawUnary(service: EtcdServiceName, method: string, requestBytes: Uint8Array, options: CallOptions = {}): Promise<GrpcOutcome<Buffer>> {
+    const client = this.client(service);
+    const identity = (value: Buffer): Buffer => value;
+    const deadline = new Date(Date.now() + (options.deadlineMs ?? CALL_DEADLINE_MS));
+    return new Promise((resolvePromise) => {
+      client.makeUnaryRequest<Buffer, Buffer>(
+        `/etcdserverpb.${service}/${method}`,
+        identity,
+        identity,
+        Buffer.from(requestBytes),
+        callMetadata(options),
+        { deadline },
+        (error, response) => {
+          if (error) resolvePromise({ ok: false, code: error.code ?? status.UNKNOWN, details: error.details ?? error.message });
+          else resolvePromise({ ok: true, response: response ?? Buffer.alloc(0) });
+        },
+      );
+    });
+  }
+
   /** Authenticate and return the token, or throw with the status. */
   async authenticate(name: string, password: string, options: CallOptions = {}): Promise<string> {
     const outcome = await this.call<{ token: string }>('Auth', 'Authenticate', { name, password }, options);

@@ -27,3 +27,6 @@ export type { LoadOperation, LoadOptions, LoadResult } from './load-generator';
 export { runHttpScenario } from './http-scenario';
 export type { HttpExpectation, HttpScenario, HttpStep, HttpStepRecord } from './http-scenario';
 export { jsonGateway } from './http-scenarios/json-gateway';
+export { lengthDelimited, nestedTxnBytes } from './proto-bytes';
+export { MALFORMED_INPUT_PROBES, checkProbe } from './security-probes';
+export type { ProbeExpectation, SecurityProbe } from './security-probes';
