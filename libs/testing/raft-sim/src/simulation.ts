@@ -28,6 +28,7 @@ export interface SimStats {
   messagesLost: number;
   crashes: number;
   partitions: number;
+  clogs: number;
   leaderTerms: number;
   finalCommitIndex: number;
   opsCompleted: number;
@@ -87,6 +88,7 @@ export class Simulation implements SimHost, WorkloadHost {
     messagesLost: 0,
     crashes: 0,
     partitions: 0,
+    clogs: 0,
     leaderTerms: 0,
     finalCommitIndex: 0,
     opsCompleted: 0,
@@ -208,12 +210,14 @@ export class Simulation implements SimHost, WorkloadHost {
     const change = this.network.step(this.clock);
     if (change !== undefined) {
       this.trace.addString(change);
-      if (change !== 'healed') this.stats.partitions++;
+      if (change === 'clog') this.stats.clogs++;
+      else if (change !== 'healed') this.stats.partitions++;
     }
     const c = this.profile.crashes;
     for (const node of this.simNodes) {
       if (node.up) {
-        if (!this.crashesEnabled || this.clock - node.upSince < c.minUpTicks || this.faultRng.nextFloat() >= c.probability) continue;
+        const p = node.role === Role.Leader ? c.probability + c.leaderProbability : c.probability;
+        if (!this.crashesEnabled || this.clock - node.upSince < c.minUpTicks || this.faultRng.nextFloat() >= p) continue;
         node.crash(this.clock, c.minDownTicks + this.faultRng.nextInt(c.maxDownTicks - c.minDownTicks + 1));
         this.stats.crashes++;
         this.trace.add(1000 + Number(node.id));
