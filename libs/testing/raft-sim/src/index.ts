@@ -17,3 +17,4 @@ export { SimDisk } from './sim-disk';
 export type { MessageFate, PartitionKind } from './sim-network';
 export { SimNetwork } from './sim-network';
 export { SafetyChecker } from './invariants';
+export type { HistoryChecker, HistoryVerdict, SimKvInput, SimKvOutput, SimOperation } from './history';

@@ -17,6 +17,8 @@ export interface SeedsSummary {
   readonly seeds: number;
   readonly ticksPerSeed: number;
   readonly failures: readonly SeedFailure[];
+  /** Seeds whose history the checker proved linearizable. */
+  readonly linearizable: number;
   readonly operations: { readonly completed: number; readonly unknown: number; readonly refused: number };
   readonly faults: { readonly crashes: number; readonly partitions: number; readonly clogs: number; readonly messagesLost: number };
   /** Ticks from healing to a stable leader, per seed that got one. */
@@ -32,6 +34,7 @@ export function isCleanRun(result: SimResult): boolean {
 /** Runs every seed of `seeds` under `profile`, collecting failures and figures. */
 export function runSeeds(profile: SimProfile, seeds: readonly number[], options: RunOptions = {}, onResult?: (r: SimResult) => void): SeedsSummary {
   const failures: SeedFailure[] = [];
+  let linearizable = 0;
   const ops = { completed: 0, unknown: 0, refused: 0 };
   const faults = { crashes: 0, partitions: 0, clogs: 0, messagesLost: 0 };
   const leaderAfterHealTicks: number[] = [];
@@ -39,6 +42,7 @@ export function runSeeds(profile: SimProfile, seeds: readonly number[], options:
   for (const seed of seeds) {
     const r = runSimulation(seed, profile, options);
     onResult?.(r);
+    if (r.linearizability === 'ok') linearizable++;
     if (!isCleanRun(r)) failures.push({ seed, traceHash: r.traceHash, violations: r.violations, linearizability: r.linearizability });
     ops.completed += r.stats.opsCompleted;
     ops.unknown += r.stats.opsUnknown;
@@ -50,7 +54,7 @@ export function runSeeds(profile: SimProfile, seeds: readonly number[], options:
     if (r.stats.leaderAfterHealTicks !== undefined) leaderAfterHealTicks.push(r.stats.leaderAfterHealTicks);
     if (r.stats.convergedAfterHealTicks !== undefined) convergedAfterHealTicks.push(r.stats.convergedAfterHealTicks);
   }
-  return { profile: profile.name, seeds: seeds.length, ticksPerSeed: profile.ticks, failures, operations: ops, faults, leaderAfterHealTicks, convergedAfterHealTicks };
+  return { profile: profile.name, seeds: seeds.length, ticksPerSeed: profile.ticks, failures, linearizable, operations: ops, faults, leaderAfterHealTicks, convergedAfterHealTicks };
 }
 
 /** Seeds first..first+count-1. */

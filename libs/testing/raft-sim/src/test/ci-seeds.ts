@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHAOS_PROFILE } from '../profile';
 import { runSeeds, seedRange } from '../seed-runner';
+import { checkKvHistory } from './linearizability';
 
 /** Total CI seeds, over all slices. */
 export const CI_SEEDS = 200;
@@ -17,7 +18,7 @@ export function describeChaosSlice(slice: number): void {
   describe(`chaos seeds ${first}..${first + count - 1} (${CHAOS_PROFILE.nodes} nodes x ${CHAOS_PROFILE.ticks} ticks)`, () => {
     it('has no safety or liveness violation and every client history is linearizable', () => {
       const startedMs = performance.now();
-      const summary = runSeeds(CHAOS_PROFILE, seedRange(first, count));
+      const summary = runSeeds(CHAOS_PROFILE, seedRange(first, count), { checkHistory: checkKvHistory });
       const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
       const leaderTicks = [...summary.leaderAfterHealTicks].sort((a, b) => a - b);
       console.log(
@@ -27,6 +28,7 @@ export function describeChaosSlice(slice: number): void {
           `leader after heal: median ${leaderTicks[leaderTicks.length >> 1]} max ${leaderTicks[leaderTicks.length - 1]} ticks`,
       );
       expect(summary.failures).toEqual([]);
+      expect(summary.linearizable).toBe(count);
       expect(summary.leaderAfterHealTicks.length).toBe(count);
       expect(summary.convergedAfterHealTicks.length).toBe(count);
       // AC-4: a leader within 3 election timeouts (2x randomized) in >= 99% of seeds.
