@@ -34,7 +34,7 @@ function time<S, I, O>(name: string, model: Model<S, I, O>, history: Operation<I
   let steps = 0;
   for (let run = 0; run < RUNS; run++) {
     const start = process.hrtime.bigint();
-    const result = checkLinearizability(model, history);
+    const result = checkLinearizability(model, history, { budget: { maxSteps: 30_000_000 } });
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
     verdict = result.verdict;
     steps = result.steps;
@@ -69,19 +69,47 @@ for (const name of ['c01-ok', 'c01-bad', 'c10-ok', 'c10-bad', 'c50-ok', 'c50-bad
 }
 print('kv fixtures', kvRows);
 
-const simulated = simulateHistory(new SeededRng(42), kvModel.init(), executeKvKey, {
-  clients: 50,
-  operations: 10_000,
-  unknownRate: 0.02,
-  failRate: 0.02,
-  keyOf: (input) => input.key,
-  nextInput: (rng, sequence): KvInput => {
-    const key = `k${rng.nextInt(20)}`;
-    const roll = rng.nextInt(10);
-    if (roll < 5) return { kind: 'get', key };
-    if (roll < 8) return { kind: 'put', key, value: `v${sequence}` };
-    if (roll < 9) return { kind: 'delete', key };
-    return { kind: 'cas', key, compare: { version: rng.nextInt(4) }, value: `c${sequence}` };
-  },
-});
-print('simulated kv (ward model): 50 clients, 10,000 operations, 20 keys', [time('seed 42', kvModel, simulated)]);
+interface Scenario {
+  clients: number;
+  operations: number;
+  keys: number;
+  lostRate: number;
+  unappliedLost: 'unknown' | 'failed';
+}
+
+function simulatedKv(seed: number, scenario: Scenario) {
+  return simulateHistory(new SeededRng(seed), kvModel.init(), executeKvKey, {
+    clients: scenario.clients,
+    operations: scenario.operations,
+    unknownRate: scenario.lostRate,
+    failRate: 0.02,
+    unappliedLost: scenario.unappliedLost,
+    keyOf: (input) => input.key,
+    nextInput: (rng, sequence): KvInput => {
+      const key = `k${rng.nextInt(scenario.keys)}`;
+      const roll = rng.nextInt(10);
+      if (roll < 5) return { kind: 'get', key };
+      if (roll < 8) return { kind: 'put', key, value: `v${rng.nextInt(3)}` };
+      if (roll < 9) return { kind: 'delete', key };
+      return { kind: 'cas', key, compare: { version: rng.nextInt(4) }, value: `c${sequence}` };
+    },
+  });
+}
+
+const scenarios: Scenario[] = [
+  { clients: 50, operations: 10_000, keys: 20, lostRate: 0.02, unappliedLost: 'unknown' },
+  { clients: 50, operations: 10_000, keys: 5, lostRate: 0.05, unappliedLost: 'unknown' },
+  { clients: 50, operations: 10_000, keys: 5, lostRate: 0.05, unappliedLost: 'failed' },
+  { clients: 5, operations: 2_000, keys: 1, lostRate: 0.3, unappliedLost: 'unknown' },
+  { clients: 5, operations: 2_000, keys: 1, lostRate: 0.3, unappliedLost: 'failed' },
+];
+const simulatedRows = scenarios.flatMap((scenario) =>
+  [1, 2, 3].map((seed) =>
+    time(
+      `${scenario.clients} clients, ${scenario.keys} keys, ${scenario.lostRate * 100}% lost (unapplied: ${scenario.unappliedLost}), seed ${seed}`,
+      kvModel,
+      simulatedKv(seed, scenario),
+    ),
+  ),
+);
+print('simulated ward-kv histories (get/put/delete/cas with versions; 2% refused, lost ones applied or not at random)', simulatedRows);
