@@ -43,3 +43,4 @@ export { parseJepsenRegisterLog } from './parsers/jepsen-register-log';
 export { parseEdnKvHistory } from './parsers/edn-kv-history';
 export type { EdnKeyword, EdnValue } from './parsers/edn-map';
 export { parseEdnMap } from './parsers/edn-map';
+export { HistoryRecorder } from './history-recorder';
