@@ -43,4 +43,4 @@ export { parseEdnMap } from './parsers/edn-map';
 
 // Errors.
 export type { InvalidHistoryReason, LinearizabilityErrorCode, ParseErrorReason } from './errors';
-export { HistoryParseError, InvalidHistoryError, LinearizabilityError } from './errors';
+export { HistoryParseError, InvalidHistoryError, LINEARIZABILITY_ERROR_CODES, LinearizabilityError } from './errors';
