@@ -50,7 +50,11 @@ export function checkedBcryptHash(hash: Uint8Array): string {
 
 /** UTF-8 bytes of a password to hash; throws TOO_LONG above 72 bytes, as current x/crypto does. */
 export function passwordBytesForHashing(password: string): Uint8Array {
-  const bytes = utf8(password);
+  return checkHashablePassword(utf8(password));
+}
+
+/** `bytes` itself when at most 72 bytes; otherwise zeroes it and throws PasswordError TOO_LONG. */
+export function checkHashablePassword(bytes: Uint8Array): Uint8Array {
   if (bytes.length > BCRYPT_MAX_PASSWORD_BYTES) {
     bytes.fill(0);
     throw new PasswordError('ERR_AUTH_PASSWORD_TOO_LONG', { limit: BCRYPT_MAX_PASSWORD_BYTES });
@@ -63,7 +67,11 @@ export function passwordBytesForHashing(password: string): Uint8Array {
  * CompareHashAndPassword, and it sidesteps the 8-bit length wrap of old `$2a$` implementations.
  */
 export function passwordBytesForVerifying(password: string): Uint8Array {
-  const bytes = utf8(password);
+  return truncatePasswordForVerifying(utf8(password));
+}
+
+/** The first 72 bytes of `bytes` (a copy when cut; the original is then zeroed). */
+export function truncatePasswordForVerifying(bytes: Uint8Array): Uint8Array {
   if (bytes.length <= BCRYPT_MAX_PASSWORD_BYTES) return bytes;
   const cut = bytes.slice(0, BCRYPT_MAX_PASSWORD_BYTES);
   bytes.fill(0);

@@ -1,4 +1,4 @@
-export type { PasswordVerifier } from './password-verifier';
+export type { PasswordBytesVerifier, PasswordVerifier } from './password-verifier';
 export { PASSWORD_ERROR_CODES, PasswordError, type PasswordErrorCode } from './password-error';
 export {
   BCRYPT_DEFAULT_COST,
@@ -8,10 +8,12 @@ export {
   BCRYPT_MIN_COST,
   assertBcryptCost,
   bcryptHashCost,
+  checkHashablePassword,
   checkedBcryptHash,
   isBcryptCost,
   passwordBytesForHashing,
   passwordBytesForVerifying,
+  truncatePasswordForVerifying,
 } from './bcrypt-rules';
 export {
   KEY_ID_PATTERN,

@@ -24,3 +24,15 @@ export interface PasswordVerifier {
    */
   verify(password: string, hash: Uint8Array): Promise<boolean>;
 }
+
+/**
+ * The byte-level form of the same operations, for callers that hold raw password bytes (a worker
+ * that decrypted a job: a password cut at 72 bytes may end inside a UTF-8 sequence, so it must not
+ * round-trip through a string).
+ */
+export interface PasswordBytesVerifier {
+  /** @throws PasswordError `ERR_AUTH_PASSWORD_TOO_LONG` above 72 bytes. */
+  hashBytes(password: Uint8Array): Promise<Uint8Array>;
+  /** Only the first 72 bytes count. @throws PasswordError `ERR_AUTH_PASSWORD_HASH_MALFORMED`. */
+  verifyBytes(password: Uint8Array, hash: Uint8Array): Promise<boolean>;
+}
