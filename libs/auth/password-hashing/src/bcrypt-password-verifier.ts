@@ -1,4 +1,4 @@
-import bcrypt from 'bcrypt';
+import { createRequire } from 'node:module';
 import {
   BCRYPT_DEFAULT_COST,
   PasswordError,
@@ -11,6 +11,19 @@ import {
   type PasswordBytesVerifier,
   type PasswordVerifier,
 } from '@ward/auth/password-jobs';
+
+/** The parts of the native `bcrypt` package (v6, which ships no types) used here. */
+interface BcryptModule {
+  /** A salt `$2<minor>$<cost>$<22 chars>`, made on the libuv threadpool. */
+  genSalt(rounds: number, minor: 'a' | 'b'): Promise<string>;
+  /** bcrypt of `data`'s bytes (NULs included) with `salt`, on the libuv threadpool. */
+  hash(data: Buffer, salt: string): Promise<string>;
+  /** Constant-time comparison of bcrypt(data) with `encrypted`, on the libuv threadpool. */
+  compare(data: Buffer, encrypted: string): Promise<boolean>;
+}
+
+// A CommonJS native addon: loaded with require, typed by the interface above.
+const bcrypt = createRequire(import.meta.url)('bcrypt') as BcryptModule;
 
 export interface BcryptPasswordVerifierOptions {
   /** log2 rounds for new hashes: 4..31, etcd's default 10. Out of range fails construction. */
