@@ -45,6 +45,8 @@ const TEST_FILES = ['**/*.test.ts', '**/test/**/*.ts', '**/*.bench.ts', '**/test
  */
 function boundaryRule({ banExternals }) {
   const bans = (list) => (banExternals ? { bannedExternalImports: list } : {});
+  // Test files (banExternals false) may also use the test-only helpers of libs/testing/*.
+  const tests = (tags, tag) => (banExternals ? tags : [...tags, tag]);
   return [
     'error',
     {
@@ -53,29 +55,59 @@ function boundaryRule({ banExternals }) {
       banTransitiveDependencies: false,
       depConstraints: [
         // Import direction by type: apps -> adapters/platform -> domain -> contracts.
-        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:adapter', 'type:platform', 'type:domain', 'type:contract'] },
-        { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:platform'] },
-        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'type:contract'] },
-        { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contract'], ...bans(INFRASTRUCTURE_PACKAGES) },
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: tests(['type:adapter', 'type:platform', 'type:domain', 'type:contract'], 'type:testing') },
+        { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: tests(['type:domain', 'type:contract', 'type:platform'], 'type:testing') },
+        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: tests(['type:platform', 'type:contract'], 'type:testing') },
+        { sourceTag: 'type:domain', onlyDependOnLibsWithTags: tests(['type:domain', 'type:contract'], 'type:testing'), ...bans(INFRASTRUCTURE_PACKAGES) },
         {
           sourceTag: 'type:contract',
-          onlyDependOnLibsWithTags: ['type:contract'],
+          onlyDependOnLibsWithTags: tests(['type:contract'], 'type:testing'),
           // Generated etcd/proto code needs @grpc/grpc-js and protobuf loaders; nothing else.
           ...bans(INFRASTRUCTURE_PACKAGES.filter((p) => p !== '@grpc/*')),
         },
         { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:adapter', 'type:platform', 'type:domain', 'type:contract'] },
         { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: ['*'] },
         // Scopes: raft, auth and mesh know only themselves and shared; etcd composes raft and auth.
-        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-        { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
-        { sourceTag: 'scope:raft', onlyDependOnLibsWithTags: ['scope:raft', 'scope:shared', 'scope:platform'] },
-        { sourceTag: 'scope:auth', onlyDependOnLibsWithTags: ['scope:auth', 'scope:shared', 'scope:platform'] },
-        { sourceTag: 'scope:mesh', onlyDependOnLibsWithTags: ['scope:mesh', 'scope:shared', 'scope:platform'] },
-        { sourceTag: 'scope:etcd', onlyDependOnLibsWithTags: ['scope:etcd', 'scope:raft', 'scope:auth', 'scope:shared', 'scope:platform'] },
+        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: tests(['scope:shared'], 'scope:testing') },
+        { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: tests(['scope:platform', 'scope:shared'], 'scope:testing') },
+        { sourceTag: 'scope:raft', onlyDependOnLibsWithTags: tests(['scope:raft', 'scope:shared', 'scope:platform'], 'scope:testing') },
+        { sourceTag: 'scope:auth', onlyDependOnLibsWithTags: tests(['scope:auth', 'scope:shared', 'scope:platform'], 'scope:testing') },
+        { sourceTag: 'scope:mesh', onlyDependOnLibsWithTags: tests(['scope:mesh', 'scope:shared', 'scope:platform'], 'scope:testing') },
+        { sourceTag: 'scope:etcd', onlyDependOnLibsWithTags: tests(['scope:etcd', 'scope:raft', 'scope:auth', 'scope:shared', 'scope:platform'], 'scope:testing') },
         { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['*'] },
         { sourceTag: 'scope:tooling', onlyDependOnLibsWithTags: ['*'] },
       ],
     },
+  ];
+}
+
+/**
+ * Each infrastructure package has exactly one owning project (docs/architecture.md): only that
+ * project's source may import it, so replacing or upgrading it touches one place. Test files are
+ * exempt (tests may use any package as an independent oracle). A separate rule id
+ * (@typescript-eslint/no-restricted-imports) keeps these bans from overriding the
+ * no-restricted-imports blocks below.
+ */
+const EXCLUSIVE_PACKAGES = [
+  { name: 'jose', owner: 'libs/auth/tokens' },
+  { name: 'bcrypt', owner: 'libs/auth/password-hashing' },
+  { name: 'bullmq', owner: 'libs/platform/redis-queue' },
+  { name: 'ioredis', owner: 'libs/platform/redis-queue' },
+];
+
+function exclusivePackageBlocks() {
+  const rule = '@typescript-eslint/no-restricted-imports';
+  const bansFor = (project) => ({
+    paths: EXCLUSIVE_PACKAGES.filter(({ owner }) => owner !== project).map(({ name, owner }) => ({
+      name,
+      message: `Only ${owner} imports ${name}; use its API.`,
+    })),
+  });
+  const owners = [...new Set(EXCLUSIVE_PACKAGES.map(({ owner }) => owner))];
+  // Later blocks override earlier ones for the files they match: owners get a narrower ban.
+  return [
+    { files: ['apps/**/*.ts', 'libs/**/*.ts'], ignores: TEST_FILES, rules: { [rule]: ['error', bansFor(undefined)] } },
+    ...owners.map((owner) => ({ files: [`${owner}/**/*.ts`], ignores: TEST_FILES, rules: { [rule]: ['error', bansFor(owner)] } })),
   ];
 }
 
@@ -171,4 +203,5 @@ export default [
       ],
     },
   },
+  ...exclusivePackageBlocks(),
 ];
