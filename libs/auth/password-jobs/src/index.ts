@@ -17,6 +17,7 @@ export {
 } from './bcrypt-rules';
 export {
   KEY_ID_PATTERN,
+  PASSWORD_JOB_FAILURES,
   PASSWORD_JOB_NAMES,
   PASSWORD_JOB_SCHEMA_VERSION,
   PASSWORD_QUEUE_NAME,
@@ -30,6 +31,7 @@ export {
   isPasswordJobName,
   sealAssociatedData,
   type Checked,
+  type PasswordJobFailure,
   type PasswordJobName,
   type PasswordRequest,
   type PasswordRequestEnvelope,

@@ -57,6 +57,13 @@ export interface PasswordResultEnvelope {
   readonly sealed: string;
 }
 
+/**
+ * Codes a worker writes as a job's failure reason (`<CODE>: <reason word>`) when it refuses a job
+ * without retry; bcrypt refusals use the PasswordError codes TOO_LONG and HASH_MALFORMED.
+ */
+export const PASSWORD_JOB_FAILURES = ['ERR_PASSWORD_JOB_PAYLOAD_INVALID', 'ERR_PASSWORD_JOB_EXPIRED', 'ERR_PASSWORD_JOB_UNSEAL_FAILED'] as const;
+export type PasswordJobFailure = (typeof PASSWORD_JOB_FAILURES)[number];
+
 /** Decoded request plaintexts. */
 export type PasswordRequest =
   | { readonly name: 'verify'; readonly password: Uint8Array; readonly hash: Uint8Array }

@@ -9,5 +9,5 @@ export {
   type SealedMessage,
   type SealingKey,
 } from './payload-sealer';
-export { PASSWORD_JOB_FAILURES, createPasswordJobProcessor, type PasswordJobFailure, type PasswordJobProcessorOptions } from './password-job-processor';
+export { createPasswordJobProcessor, type PasswordJobProcessorOptions } from './password-job-processor';
 export { QueuePasswordVerifier, errorFromFailure, type QueuePasswordVerifierOptions } from './queue-password-verifier';

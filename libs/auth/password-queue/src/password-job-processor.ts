@@ -10,6 +10,7 @@ import {
   encodeResultPlaintext,
   sealAssociatedData,
   PASSWORD_JOB_SCHEMA_VERSION,
+  type PasswordJobFailure,
   type PasswordBytesVerifier,
   type PasswordRequest,
   type PasswordResult,
@@ -17,10 +18,6 @@ import {
 } from '@ward/auth/password-jobs';
 import type { Clock } from '@ward/shared/clock';
 import type { PayloadSealer } from './payload-sealer';
-
-/** Codes in the failure reasons workers write to Redis (the client maps them back). */
-export const PASSWORD_JOB_FAILURES = ['ERR_PASSWORD_JOB_PAYLOAD_INVALID', 'ERR_PASSWORD_JOB_EXPIRED', 'ERR_PASSWORD_JOB_UNSEAL_FAILED'] as const;
-export type PasswordJobFailure = (typeof PASSWORD_JOB_FAILURES)[number];
 
 export interface PasswordJobProcessorOptions {
   readonly sealer: PayloadSealer;
