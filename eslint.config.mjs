@@ -43,10 +43,19 @@ const TEST_FILES = ['**/*.test.ts', '**/test/**/*.ts', '**/*.bench.ts', '**/test
  * Tag rules for @nx/enforce-module-boundaries. Tests may use any npm package (etcd3 as an
  * independent oracle, for instance), so banned external imports apply to source files only.
  */
-function boundaryRule({ banExternals }) {
+function boundaryRule({ banExternals, allowTestingLibs }) {
   const bans = (list) => (banExternals ? { bannedExternalImports: list } : {});
-  // Test files (banExternals false) may also use the test-only helpers of libs/testing/*.
-  const tests = (tags, tag) => (banExternals ? tags : [...tags, tag]);
+  // Test files of any project may use the test-only harnesses in libs/testing.
+  const withTesting = (constraint) =>
+    allowTestingLibs && !constraint.onlyDependOnLibsWithTags.includes('*')
+      ? {
+          ...constraint,
+          onlyDependOnLibsWithTags: [
+            ...constraint.onlyDependOnLibsWithTags,
+            constraint.sourceTag.startsWith('type:') ? 'type:testing' : 'scope:testing',
+          ],
+        }
+      : constraint;
   return [
     'error',
     {
@@ -55,28 +64,28 @@ function boundaryRule({ banExternals }) {
       banTransitiveDependencies: false,
       depConstraints: [
         // Import direction by type: apps -> adapters/platform -> domain -> contracts.
-        { sourceTag: 'type:app', onlyDependOnLibsWithTags: tests(['type:adapter', 'type:platform', 'type:domain', 'type:contract'], 'type:testing') },
-        { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: tests(['type:domain', 'type:contract', 'type:platform'], 'type:testing') },
-        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: tests(['type:platform', 'type:contract'], 'type:testing') },
-        { sourceTag: 'type:domain', onlyDependOnLibsWithTags: tests(['type:domain', 'type:contract'], 'type:testing'), ...bans(INFRASTRUCTURE_PACKAGES) },
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:adapter', 'type:platform', 'type:domain', 'type:contract'] },
+        { sourceTag: 'type:adapter', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:platform'] },
+        { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:platform', 'type:contract'] },
+        { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contract'], ...bans(INFRASTRUCTURE_PACKAGES) },
         {
           sourceTag: 'type:contract',
-          onlyDependOnLibsWithTags: tests(['type:contract'], 'type:testing'),
+          onlyDependOnLibsWithTags: ['type:contract'],
           // Generated etcd/proto code needs @grpc/grpc-js and protobuf loaders; nothing else.
           ...bans(INFRASTRUCTURE_PACKAGES.filter((p) => p !== '@grpc/*')),
         },
         { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:adapter', 'type:platform', 'type:domain', 'type:contract'] },
         { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: ['*'] },
         // Scopes: raft, auth and mesh know only themselves and shared; etcd composes raft and auth.
-        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: tests(['scope:shared'], 'scope:testing') },
-        { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: tests(['scope:platform', 'scope:shared'], 'scope:testing') },
-        { sourceTag: 'scope:raft', onlyDependOnLibsWithTags: tests(['scope:raft', 'scope:shared', 'scope:platform'], 'scope:testing') },
-        { sourceTag: 'scope:auth', onlyDependOnLibsWithTags: tests(['scope:auth', 'scope:shared', 'scope:platform'], 'scope:testing') },
-        { sourceTag: 'scope:mesh', onlyDependOnLibsWithTags: tests(['scope:mesh', 'scope:shared', 'scope:platform'], 'scope:testing') },
-        { sourceTag: 'scope:etcd', onlyDependOnLibsWithTags: tests(['scope:etcd', 'scope:raft', 'scope:auth', 'scope:shared', 'scope:platform'], 'scope:testing') },
+        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+        { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
+        { sourceTag: 'scope:raft', onlyDependOnLibsWithTags: ['scope:raft', 'scope:shared', 'scope:platform'] },
+        { sourceTag: 'scope:auth', onlyDependOnLibsWithTags: ['scope:auth', 'scope:shared', 'scope:platform'] },
+        { sourceTag: 'scope:mesh', onlyDependOnLibsWithTags: ['scope:mesh', 'scope:shared', 'scope:platform'] },
+        { sourceTag: 'scope:etcd', onlyDependOnLibsWithTags: ['scope:etcd', 'scope:raft', 'scope:auth', 'scope:shared', 'scope:platform'] },
         { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['*'] },
         { sourceTag: 'scope:tooling', onlyDependOnLibsWithTags: ['*'] },
-      ],
+      ].map(withTesting),
     },
   ];
 }
@@ -141,11 +150,11 @@ export default [
   {
     files: ['**/*.ts', '**/*.mts'],
     ignores: TEST_FILES,
-    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: true }) },
+    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: true, allowTestingLibs: false }) },
   },
   {
     files: TEST_FILES,
-    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: false }) },
+    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: false, allowTestingLibs: true }) },
   },
   {
     // Test-only helpers never reach production code.
