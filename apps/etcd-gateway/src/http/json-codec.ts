@@ -128,7 +128,15 @@ function valueToJson(field: Field, value: unknown, depth: number): unknown {
   return value;
 }
 
-/** A decoded protobufjs message as etcd's gateway prints it (only fields present on the wire). */
+/** Go's proto3 JSON leaves out scalars at their zero value (oneof members excepted). */
+function isZeroScalar(field: Field, value: unknown): boolean {
+  if (field.partOf !== null || field.resolvedType instanceof Type) return false;
+  if (value instanceof Uint8Array) return value.length === 0;
+  if (typeof value === 'object' && value !== null) return String(value) === '0'; // Long
+  return value === 0 || value === false || value === '';
+}
+
+/** A decoded protobufjs message as etcd's gateway prints it (zero values left out). */
 export function messageToJson(type: Type, message: Record<string, unknown>, depth = 0): Record<string, unknown> {
   if (depth > MAX_JSON_DEPTH) throw new TypeError('messageToJson: message nests too deeply');
   const out: Record<string, unknown> = {};
@@ -136,6 +144,7 @@ export function messageToJson(type: Type, message: Record<string, unknown>, dept
     if (!Object.prototype.hasOwnProperty.call(message, field.name)) continue;
     const value = message[field.name];
     if (value === null || value === undefined) continue;
+    if (!field.repeated && isZeroScalar(field, value)) continue;
     if (field.repeated) {
       const items = value as unknown[];
       if (items.length > 0) out[field.name] = items.map((item) => valueToJson(field, item, depth));
