@@ -1,0 +1,3 @@
+import { describeChaosSlice } from './test/ci-seeds';
+
+describeChaosSlice(3);
