@@ -4,11 +4,8 @@ import { bool, defineConfig, envName, int, list, loadConfig, oneOf, string, type
 import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST, PASSWORD_QUEUE_NAME } from '@ward/auth/password-jobs';
 import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
 import { parseAuthTokenOption } from '@ward/auth/tokens';
+import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 
-/** etcd's --max-request-bytes default (1.5 MiB). */
-export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
-/** etcd's grpcOverheadBytes: the gRPC receive limit is the request limit plus this. */
-export const GRPC_OVERHEAD_BYTES = 512 * 1024;
 
 const HOST_PORT = /^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/;
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;

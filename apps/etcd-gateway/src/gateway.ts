@@ -101,7 +101,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
   const { verifier, issuer } = tokenParts(tokenSetup, cluster, clock, rng, config, ids);
   const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
-  const identities = new IdentityResolver(verifier, { authEnabled }, clock, config.tokenCacheMs);
+  const identities = new IdentityResolver(verifier, { authEnabled });
   const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes: grpcMaxReceiveBytes(config) });
   const authenticator = new Authenticator({
     authCheck: (name, signal) => cluster.authCheck(name, signal),

@@ -3,6 +3,7 @@
 import { generateSimpleTokenPrefix } from '@ward/auth/simple-tokens';
 import { TokenError, type JwtTokenProvider } from '@ward/auth/tokens';
 import type { Rng } from '@ward/shared/clock';
+import { authenticateOperation } from '@ward/etcd/api-mapping';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { RequestIds } from '../requests/request-ids';
@@ -33,7 +34,7 @@ export class SimpleTokenIssuer implements TokenIssuer {
     const entry = encodeApplyRequest({
       // The revision the password was checked at travels along (etcd's header carries none).
       header: { id: this.ids.next(), username: '', authRevision },
-      operation: { type: 'authenticate', request: { name, simpleTokenPrefix: generateSimpleTokenPrefix(this.rng) } },
+      operation: authenticateOperation(name, generateSimpleTokenPrefix(this.rng)),
     });
     return { kind: 'response', bytes: await this.propose(entry, signal) };
   }

@@ -225,6 +225,7 @@ export class ClusterClient {
   private unknownOutcome(error: unknown, signal?: AbortSignal): Error {
     if (signal?.aborted) return wireError('Canceled');
     const code = (error as ServiceError).code;
+    this.options.logger.warn({ code, details: (error as ServiceError).details }, 'proposal outcome unknown; not re-sent');
     if (code === Status.DEADLINE_EXCEEDED) return wireError('Timeout');
     if (code === Status.RESOURCE_EXHAUSTED) return wireError('RequestTooLarge');
     if (isTransportFailure(error)) return wireError('TimeoutDueToConnectionLost');

@@ -40,7 +40,7 @@ beforeAll(async () => {
     policy: { ttlMs: 300_000, clockToleranceSeconds: 0, maxTokenLengthChars: 8192, requireExpiry: true, maxLifetimeSeconds: 86_400, includeKeyIdHeader: false, clock },
   });
   // Auth is enabled: an invalid token must fail, not be ignored.
-  resolver = new IdentityResolver(new JwtTokenVerifier(provider), { authEnabled: async () => true }, clock, 1000);
+  resolver = new IdentityResolver(new JwtTokenVerifier(provider), { authEnabled: async () => true });
 });
 
 async function refusal(token: string): Promise<unknown> {

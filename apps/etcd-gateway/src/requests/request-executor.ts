@@ -1,6 +1,7 @@
 // Every proposed or read request goes through here: resolve the caller's token to an identity,
 // stamp it into the ApplyRequest header, check the size, and hand the entry to the cluster.
-import { ApplyError, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
+import { encodeProposal } from '@ward/etcd/api-mapping';
+import { ApplyError, encodeApplyRequest, type ApplyOperation, type ApplyRequest } from '@ward/etcd/apply';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { IdentityResolver } from '../identity/identity-resolver';
 import type { Identity, ResolvedIdentity } from '../identity/identity';
@@ -38,14 +39,14 @@ export class RequestExecutor {
   /** Proposes `operation` as the caller; resolves to the encoded etcd response. */
   propose(credentials: Credentials, operation: ApplyOperation, signal?: AbortSignal): Promise<Buffer> {
     return this.asCaller(credentials, signal, (identity) =>
-      this.options.transport.propose(this.encode(identity, operation, this.options.maxRequestBytes), signal),
+      this.options.transport.propose(encodeProposal(this.request(identity, operation), this.options.maxRequestBytes), signal),
     );
   }
 
   /** Reads (Range, read-only Txn) as the caller. */
   read(credentials: Credentials, operation: ApplyOperation, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
     return this.asCaller(credentials, signal, (identity) =>
-      this.options.transport.read(this.encode(identity, operation, this.options.maxReadEntryBytes), serializable, signal),
+      this.options.transport.read(this.encodeRead(this.request(identity, operation)), serializable, signal),
     );
   }
 
@@ -66,14 +67,16 @@ export class RequestExecutor {
     }
   }
 
-  private encode(identity: Identity, operation: ApplyOperation, maxEntryBytes: number): Uint8Array {
-    const header = { id: this.options.ids.next(), username: identity.username, authRevision: identity.authRevision };
+  private request(identity: Identity, operation: ApplyOperation): ApplyRequest {
+    return { header: { id: this.options.ids.next(), username: identity.username, authRevision: identity.authRevision }, operation };
+  }
+
+  /** Reads are not proposals: etcd does not size-check them, only the gRPC limit applies. */
+  private encodeRead(request: ApplyRequest): Uint8Array {
     try {
-      return encodeApplyRequest({ header, operation }, { maxEntryBytes });
+      return encodeApplyRequest(request, { maxEntryBytes: this.options.maxReadEntryBytes });
     } catch (error) {
-      if (error instanceof ApplyError && error.code === 'ERR_APPLY_ENTRY_TOO_LARGE') {
-        throw wireError('RequestTooLarge');
-      }
+      if (error instanceof ApplyError && error.code === 'ERR_APPLY_ENTRY_TOO_LARGE') throw wireError('RequestTooLarge');
       throw error;
     }
   }

@@ -10,7 +10,7 @@ import type {
   NodeStatusResponse__Output,
 } from '@ward/etcd/proto';
 import type { Authenticator } from '../authenticate/authenticator';
-import * as requests from '../requests/auth-requests';
+import * as requests from '@ward/etcd/api-mapping';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { responseHeaderOf } from './response-header';
 
@@ -27,16 +27,16 @@ export class AuthApi {
   constructor(private readonly options: AuthApiOptions) {}
 
   authEnable(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
-    return this.options.executor.propose(credentials, { type: 'authEnable' }, signal);
+    return this.options.executor.propose(credentials, requests.authEnableOperation(), signal);
   }
 
   authDisable(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
-    return this.options.executor.propose(credentials, { type: 'authDisable' }, signal);
+    return this.options.executor.propose(credentials, requests.authDisableOperation(), signal);
   }
 
   /** 3.7: no admin gate, but a present invalid token still fails (it is proposed like the rest). */
   authStatus(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
-    return this.options.executor.propose(credentials, { type: 'authStatus' }, signal);
+    return this.options.executor.propose(credentials, requests.authStatusOperation(), signal);
   }
 
   /** Tokens on Authenticate are ignored (etcd ≥ 3.5); see authenticator.ts for the loop. */
@@ -50,14 +50,14 @@ export class AuthApi {
   async userAdd(request: AuthUserAddRequest__Output, credentials: Credentials, signal?: AbortSignal): Answer {
     const noPassword = request.options?.no_password === true;
     const passwordHash = noPassword ? null : toPasswordHash(await this.options.passwords.hash(request.password ?? ''));
-    return this.options.executor.propose(credentials, { type: 'userAdd', request: { name: request.name ?? '', passwordHash, noPassword } }, signal);
+    return this.options.executor.propose(credentials, requests.userAddOperation(request, passwordHash), signal);
   }
 
   /** etcd ≥ 3.5: an empty new password stores an empty hash (the user can no longer log in). */
   async userChangePassword(request: AuthUserChangePasswordRequest__Output, credentials: Credentials, signal?: AbortSignal): Answer {
     const password = request.password ?? '';
     const passwordHash = password === '' ? null : toPasswordHash(await this.options.passwords.hash(password));
-    return this.options.executor.propose(credentials, { type: 'userChangePassword', request: { name: request.name ?? '', passwordHash } }, signal);
+    return this.options.executor.propose(credentials, requests.userChangePasswordOperation(request, passwordHash), signal);
   }
 
   userGet(request: Parameters<typeof requests.userGetOperation>[0], credentials: Credentials, signal?: AbortSignal): Answer {
@@ -65,7 +65,7 @@ export class AuthApi {
   }
 
   userList(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
-    return this.options.executor.propose(credentials, { type: 'userList' }, signal);
+    return this.options.executor.propose(credentials, requests.userListOperation(), signal);
   }
 
   userDelete(request: Parameters<typeof requests.userDeleteOperation>[0], credentials: Credentials, signal?: AbortSignal): Answer {
@@ -89,7 +89,7 @@ export class AuthApi {
   }
 
   roleList(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
-    return this.options.executor.propose(credentials, { type: 'roleList' }, signal);
+    return this.options.executor.propose(credentials, requests.roleListOperation(), signal);
   }
 
   roleDelete(request: Parameters<typeof requests.roleDeleteOperation>[0], credentials: Credentials, signal?: AbortSignal): Answer {
