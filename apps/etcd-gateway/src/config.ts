@@ -64,7 +64,7 @@ export const gatewayConfigSchema = defineConfig({
     httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),
     requestTimeoutMs: int({ default: 7000, min: 100, max: 600_000, why: 'a request not answered by the raft-nodes within this fails (etcd: 5 s + 2 election timeouts)' }),
     resolveTokenTimeoutMs: int({ default: 2000, min: 10, max: 60_000, why: 'how long a raft-node may wait to apply a simple token before it is invalid' }),
-    retryMaxAttemptsCount: int({ default: 8, min: 1, max: 100, why: 'tries of one request across leader changes and unreachable nodes' }),
+    retryMaxAttemptsCount: int({ default: 10, min: 1, max: 100, why: 'tries of one request across leader changes and unreachable nodes' }),
     retryBaseDelayMs: int({ default: 20, min: 1, max: 10_000, why: 'first backoff between tries (doubles, full jitter)' }),
     retryMaxDelayMs: int({ default: 500, min: 1, max: 60_000, why: 'longest backoff between tries' }),
     authenticateMaxAttemptsCount: int({ default: 5, min: 1, max: 50, why: 'Authenticate retries when the auth revision moves during the password check' }),

@@ -1,6 +1,7 @@
 // createGateway: the whole etcd-gateway as a started, stoppable service — etcd's v3 gRPC API on
 // one port, etcd's JSON gateway with /healthz /readyz /metrics on another, the raft-node cluster
 // behind. Stateless: run as many as you like against the same cluster.
+import type { FastifyInstance } from 'fastify';
 import { CredentialChecker } from '@ward/auth/password-hashing';
 import type { PasswordVerifier } from '@ward/auth/password-jobs';
 import { CryptoRng } from '@ward/auth/tokens';
@@ -58,6 +59,8 @@ export interface Gateway {
   readonly advertisedClientUrl: string;
   readonly tokenType: 'simple' | 'jwt';
   readonly passwordTier: PasswordTier['kind'] | 'injected';
+  /** Serves one HTTP request in process (fastify's inject), for tests of the JSON gateway. */
+  readonly injectHttp: FastifyInstance['inject'];
   /** Drains calls (up to shutdownGraceMs), then closes everything. Idempotent. */
   stop(): Promise<void>;
 }
@@ -178,6 +181,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     },
     tokenType: tokenSetup.type,
     passwordTier: tier?.kind ?? 'injected',
+    injectHttp: http.inject.bind(http),
     stop() {
       stopping ??= (async () => {
         await Promise.allSettled([grpc.stop(config.shutdownGraceMs), http.close()]);

@@ -1,5 +1,5 @@
 // One grpc-js channel to one raft-node's internal API (wardnode.Node).
-import { credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { connectivityState, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type NodeClient } from '@ward/etcd/proto';
 
 export interface NodeConnectionOptions {
@@ -50,12 +50,20 @@ export class NodeConnection {
   }
 
   /**
-   * Resolves true when the channel is connected (a call sent now reaches the node), false when it
-   * could not connect before `deadlineMs` (epoch ms): a request not sent is safe to send elsewhere.
+   * Resolves true when the channel is connected (a call sent now reaches the node), false as soon
+   * as a connection attempt fails or `deadlineMs` (epoch ms) passes: a request not sent is safe to
+   * send elsewhere. grpc-js keeps reconnecting in the background (backoff ≤ 2 s).
    */
   waitReady(deadlineMs: number): Promise<boolean> {
+    const channel = this.client.getChannel();
     return new Promise((resolve) => {
-      this.client.waitForReady(deadlineMs, (error) => resolve(error === undefined || error === null));
+      const check = (): void => {
+        const state = channel.getConnectivityState(true);
+        if (state === connectivityState.READY) return resolve(true);
+        if (state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.SHUTDOWN || Date.now() >= deadlineMs) return resolve(false);
+        channel.watchConnectivityState(state, deadlineMs, (error) => (error ? resolve(false) : check()));
+      };
+      check();
     });
   }
 

@@ -6,7 +6,7 @@ import { Server, ServerCredentials, status as Status, type ServerUnaryCall, type
 import { hasCode } from '@ward/shared/errors';
 import { Applier, decodeApplyRequest, type ApplyRequest } from '@ward/etcd/apply';
 import { encodeApplyResponse, type ResponseContext } from '@ward/etcd/api-mapping';
-import { wardNodeServiceDefinition } from '@ward/etcd/proto';
+import { etcdMessageType, wardNodeServiceDefinition } from '@ward/etcd/proto';
 
 export interface ApplierNodeOptions {
   /** Answer NotLeader (with this leader address, '' for "unknown") instead of proposing. */
@@ -17,10 +17,20 @@ export interface ApplierNodeOptions {
   readonly proposals: ApplyRequest[];
   /** Raw entries received (to scan for secrets). */
   readonly entries: Uint8Array[];
+  /** Calls received per method (NotLeader answers included). */
+  readonly calls: Record<string, number>;
+  /** Answer this many Reads with `etcdserver: no leader` before serving them. */
+  failReadsCount: number;
+  /** Watch messages received: the identity they carried and the decoded etcd WatchRequest. */
+  readonly watchRequests: Array<{ username: string; authRevision: number; request: Record<string, unknown> }>;
+  /** Open internal watch streams. */
+  watchStreamsCount: number;
 }
 
 export interface ApplierNode {
   readonly address: string;
+  /** Cuts every connection at once (a crash, as the gateway sees it). */
+  kill(): void;
   readonly applier: Applier;
   readonly options: ApplierNodeOptions;
   stop(): Promise<void>;
@@ -30,8 +40,9 @@ const CONTEXT: ResponseContext = { clusterId: 0x1234n, memberId: 0x51n, raftTerm
 
 type Unary = (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => void;
 
-function unary(run: (request: Record<string, unknown>) => unknown | Promise<unknown>): Unary {
+function unary(calls: Record<string, number>, method: string, run: (request: Record<string, unknown>) => unknown | Promise<unknown>): Unary {
   return (call, callback) => {
+    calls[method] = (calls[method] ?? 0) + 1;
     Promise.resolve()
       .then(() => run(call.request))
       .then(
@@ -59,15 +70,52 @@ function authCheck(applier: Applier, name: string): object {
   }
 }
 
+interface WatchCall {
+  on(event: 'data', listener: (message: { username: string; auth_revision: string; request: Buffer }) => void): void;
+  on(event: 'end' | 'cancelled' | 'error', listener: () => void): void;
+  write(message: object): boolean;
+  end(): void;
+}
+
+/**
+ * Watch for the relay's tests: records what arrives and answers each create with `created` and a
+ * fresh watch id (no events: watch semantics are the raft-node's).
+ */
+function echoWatch(call: WatchCall, state: ApplierNodeOptions, applier: Applier): void {
+  const requestType = etcdMessageType('etcdserverpb.WatchRequest');
+  const responseType = etcdMessageType('etcdserverpb.WatchResponse');
+  let nextWatchId = 0;
+  state.watchStreamsCount += 1;
+  let open = true;
+  const close = (): void => {
+    if (open) state.watchStreamsCount -= 1;
+    open = false;
+  };
+  call.on('data', (message) => {
+    const request = requestType.toObject(requestType.decode(message.request), { longs: String, enums: String, defaults: false }) as Record<string, unknown>;
+    state.watchRequests.push({ username: message.username, authRevision: Number(message.auth_revision), request });
+    if (request['create_request'] === undefined) return;
+    const header = { cluster_id: String(CONTEXT.clusterId), member_id: String(CONTEXT.memberId), revision: String(applier.keySpaceView.currentRevision), raft_term: '2' };
+    const response = responseType.encode(responseType.fromObject({ header, watch_id: String(nextWatchId++), created: true })).finish();
+    call.write({ response: Buffer.from(response) });
+  });
+  call.on('end', () => {
+    close();
+    call.end();
+  });
+  call.on('cancelled', close);
+  call.on('error', close);
+}
+
 /** Starts the node on a free loopback port. */
 export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}): Promise<ApplierNode> {
   const applier = Applier.create();
-  const state: ApplierNodeOptions = { proposals: [], entries: [], ...options };
+  const state: ApplierNodeOptions = { proposals: [], entries: [], calls: {}, failReadsCount: 0, watchRequests: [], watchStreamsCount: 0, ...options };
   let index = 0;
   const server = new Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
   let address = '';
   server.addService(wardNodeServiceDefinition(), {
-    Propose: unary(async (request) => {
+    Propose: unary(state.calls, 'Propose', async (request) => {
       if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
       const entry = request['entry'] as Buffer;
       state.entries.push(new Uint8Array(entry));
@@ -77,19 +125,23 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
       index += 1;
       return answer(applier.apply(index, decoded));
     }),
-    Read: unary((request) => {
+    Read: unary(state.calls, 'Read', (request) => {
       if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
+      if (state.failReadsCount > 0) {
+        state.failReadsCount -= 1;
+        return { error: { code: Status.UNAVAILABLE, message: 'etcdserver: no leader' } };
+      }
       return answer(applier.read(decodeApplyRequest(new Uint8Array(request["entry"] as Buffer))));
     }),
-    AuthCheck: unary((request) => {
+    AuthCheck: unary(state.calls, 'AuthCheck', (request) => {
       if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
       return authCheck(applier, request['name'] as string);
     }),
-    ResolveToken: unary((request) => {
+    ResolveToken: unary(state.calls, 'ResolveToken', (request) => {
       const owner = applier.resolveSimpleToken(request['token'] as string);
       return owner === undefined ? { valid: false } : { valid: true, username: owner.username, auth_revision: String(owner.authRevision) };
     }),
-    Status: unary(() => ({
+    Status: unary(state.calls, 'Status', () => ({
       cluster_id: String(CONTEXT.clusterId),
       member_id: String(CONTEXT.memberId),
       leader_id: String(CONTEXT.memberId),
@@ -100,13 +152,13 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
       revision: String(applier.keySpaceView.currentRevision),
       version: '3.7.0',
     })),
-    MemberList: unary(() => ({
+    MemberList: unary(state.calls, 'MemberList', () => ({
       cluster_id: String(CONTEXT.clusterId),
       member_id: String(CONTEXT.memberId),
       raft_term: String(CONTEXT.raftTerm),
       members: [{ id: String(CONTEXT.memberId), name: 'node-1', peer_urls: ['http://127.0.0.1:1'], api_address: address }],
     })),
-    Watch: (call: { emit(event: string, error: unknown): void }) => call.emit('error', { code: Status.UNIMPLEMENTED, details: 'no watch in the applier node' }),
+    Watch: (call: WatchCall) => echoWatch(call, state, applier),
   });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
@@ -116,6 +168,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     address,
     applier,
     options: state,
+    kill: () => server.forceShutdown(),
     stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
   };
 }
