@@ -1,0 +1,112 @@
+/**
+ * Configuration of one raft-node, read once from `RAFT_NODE_*` environment variables by main.ts
+ * (platform/config: defaults, units in names, unknown variables refused), then resolved into the
+ * typed {@link RaftNodeConfig} that createRaftNode takes.
+ */
+import { defineConfig, int, list, oneOf, string, type ConfigValues } from '@ward/platform/config';
+import type { LogLevel } from '@ward/platform/logging';
+import { clusterIdOf, parseHostPort, parseMemberId, parseMembers, type HostPort, type MemberSpec } from './members';
+
+const MIB = 1024 * 1024;
+
+export const RAFT_NODE_CONFIG = defineConfig({
+  prefix: 'RAFT_NODE',
+  options: {
+    memberId: string({ default: '', pattern: /^(0x[0-9a-fA-F]{1,16}|[0-9]{1,20})$/, maxLengthChars: 20, why: 'This member: its id in the member list (decimal or 0x-hex). Required.' }),
+    members: list({
+      default: [],
+      maxItems: 9,
+      pattern: /^[^=,\s]+=[^=,\s]+=[^=,\s]+=[^=,\s]+$/,
+      why: 'Every member as id=name=peerHost:port=apiHost:port; the same ids on every member (addresses may differ, e.g. through proxies). Required.',
+    }),
+    dataDir: string({ default: '', maxLengthChars: 4096, why: 'Directory of the WAL and snapshots (created if missing). Required.' }),
+    apiListenAddress: string({ default: '', maxLengthChars: 300, why: "Where the internal API listens; empty: this member's api address from the member list." }),
+    peerListenAddress: string({ default: '', maxLengthChars: 300, why: "Where the peer service listens; empty: this member's peer address from the member list." }),
+    httpAddress: string({ default: '127.0.0.1:0', maxLengthChars: 300, why: 'Health, readiness and metrics (HTTP); port 0 picks a free port.' }),
+    tickMs: int({ default: 100, min: 1, max: 10_000, why: "Length of one raft tick (etcd's --heartbeat-interval)." }),
+    electionTicks: int({ default: 10, min: 2, max: 1000, why: 'Ticks without a leader before campaigning; randomized to [n, 2n) (etcd: 10 x 100 ms).' }),
+    heartbeatTicks: int({ default: 1, min: 1, max: 100, why: 'Ticks between leader heartbeats; must be below electionTicks.' }),
+    snapshotEntriesCount: int({ default: 10_000, min: 1, max: 10_000_000, why: 'Applied entries between local snapshots (etcd --snapshot-count).' }),
+    snapshotCatchUpEntriesCount: int({ default: 5_000, min: 0, max: 10_000_000, why: 'Entries kept behind a snapshot so lagging followers catch up without one.' }),
+    maxRequestBytes: int({ default: 1.5 * MIB, min: 1024, max: 64 * MIB, why: "Largest proposal (etcd --max-request-bytes); larger ones get 'request is too large'." }),
+    maxPendingProposalsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: "Proposals waiting for apply; beyond it callers get 'too many requests'." }),
+    maxPendingReadsCount: int({ default: 100_000, min: 1, max: 10_000_000, why: 'Linearizable reads waiting for their read index or apply.' }),
+    defaultRequestTimeoutMs: int({ default: 5_000, min: 1, max: 600_000, why: 'Wait for apply or a read index when the caller gives no timeout.' }),
+    maxRequestTimeoutMs: int({ default: 60_000, min: 1, max: 3_600_000, why: 'Upper bound of any caller-given timeout.' }),
+    maxWatchStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'Concurrent Watch streams on this member.' }),
+    maxWatchersPerStreamCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'Watchers on one stream.' }),
+    watchBatchEventsCount: int({ default: 1_000, min: 1, max: 1_000_000, why: 'Events read per watcher per response (whole revisions); slow watchers are paged.' }),
+    watchProgressIntervalMs: int({ default: 600_000, min: 100, max: 86_400_000, why: "Progress notifications for progress_notify watchers (etcd's 10 min)." }),
+    simpleTokenTtlSeconds: int({ default: 300, min: 1, max: 31_536_000, why: "Idle simple tokens expire after this (etcd's --auth-token-ttl, sliding)." }),
+    maxTxnOpsCount: int({ default: 128, min: 1, max: 100_000, why: "etcd's --max-txn-ops; every member must use the same value." }),
+    eventHistoryEventsCount: int({ default: 200_000, min: 1, max: 100_000_000, why: 'Events kept for Watch; every member must use the same value.' }),
+    maxGrpcStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'Concurrent HTTP/2 streams per client connection on the internal API.' }),
+    logLevel: oneOf({ default: 'info', values: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, why: 'pino log level.' }),
+  },
+  validate: (c) => {
+    const problems: string[] = [];
+    if (c.memberId === '') problems.push('RAFT_NODE_MEMBER_ID is required');
+    if (c.members.length === 0) problems.push('RAFT_NODE_MEMBERS is required');
+    if (c.dataDir === '') problems.push('RAFT_NODE_DATA_DIR is required');
+    if (c.electionTicks <= c.heartbeatTicks) problems.push('RAFT_NODE_ELECTION_TICKS must be greater than RAFT_NODE_HEARTBEAT_TICKS');
+    if (c.defaultRequestTimeoutMs > c.maxRequestTimeoutMs) problems.push('RAFT_NODE_DEFAULT_REQUEST_TIMEOUT_MS must not exceed RAFT_NODE_MAX_REQUEST_TIMEOUT_MS');
+    if (problems.length > 0) return problems;
+    try {
+      resolveRaftNodeConfig(c);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+    return problems;
+  },
+});
+
+export type RaftNodeEnvConfig = ConfigValues<(typeof RAFT_NODE_CONFIG)['options']>;
+
+/** Everything createRaftNode needs, checked and typed. */
+export interface RaftNodeConfig {
+  readonly memberId: bigint;
+  readonly members: readonly MemberSpec[];
+  /** Derived from the member ids (etcd's rule); never configured. */
+  readonly clusterId: bigint;
+  readonly dataDir: string;
+  readonly apiListen: HostPort;
+  readonly peerListen: HostPort;
+  readonly httpListen: HostPort;
+  readonly tickMs: number;
+  readonly electionTicks: number;
+  readonly heartbeatTicks: number;
+  readonly snapshotEntriesCount: number;
+  readonly snapshotCatchUpEntriesCount: number;
+  readonly maxRequestBytes: number;
+  readonly maxPendingProposalsCount: number;
+  readonly maxPendingReadsCount: number;
+  readonly defaultRequestTimeoutMs: number;
+  readonly maxRequestTimeoutMs: number;
+  readonly maxWatchStreamsCount: number;
+  readonly maxWatchersPerStreamCount: number;
+  readonly watchBatchEventsCount: number;
+  readonly watchProgressIntervalMs: number;
+  readonly simpleTokenTtlSeconds: number;
+  readonly maxTxnOpsCount: number;
+  readonly eventHistoryEventsCount: number;
+  readonly maxGrpcStreamsCount: number;
+  readonly logLevel: LogLevel;
+}
+
+/** Resolves the environment values; throws an Error naming the problem. */
+export function resolveRaftNodeConfig(env: RaftNodeEnvConfig): RaftNodeConfig {
+  const members = parseMembers(env.members);
+  const memberId = parseMemberId(env.memberId);
+  const self = members.find((m) => m.id === memberId);
+  if (self === undefined) throw new Error(`RAFT_NODE_MEMBER_ID ${env.memberId} is not in RAFT_NODE_MEMBERS`);
+  const { memberId: _id, members: _members, apiListenAddress, peerListenAddress, httpAddress, ...rest } = env;
+  return Object.freeze({
+    ...rest,
+    memberId,
+    members: Object.freeze(members),
+    clusterId: clusterIdOf(members.map((m) => m.id)),
+    apiListen: parseHostPort(apiListenAddress === '' ? self.apiAddress : apiListenAddress),
+    peerListen: parseHostPort(peerListenAddress === '' ? self.peerAddress : peerListenAddress),
+    httpListen: parseHostPort(httpAddress),
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * The raft-node process: reads RAFT_NODE_* once, starts the member, stops on SIGINT/SIGTERM.
+ * Exit codes: 0 stopped on a signal; 1 could not start or storage failed while running
+ * (e.g. a corrupt write-ahead log: the message names the file and byte offset); 2 bad configuration.
+ */
+import { ConfigError, loadConfig } from '@ward/platform/config';
+import { createLogger } from '@ward/platform/logging';
+import { RAFT_NODE_CONFIG, resolveRaftNodeConfig } from './config';
+import { createRaftNode } from './raft-node';
+
+const EXIT_FAILURE = 1;
+const EXIT_CONFIG = 2;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, process.env));
+  } catch (error) {
+    process.stderr.write(`raft-node: ${(error as Error).message}\n`);
+    process.exitCode = error instanceof ConfigError ? EXIT_CONFIG : EXIT_FAILURE;
+    return;
+  }
+  const logger = createLogger({ name: 'raft-node', level: config.logLevel, base: { member: config.memberId.toString(16) } });
+  let member;
+  try {
+    member = await createRaftNode(config, { logger });
+  } catch (error) {
+    logger.fatal({ err: error }, 'member could not start');
+    process.stderr.write(`raft-node: cannot start: ${(error as Error).message}\n`);
+    process.exitCode = EXIT_FAILURE;
+    return;
+  }
+  const stopOnSignal = (signal: NodeJS.Signals): void => {
+    logger.info({ signal }, 'stopping');
+    void member.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  void member.fatal.then((error) => {
+    process.stderr.write(`raft-node: storage failed: ${(error as Error).message}\n`);
+    process.exit(EXIT_FAILURE);
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`raft-node: internal error: ${(error as Error).message}\n`);
+  process.exit(EXIT_FAILURE);
+});

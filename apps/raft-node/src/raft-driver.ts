@@ -1,0 +1,184 @@
+// The I/O shell around the Raft core: ticks from a timer, peer messages and proposals in, and the
+// Ready loop out, in the order the core's Ready contract demands:
+//   persist (snapshot file, entries, hard state; one write + one fdatasync) -> send -> apply -> advance.
+// A leader sends before its own fdatasync (thesis §10.2.1); followers and candidates only after,
+// so they never acknowledge or vote for what is not durable. One Ready is handled at a time;
+// everything that arrives meanwhile (proposals, acks) is batched into the next Ready, which is
+// where group commit comes from.
+import { isEmptySnapshot, NO_NODE, Role, type ConfState, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
+import type { RaftPersistence } from '@ward/raft/storage';
+import type { Logger } from '@ward/platform/logging';
+import type { AppliedRequest, StateMachine } from './state-machine';
+
+export interface RaftDriverHooks {
+  /** Leader or term changed (`lead` may be NO_NODE). */
+  readonly onLeaderChange: (lead: NodeId, term: number) => void;
+  /** A batch of entries was applied (after advance). */
+  readonly onApplied: (applied: readonly AppliedRequest[], appliedIndex: number) => void;
+  /** The state was replaced by a snapshot from the leader. */
+  readonly onRestored: (snapshot: Snapshot) => void;
+  readonly onReadStates: (states: readonly ReadState[]) => void;
+  /** A local snapshot was written. */
+  readonly onSnapshot: (index: number, bytes: number, durationMs: number) => void;
+  /** Persisting failed (the log is closed for good): the member must stop. */
+  readonly onFatal: (error: unknown) => void;
+}
+
+export interface RaftDriverOptions {
+  readonly node: RawNode;
+  readonly persistence: RaftPersistence;
+  readonly send: (messages: readonly Message[]) => void;
+  readonly stateMachine: StateMachine;
+  readonly confState: ConfState;
+  readonly tickMs: number;
+  /** Take a local snapshot after this many applied entries. */
+  readonly snapshotEntries: number;
+  /** Index of the snapshot the member booted from (0: none). */
+  readonly bootSnapshotIndex: number;
+  readonly hooks: RaftDriverHooks;
+  readonly logger: Logger;
+}
+
+export class RaftDriver {
+  private readonly node: RawNode;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private scheduled = false;
+  private stopped = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private leaderId: NodeId = NO_NODE;
+  private term = 0;
+  private role: Role = Role.Follower;
+  private lastSnapshotIndex: number;
+
+  constructor(private readonly options: RaftDriverOptions) {
+    this.node = options.node;
+    this.lastSnapshotIndex = options.bootSnapshotIndex;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.node.tick();
+      this.wake();
+    }, this.options.tickMs);
+    this.wake();
+  }
+
+  /** Stops ticking and waits for the Ready being handled, if any. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.loopDone;
+  }
+
+  get isLeader(): boolean {
+    return this.role === Role.Leader;
+  }
+
+  get leader(): NodeId {
+    return this.leaderId;
+  }
+
+  get currentTerm(): number {
+    return this.term;
+  }
+
+  /** A message from a peer. Malformed or misaddressed messages are dropped (the core throws). */
+  step(message: Message): void {
+    if (this.stopped) return;
+    try {
+      this.node.step(message);
+    } catch (error) {
+      this.options.logger.debug({ err: error, from: message.from.toString(16) }, 'peer message dropped');
+      return;
+    }
+    this.wake();
+  }
+
+  /** Proposes an entry; throws ProposalDroppedError when no log took it. */
+  propose(data: Uint8Array): void {
+    this.node.propose(data);
+    this.wake();
+  }
+
+  readIndex(context: Uint8Array): void {
+    if (this.stopped) return;
+    this.node.readIndex(context);
+    this.wake();
+  }
+
+  reportUnreachable(id: NodeId): void {
+    if (this.stopped) return;
+    this.node.reportUnreachable(id);
+    this.wake();
+  }
+
+  reportSnapshot(id: NodeId, succeeded: boolean): void {
+    if (this.stopped) return;
+    this.node.reportSnapshot(id, succeeded);
+    this.wake();
+  }
+
+  /** Handles Readies soon; everything arriving in the same event-loop turn joins the batch. */
+  private wake(): void {
+    if (this.running || this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.running || this.stopped) return;
+      this.running = true;
+      this.loopDone = this.loop().finally(() => {
+        this.running = false;
+        if (!this.stopped && this.node.hasReady()) this.wake();
+      });
+    });
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (!this.stopped && this.node.hasReady()) {
+        await this.handle(this.node.ready());
+        await this.maybeSnapshot();
+      }
+    } catch (error) {
+      this.stopped = true;
+      if (this.timer !== undefined) clearInterval(this.timer);
+      this.options.hooks.onFatal(error);
+    }
+  }
+
+  private async handle(rd: Ready): Promise<void> {
+    if (rd.softState !== undefined) this.role = rd.softState.role;
+    const leader = this.role === Role.Leader;
+    if (leader) this.options.send(rd.messages);
+    if (rd.entries.length > 0 || rd.hardState !== undefined || !isEmptySnapshot(rd.snapshot)) {
+      await this.options.persistence.persist(rd);
+    }
+    if (!leader) this.options.send(rd.messages);
+    const status = this.node.basicStatus();
+    if (status.lead !== this.leaderId || status.term !== this.term) {
+      this.leaderId = status.lead;
+      this.term = status.term;
+      this.options.hooks.onLeaderChange(status.lead, status.term);
+    }
+    if (rd.snapshot !== undefined && !isEmptySnapshot(rd.snapshot)) {
+      this.options.stateMachine.restore(rd.snapshot);
+      this.lastSnapshotIndex = rd.snapshot.metadata.index;
+      this.options.hooks.onRestored(rd.snapshot);
+    }
+    const applied = this.options.stateMachine.apply(rd.committedEntries);
+    if (rd.readStates.length > 0) this.options.hooks.onReadStates(rd.readStates);
+    this.node.advance();
+    if (rd.committedEntries.length > 0) this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
+  }
+
+  private async maybeSnapshot(): Promise<void> {
+    const index = this.options.stateMachine.appliedIndex;
+    if (index - this.lastSnapshotIndex < this.options.snapshotEntries) return;
+    const started = performance.now();
+    const data = this.options.stateMachine.snapshotData();
+    await this.options.persistence.createSnapshot(index, this.options.confState, data);
+    this.lastSnapshotIndex = index;
+    this.options.hooks.onSnapshot(index, data.length, performance.now() - started);
+  }
+}

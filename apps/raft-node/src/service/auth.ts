@@ -1,0 +1,46 @@
+// AuthCheck (what Authenticate needs, read linearizably) and ResolveToken (simple tokens, after
+// waiting until the issuing entry is applied here: what closes etcd issue 18437).
+import { isAuthError } from '@ward/auth/permissions';
+import type { AuthCheckRequest__Output, AuthCheckResponse, ResolveTokenRequest__Output, ResolveTokenResponse } from '@ward/etcd/proto';
+import { WIRE_ERRORS, wireError } from '@ward/etcd/wire-errors';
+import { linearizableBarrier } from './read';
+import { timeoutOf, type NodeCore } from './node-core';
+
+const EMPTY = Buffer.alloc(0);
+
+export async function authCheck(core: NodeCore, request: AuthCheckRequest__Output): Promise<AuthCheckResponse> {
+  const failure = await linearizableBarrier(core, core.config.defaultRequestTimeoutMs);
+  if (failure !== undefined) return { error: { code: WIRE_ERRORS[failure].code, message: WIRE_ERRORS[failure].message } };
+  const auth = core.stateMachine.applier.authView;
+  const check = { auth_enabled: auth.enabled, user_exists: false, no_password: false, password_hash: EMPTY, auth_revision: String(auth.revision) };
+  if (!auth.enabled) return { check };
+  try {
+    const input = auth.passwordCheckInput(request.name);
+    return { check: { ...check, user_exists: true, password_hash: Buffer.from(input.passwordHash), auth_revision: String(input.authRevision) } };
+  } catch (error) {
+    if (isAuthError(error, 'ERR_AUTH_FAILED')) return { check };
+    if (isAuthError(error, 'ERR_AUTH_NO_PASSWORD_USER')) return { check: { ...check, user_exists: true, no_password: true } };
+    throw error;
+  }
+}
+
+const TOKEN_INDEX = /^[0-9]{1,20}$/;
+
+/**
+ * etcd's simple-token `info`: `<prefix>.<index>` with a decimal uint64 index, else invalid at
+ * once; then wait (bounded) until this member applied that index, then look the token up.
+ */
+export async function resolveToken(core: NodeCore, request: ResolveTokenRequest__Output): Promise<ResolveTokenResponse> {
+  const invalid: ResolveTokenResponse = { valid: false, username: '', auth_revision: '0' };
+  const parts = request.token.split('.');
+  if (parts.length !== 2 || !TOKEN_INDEX.test(parts[1]!) || BigInt(parts[1]!) >= 2n ** 64n) return invalid;
+  const index = Number(parts[1]);
+  if (!core.applied.hasRoom()) throw wireError('TooManyRequests');
+  // An index beyond any safe log position can never be applied: the wait runs to its deadline, as etcd's.
+  const reached = await core.applied.wait(Number.isSafeInteger(index) ? index : Number.POSITIVE_INFINITY, timeoutOf(core, request.timeout_ms));
+  if (!reached) return invalid;
+  const owner = core.stateMachine.applier.resolveSimpleToken(request.token);
+  if (owner === undefined) return invalid;
+  core.tokens.touch(request.token, core.clock.monotonicMs());
+  return { valid: true, username: owner.username, auth_revision: String(owner.authRevision) };
+}

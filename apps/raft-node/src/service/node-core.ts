@@ -1,0 +1,40 @@
+import type { ResponseContext } from '@ward/etcd/api-mapping';
+import type { Clock } from '@ward/shared/clock';
+import type { AppliedWaiters } from '../applied-waiters';
+import type { RaftNodeConfig } from '../config';
+import type { NodeMetrics } from '../node-metrics';
+import type { ProposalWaiters } from '../proposals';
+import type { RaftDriver } from '../raft-driver';
+import type { ReadIndexBatcher } from '../read-index';
+import type { RequestIdGenerator } from '../request-ids';
+import type { StateMachine } from '../state-machine';
+import type { TokenTtlKeeper } from '../token-ttl';
+import type { WatchHub } from '../watch/watch-hub';
+
+/** What the internal API's handlers work with: the member's parts, wired by createRaftNode. */
+export interface NodeCore {
+  readonly config: RaftNodeConfig;
+  readonly driver: RaftDriver;
+  readonly stateMachine: StateMachine;
+  readonly proposals: ProposalWaiters;
+  readonly reads: ReadIndexBatcher;
+  readonly applied: AppliedWaiters;
+  readonly watches: WatchHub;
+  readonly tokens: TokenTtlKeeper;
+  readonly ids: RequestIdGenerator;
+  readonly metrics: NodeMetrics;
+  readonly clock: Clock;
+  /** The raft commit and last log index (for Status and readiness). */
+  readonly raftIndexes: () => { commit: number; last: number };
+}
+
+/** The header context of responses this member sends now. */
+export function responseContext(core: NodeCore): ResponseContext {
+  return { clusterId: core.config.clusterId, memberId: core.config.memberId, raftTerm: core.driver.currentTerm };
+}
+
+/** A caller's timeout: 0 means the default; never above the maximum. */
+export function timeoutOf(core: NodeCore, requestedMs: number): number {
+  const ms = requestedMs > 0 ? requestedMs : core.config.defaultRequestTimeoutMs;
+  return Math.min(ms, core.config.maxRequestTimeoutMs);
+}

@@ -1,0 +1,28 @@
+// The wardnode.Node handlers (libs/etcd/proto/ward/node.proto is their spec).
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type {
+  AuthCheckRequest__Output,
+  NodeWatchRequest__Output,
+  NodeWatchResponse,
+  ProposeRequest__Output,
+  ReadRequest__Output,
+  ResolveTokenRequest__Output,
+} from '@ward/etcd/proto';
+import type { ServiceHandlers } from '@ward/platform/grpc-server';
+import { authCheck, resolveToken } from './auth';
+import type { NodeCore } from './node-core';
+import { propose } from './propose';
+import { read } from './read';
+import { memberList, nodeStatus } from './status';
+
+export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number): ServiceHandlers {
+  return {
+    Propose: (request: ProposeRequest__Output) => propose(core, request),
+    Read: (request: ReadRequest__Output) => read(core, request),
+    Watch: (call: ServerDuplexStream<NodeWatchRequest__Output, NodeWatchResponse>) => core.watches.serve(call),
+    AuthCheck: (request: AuthCheckRequest__Output) => authCheck(core, request),
+    ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),
+    Status: async () => nodeStatus(core, snapshotBytes()),
+    MemberList: async () => memberList(core),
+  };
+}

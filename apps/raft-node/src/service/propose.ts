@@ -1,0 +1,50 @@
+// Propose: append a gateway's request to the log and answer once this member applied it.
+import { status } from '@grpc/grpc-js';
+import { encodeApplyResponse } from '@ward/etcd/api-mapping';
+import { encodeApplyRequest } from '@ward/etcd/apply';
+import type { NodeResponse, ProposeRequest__Output } from '@ward/etcd/proto';
+import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { ProposalDroppedError } from '@ward/raft/core';
+import type { ProposalOutcomeLabel } from '../node-metrics';
+import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
+import { ENTRY_OVERHEAD_BYTES, decodeEntry } from './decode-entry';
+import { responseContext, timeoutOf, type NodeCore } from './node-core';
+
+export async function propose(core: NodeCore, request: ProposeRequest__Output): Promise<NodeResponse> {
+  const started = performance.now();
+  const done = (outcome: ProposalOutcomeLabel, answer: NodeResponse): NodeResponse => {
+    core.metrics.proposal(outcome, (performance.now() - started) / 1000);
+    return answer;
+  };
+  if (request.entry.length > core.config.maxRequestBytes) return done('refused', wireErrorAnswer('RequestTooLarge'));
+  const decoded = decodeEntry(request.entry, core.config.maxRequestBytes);
+  if (decoded.operation.type === 'simpleTokenExpire') {
+    throw new GrpcStatusError(status.INVALID_ARGUMENT, 'simpleTokenExpire is proposed by the leader itself');
+  }
+  if (!core.driver.isLeader) return done('not_leader', notLeaderAnswer(core));
+  if (!core.proposals.hasRoom()) return done('too_many', wireErrorAnswer('TooManyRequests'));
+  // The member stamps its own request id: unique per proposal whoever sent it.
+  const id = core.ids.next();
+  const entry = encodeApplyRequest({ header: { ...decoded.header, id }, operation: decoded.operation }, { maxEntryBytes: core.config.maxRequestBytes + ENTRY_OVERHEAD_BYTES });
+  const outcome = core.proposals.register(id, timeoutOf(core, request.timeout_ms));
+  const termAtPropose = core.driver.currentTerm;
+  try {
+    core.driver.propose(entry);
+  } catch (error) {
+    core.proposals.cancel(id);
+    if (!(error instanceof ProposalDroppedError)) throw error;
+    return core.driver.isLeader ? done('dropped', wireErrorAnswer('TooManyRequests')) : done('not_leader', notLeaderAnswer(core));
+  }
+  const settled = await outcome;
+  switch (settled.kind) {
+    case 'applied': {
+      const { result } = settled;
+      if (!result.ok) return done('refused', errorAnswer(result.error));
+      return done('applied', responseAnswer(encodeApplyResponse(result.result, result.header.revision, responseContext(core))));
+    }
+    case 'timeout':
+      return done('timeout', wireErrorAnswer(core.driver.currentTerm !== termAtPropose ? 'TimeoutDueToLeaderFail' : 'Timeout'));
+    case 'stopped':
+      return done('stopped', wireErrorAnswer('Stopped'));
+  }
+}

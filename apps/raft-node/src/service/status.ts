@@ -1,0 +1,34 @@
+import type { NodeMemberListResponse, NodeStatusResponse } from '@ward/etcd/proto';
+import type { NodeCore } from './node-core';
+
+/** The etcd API version members report in Status (what etcd clients gate features on). */
+export const ETCD_API_VERSION = '3.5.0';
+
+export function nodeStatus(core: NodeCore, snapshotBytes: number): NodeStatusResponse {
+  const kv = core.stateMachine.applier.keySpaceView;
+  const { commit, last } = core.raftIndexes();
+  return {
+    cluster_id: core.config.clusterId.toString(),
+    member_id: core.config.memberId.toString(),
+    leader_id: core.driver.leader.toString(),
+    raft_term: String(core.driver.currentTerm),
+    raft_index: String(last),
+    commit_index: String(commit),
+    applied_index: String(core.stateMachine.appliedIndex),
+    revision: String(kv.currentRevision),
+    compact_revision: String(kv.compactRevision),
+    db_size_bytes: String(snapshotBytes),
+    version: ETCD_API_VERSION,
+    errors: [],
+    is_learner: false,
+  };
+}
+
+export function memberList(core: NodeCore): NodeMemberListResponse {
+  return {
+    cluster_id: core.config.clusterId.toString(),
+    member_id: core.config.memberId.toString(),
+    raft_term: String(core.driver.currentTerm),
+    members: core.config.members.map((m) => ({ id: m.id.toString(), name: m.name, peer_urls: [`http://${m.peerAddress}`], api_address: m.apiAddress, is_learner: false })),
+  };
+}

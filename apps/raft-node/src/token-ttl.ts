@@ -1,0 +1,71 @@
+// Simple tokens' sliding TTL (etcd's simpleTokenTTLKeeper). Every member notes when each token was
+// issued (applied) or last resolved; the leader, once a second, proposes simpleTokenExpire (as root)
+// for tokens idle longer than the TTL, so every replica drops them at the same log position.
+
+export interface TokenTtlOptions {
+  readonly ttlMs: number;
+  /** Tokens tracked at most (the state machine keeps at most this many as well). */
+  readonly maxTokens: number;
+  /** Tokens per expiry proposal. */
+  readonly maxTokensPerProposal: number;
+  /** Wait this long before proposing the same token's expiry again. */
+  readonly reproposeAfterMs: number;
+}
+
+interface Tracked {
+  lastUseMs: number;
+  proposedAtMs: number;
+}
+
+export class TokenTtlKeeper {
+  private readonly tokens = new Map<string, Tracked>();
+
+  constructor(private readonly options: TokenTtlOptions) {}
+
+  get size(): number {
+    return this.tokens.size;
+  }
+
+  /** The token was issued or used now. */
+  touch(token: string, nowMs: number): void {
+    const tracked = this.tokens.get(token);
+    if (tracked !== undefined) {
+      tracked.lastUseMs = nowMs;
+      return;
+    }
+    if (this.tokens.size >= this.options.maxTokens) {
+      const oldest = this.tokens.keys().next().value;
+      if (oldest !== undefined) this.tokens.delete(oldest);
+    }
+    this.tokens.set(token, { lastUseMs: nowMs, proposedAtMs: 0 });
+  }
+
+  forget(token: string): void {
+    this.tokens.delete(token);
+  }
+
+  /** A new leader gives every token a full TTL: it cannot know when the old leader last saw them. */
+  renewAll(nowMs: number): void {
+    for (const tracked of this.tokens.values()) tracked.lastUseMs = nowMs;
+  }
+
+  /**
+   * Tokens idle longer than the TTL that are still live (per `isLive`), at most one proposal's
+   * worth; dead ones are forgotten.
+   */
+  expired(nowMs: number, isLive: (token: string) => boolean): string[] {
+    const due: string[] = [];
+    for (const [token, tracked] of this.tokens) {
+      if (nowMs - tracked.lastUseMs < this.options.ttlMs) continue;
+      if (!isLive(token)) {
+        this.tokens.delete(token);
+        continue;
+      }
+      if (nowMs - tracked.proposedAtMs < this.options.reproposeAfterMs) continue;
+      tracked.proposedAtMs = nowMs;
+      due.push(token);
+      if (due.length >= this.options.maxTokensPerProposal) break;
+    }
+    return due;
+  }
+}

@@ -1,0 +1,8 @@
+// @ward/testing/cluster: real raft-node processes on 127.0.0.1 for integration tests, the Jepsen
+// style run and the benchmark (test code only).
+export { RAFT_NODE_BUNDLE, WORKSPACE_ROOT, buildRaftNodeBundle } from './bundle';
+export { freePort, freePorts } from './free-port';
+export { LocalCluster, type ClusterMember, type LinkProxy, type LocalClusterOptions } from './local-cluster';
+export { MemberProcess, type MemberExit, type MemberProcessSpec } from './member-process';
+export { NodeApiClient, type NodeAnswer } from './node-client';
+export { casRequest, deleteRequest, getRequest, putRequest } from './kv-requests';

@@ -1,0 +1,179 @@
+// A local cluster of real raft-node processes on 127.0.0.1: free ports, a temp data dir per
+// member, optional fault-injecting proxies on every directed peer link, and process control
+// (kill -9, restart, SIGSTOP / SIGCONT).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePorts } from './free-port';
+import { MemberProcess, type MemberProcessSpec } from './member-process';
+import { NodeApiClient } from './node-client';
+
+export interface LocalClusterOptions<P extends LinkProxy = LinkProxy> {
+  /** Members (default 3). */
+  readonly size?: number;
+  /** Where member data dirs go; a fresh temp dir when omitted (removed by stop()). */
+  readonly dataRoot?: string;
+  /** Extra RAFT_NODE_* settings for every member. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Put a proxy on every directed peer link (member i dials member j through proxy i->j), made
+   * by this factory (tests pass @ward/testing/net-proxy's startNetProxy).
+   */
+  readonly proxy?: (target: { targetHost: string; targetPort: number }) => Promise<P>;
+  /** Member ids (default 1..size). */
+  readonly memberIds?: readonly bigint[];
+  /** The raft-node entry: a bundle to run with `node` (default dist/apps/raft-node/main.js). */
+  readonly entry: string;
+}
+
+/** What the cluster needs of a link proxy: its listening port and a way to close it. */
+export interface LinkProxy {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export interface ClusterMember {
+  readonly id: bigint;
+  readonly name: string;
+  readonly apiAddress: string;
+  readonly peerPort: number;
+  readonly httpPort: number;
+  readonly dataDir: string;
+  process: MemberProcess | undefined;
+}
+
+export class LocalCluster<P extends LinkProxy = LinkProxy> {
+  private readonly clients = new Map<bigint, NodeApiClient>();
+
+  private constructor(
+    readonly members: readonly ClusterMember[],
+    private readonly specs: ReadonlyMap<bigint, MemberProcessSpec>,
+    /** proxies.get(`${from}->${to}`) */
+    readonly proxies: ReadonlyMap<string, P>,
+    private readonly ownedRoot: string | undefined,
+  ) {}
+
+  static async start<P extends LinkProxy = LinkProxy>(options: LocalClusterOptions<P>): Promise<LocalCluster<P>> {
+    const size = options.size ?? 3;
+    const ids = options.memberIds ?? Array.from({ length: size }, (_, i) => BigInt(i + 1));
+    const ownedRoot = options.dataRoot === undefined ? await mkdtemp(join(tmpdir(), 'ward-cluster-')) : undefined;
+    const root = options.dataRoot ?? ownedRoot!;
+    const ports = await freePorts(3 * ids.length);
+    const members: ClusterMember[] = ids.map((id, i) => ({
+      id,
+      name: `node-${i + 1}`,
+      apiAddress: `127.0.0.1:${ports[3 * i]}`,
+      peerPort: ports[3 * i + 1]!,
+      httpPort: ports[3 * i + 2]!,
+      dataDir: join(root, `node-${i + 1}`),
+      process: undefined,
+    }));
+    const proxies = new Map<string, P>();
+    if (options.proxy !== undefined) {
+      for (const from of members) {
+        for (const to of members) {
+          if (from !== to) proxies.set(`${from.id}->${to.id}`, await options.proxy({ targetHost: '127.0.0.1', targetPort: to.peerPort }));
+        }
+      }
+    }
+    const specs = new Map<bigint, MemberProcessSpec>();
+    for (const self of members) {
+      const list = members.map((m) => {
+        const peerPort = m === self || proxies.size === 0 ? m.peerPort : proxies.get(`${self.id}->${m.id}`)!.port;
+        return `${m.id}=${m.name}=127.0.0.1:${peerPort}=${m.apiAddress}`;
+      });
+      specs.set(self.id, {
+        entry: options.entry,
+        name: self.name,
+        logFile: join(root, `${self.name}.log`),
+        env: {
+          RAFT_NODE_MEMBER_ID: self.id.toString(),
+          RAFT_NODE_MEMBERS: list.join(','),
+          RAFT_NODE_DATA_DIR: self.dataDir,
+          RAFT_NODE_HTTP_ADDRESS: `127.0.0.1:${self.httpPort}`,
+          ...options.env,
+        },
+        httpPort: self.httpPort,
+      });
+    }
+    const cluster = new LocalCluster<P>(members, specs, proxies, ownedRoot);
+    await Promise.all(members.map((m) => cluster.startMember(m.id)));
+    return cluster;
+  }
+
+  member(id: bigint): ClusterMember {
+    const member = this.members.find((m) => m.id === id);
+    if (member === undefined) throw new TypeError(`no member ${id}`);
+    return member;
+  }
+
+  /** A (cached) internal API client of member `id`. */
+  client(id: bigint): NodeApiClient {
+    let client = this.clients.get(id);
+    if (client === undefined) {
+      client = new NodeApiClient(this.member(id).apiAddress);
+      this.clients.set(id, client);
+    }
+    return client;
+  }
+
+  /** Starts (or restarts) a member's process and waits until it serves /healthz. */
+  async startMember(id: bigint): Promise<MemberProcess> {
+    const member = this.member(id);
+    if (member.process?.running) throw new TypeError(`member ${id} is running`);
+    member.process = await MemberProcess.start(this.specs.get(id)!);
+    return member.process;
+  }
+
+  /** kill -9 (or another signal) and wait for the exit. Returns when the process is gone. */
+  async kill(id: bigint, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    await this.member(id).process?.kill(signal);
+  }
+
+  pause(id: bigint): void {
+    this.member(id).process?.signal('SIGSTOP');
+  }
+
+  resume(id: bigint): void {
+    this.member(id).process?.signal('SIGCONT');
+  }
+
+  proxy(from: bigint, to: bigint): P {
+    const proxy = this.proxies.get(`${from}->${to}`);
+    if (proxy === undefined) throw new TypeError(`no proxy ${from}->${to} (start the cluster with a proxy factory)`);
+    return proxy;
+  }
+
+  /** Every running member's Status, in member order (undefined for unreachable ones). */
+  async statuses(deadlineMs = 1000): Promise<(Awaited<ReturnType<NodeApiClient['status']>> | undefined)[]> {
+    return Promise.all(this.members.map((m) => (m.process?.running ? this.client(m.id).status(deadlineMs).catch(() => undefined) : undefined)));
+  }
+
+  /**
+   * Waits until every running member names the same leader in the same term, and returns it.
+   * `except` members are ignored (e.g. one just killed).
+   */
+  async waitForLeader(timeoutMs: number, except: readonly bigint[] = []): Promise<bigint> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const statuses = (await this.statuses()).filter((s, i) => s !== undefined && !except.includes(this.members[i]!.id));
+      const leaders = new Set(statuses.map((s) => `${s!.leader_id}@${s!.raft_term}`));
+      const first = statuses[0];
+      if (first !== undefined && leaders.size === 1 && first.leader_id !== '0' && !except.includes(BigInt(first.leader_id))) {
+        const running = this.members.filter((m) => m.process?.running && !except.includes(m.id)).length;
+        if (statuses.length === running) return BigInt(first.leader_id);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no agreed leader within ${timeoutMs} ms`);
+  }
+
+  /** Stops every member (SIGKILL), closes proxies and clients, removes an owned temp dir. */
+  async stop(): Promise<void> {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+    await Promise.all(this.members.map((m) => m.process?.kill('SIGKILL')));
+    await Promise.all([...this.proxies.values()].map((p) => p.close()));
+    if (this.ownedRoot !== undefined) await rm(this.ownedRoot, { recursive: true, force: true });
+  }
+}
