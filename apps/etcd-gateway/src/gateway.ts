@@ -34,6 +34,9 @@ import { unaryRpcs } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
 import { createGatewayMetrics } from './gateway-metrics';
 
+/** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
+const READ_ENTRY_OVERHEAD_BYTES = 64 * 1024;
+
 /** What the process provides; everything is optional (tests inject clocks, hooks and loggers). */
 export interface GatewayDeps {
   readonly logger?: Logger;
@@ -105,7 +108,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const { verifier, issuer } = tokenParts(tokenSetup, cluster, clock, rng, config, ids);
   const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
   const identities = new IdentityResolver(verifier, { authEnabled });
-  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes: grpcMaxReceiveBytes(config) });
+  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes: config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES });
   const authenticator = new Authenticator({
     authCheck: (name, signal) => cluster.authCheck(name, signal),
     checker: await CredentialChecker.create(passwords),

@@ -2,7 +2,8 @@
 // (lowerCamelCase accepted on input too), bytes as base64, 64-bit integers as decimal strings,
 // enums by etcd's upper-case names (`EQUAL`, `PUT`, `READWRITE`; numbers accepted on input), zero
 // values left out of answers. Walks protobufjs reflection, bounded in depth.
-import { Enum, Type, type Field } from 'protobufjs';
+// protobufjs is CommonJS: under Node's ESM loader only its default export exists.
+import protobuf, { type Enum as EnumType, type Field, type Type as MessageType } from 'protobufjs';
 import { status as Status } from '@grpc/grpc-js';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdMessageType, etcdProtoRoot } from '@ward/etcd/proto';
@@ -25,6 +26,10 @@ export function etcdEnumName(protoName: string): string {
 function camelCase(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_m, letter: string) => letter.toUpperCase());
 }
+
+const { Enum, Type } = protobuf;
+type Type = MessageType;
+type Enum = EnumType;
 
 let resolved = false;
 /** A message type with every field's type resolved. */
