@@ -30,3 +30,5 @@ export { jsonGateway } from './http-scenarios/json-gateway';
 export { lengthDelimited, nestedTxnBytes } from './proto-bytes';
 export { MALFORMED_INPUT_PROBES, checkProbe } from './security-probes';
 export type { ProbeExpectation, SecurityProbe } from './security-probes';
+export { WORKSPACE_ROOT, buildWardBundles, startWardCluster } from './ward-cluster';
+export type { WardCluster, WardClusterOptions } from './ward-cluster';

@@ -1,6 +1,8 @@
-// The differential suite, reference side: every scripted scenario (etcdctl sessions and raw gRPC
-// sessions) must do exactly what its script says on real etcd 3.4.23 with 3 members — for §8.2
-// steps, the 3.4.23 behaviour the spec recorded.
+// The differential suite. Every scripted scenario — etcdctl sessions, raw gRPC sessions, the JSON
+// gateway — runs on real etcd 3.4.23 (3 members) and on ward (3 raft-nodes + gateway), from the
+// same reset state. Each must do what its script says on both (for spec §8.2 steps: 3.4.23's
+// old behaviour on etcd, the 3.7 behaviour on ward), and the normalised transcripts of all steps
+// where 3.4.23 equals the target (§8.3) must be EQUAL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EQUAL_SCENARIOS,
@@ -10,36 +12,51 @@ import {
   runHttpScenario,
   runScenario,
   startEtcdCluster,
+  startWardCluster,
   type EtcdCluster,
+  type WardCluster,
 } from '../src/index';
 
-describe.sequential('scripted scenarios on etcd 3.4.23 (3 members)', () => {
+describe.sequential('etcd 3.4.23 and ward, scenario by scenario', () => {
   let etcd: EtcdCluster;
+  let ward: WardCluster;
   beforeAll(async () => {
-    etcd = await startEtcdCluster({ members: 3, bcryptCost: 4 });
+    [etcd, ward] = await Promise.all([startEtcdCluster({ members: 3, bcryptCost: 4 }), startWardCluster({ nodes: 3, bcryptCost: 4 })]);
   });
   afterAll(async () => {
-    await etcd?.stop();
+    await Promise.all([etcd?.stop(), ward?.stop()]);
   });
 
   for (const scenario of EQUAL_SCENARIOS) {
     it(`etcdctl: ${scenario.name} (${scenario.spec})`, async () => {
-      const run = await runScenario(etcd, scenario);
-      expect(run.failures).toEqual([]);
-      expect(etcd.allAlive()).toBe(true);
+      const reference = await runScenario(etcd, scenario);
+      expect(reference.failures, 'etcd 3.4.23 does not follow the script').toEqual([]);
+      const candidate = await runScenario(ward, scenario);
+      expect(candidate.failures, 'ward does not follow the script').toEqual([]);
+      expect(candidate.records).toEqual(reference.records);
+      expect(etcd.allAlive() && ward.allAlive()).toBe(true);
     });
   }
 
   for (const scenario of GRPC_SCENARIOS) {
     it(`gRPC: ${scenario.name} (${scenario.spec})`, async () => {
-      const run = await runGrpcScenario(etcd, scenario);
-      expect(run.failures).toEqual([]);
-      expect(etcd.allAlive()).toBe(true);
+      const reference = await runGrpcScenario(etcd, scenario);
+      expect(reference.failures, 'etcd 3.4.23 does not follow the script').toEqual([]);
+      const candidate = await runGrpcScenario(ward, scenario);
+      expect(candidate.failures, 'ward does not follow the script').toEqual([]);
+      const equalSteps = (records: typeof reference.records) => records.filter((record) => !record.differs);
+      const wardOnlySteps = new Set(scenario.steps.flatMap((step, index) => ('wardOnly' in step && step.wardOnly ? [index] : [])));
+      expect(equalSteps(candidate.records).filter((record) => !wardOnlySteps.has(record.step))).toEqual(equalSteps(reference.records));
+      expect(etcd.allAlive() && ward.allAlive()).toBe(true);
     });
   }
 
   it(`JSON gateway: ${jsonGateway.name} (${jsonGateway.spec})`, async () => {
-    const run = await runHttpScenario(etcd, jsonGateway);
-    expect(run.failures).toEqual([]);
+    const reference = await runHttpScenario(etcd, jsonGateway);
+    expect(reference.failures).toEqual([]);
+    const candidate = await runHttpScenario(ward, jsonGateway);
+    expect(candidate.failures).toEqual([]);
+    const equalSteps = (records: typeof reference.records) => records.filter((record) => !record.differs);
+    expect(equalSteps(candidate.records)).toEqual(equalSteps(reference.records));
   });
 });

@@ -1,0 +1,189 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { findFreePorts } from './free-ports';
+import { EtcdGrpcClient } from './grpc-client';
+import { ManagedProcess } from './managed-process';
+import type { Target } from './target';
+import { httpOk, waitUntil } from './wait-until';
+
+/** The workspace root (this file is libs/testing/etcd-harness/src/ward-cluster.ts). */
+export const WORKSPACE_ROOT = resolve(import.meta.dirname, '..', '..', '..', '..');
+
+const WARD_READY_TIMEOUT_MS = 60_000;
+const START_ATTEMPTS = 3;
+
+export interface WardClusterOptions {
+  /** raft-node processes (default 3). */
+  readonly nodes?: 1 | 3 | 5;
+  /** bcrypt cost of the gateway (tests use 4; default 10 like etcd). */
+  readonly bcryptCost?: number;
+  /** GATEWAY_AUTH_TOKEN (default `simple`). */
+  readonly authToken?: string;
+  /** Extra GATEWAY_* variables. */
+  readonly gatewayEnv?: Readonly<Record<string, string>>;
+  /** Extra RAFT_NODE_* variables for every node. */
+  readonly nodeEnv?: Readonly<Record<string, string>>;
+  /** Build the app bundles first (default true; esbuild takes about a second per app). */
+  readonly build?: boolean;
+}
+
+/** ward as processes: raft-nodes behind one etcd-gateway, all on 127.0.0.1, data in a temp dir. */
+export interface WardCluster extends Target {
+  readonly kind: 'ward';
+  readonly nodes: readonly ManagedProcess[];
+  readonly gateway: ManagedProcess;
+  /** host:port of every raft-node's internal API. */
+  readonly nodeApiEndpoints: readonly string[];
+  readonly dataDir: string;
+}
+
+let bundlesBuilt = false;
+
+/** Builds the raft-node and etcd-gateway bundles (dist/apps/<app>/main.js) once per process. */
+export function buildWardBundles(): { raftNode: string; gateway: string } {
+  const raftNode = join(WORKSPACE_ROOT, 'dist', 'apps', 'raft-node', 'main.js');
+  const gateway = join(WORKSPACE_ROOT, 'dist', 'apps', 'etcd-gateway', 'main.js');
+  if (!bundlesBuilt) {
+    for (const app of ['apps/raft-node', 'apps/etcd-gateway']) {
+      execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'tools', 'build-app.mjs'), app], { cwd: WORKSPACE_ROOT, stdio: 'pipe' });
+    }
+    bundlesBuilt = true;
+  }
+  for (const bundle of [raftNode, gateway]) if (!existsSync(bundle)) throw new Error(`missing bundle ${bundle}`);
+  return { raftNode, gateway };
+}
+
+/** Environment for a child: this process's, without any inherited RAFT_NODE_* or GATEWAY_* settings. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('RAFT_NODE_') && !name.startsWith('GATEWAY_')) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Starts ward and waits until the gateway serves a Range. Retries on fresh ports if a start fails. */
+export async function startWardCluster(options: WardClusterOptions = {}): Promise<WardCluster> {
+  const bundles = options.build === false ? buildWardBundlesPaths() : buildWardBundles();
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+    const dataDir = await mkdtemp(join(tmpdir(), 'ward-cluster-'));
+    const launched = await launch(options, bundles, dataDir);
+    try {
+      await waitReady(launched);
+      return handle(launched, dataDir);
+    } catch (error) {
+      const all = [...launched.nodes, launched.gateway];
+      const output = all.map((p) => `--- ${p.name}\n${p.output().slice(-2000)}`).join('\n');
+      await Promise.all(all.map((p) => p.stop('SIGKILL')));
+      await rm(dataDir, { recursive: true, force: true });
+      lastError = new Error(`startWardCluster attempt ${attempt}: ${(error as Error).message}\n${output}`);
+    }
+  }
+  throw lastError;
+}
+
+function buildWardBundlesPaths(): { raftNode: string; gateway: string } {
+  return { raftNode: join(WORKSPACE_ROOT, 'dist', 'apps', 'raft-node', 'main.js'), gateway: join(WORKSPACE_ROOT, 'dist', 'apps', 'etcd-gateway', 'main.js') };
+}
+
+interface Launched {
+  readonly nodes: ManagedProcess[];
+  readonly gateway: ManagedProcess;
+  readonly nodeHttpPorts: number[];
+  readonly nodeApiEndpoints: string[];
+  readonly grpcEndpoint: string;
+  readonly httpUrl: string;
+}
+
+async function launch(options: WardClusterOptions, bundles: { raftNode: string; gateway: string }, dataDir: string): Promise<Launched> {
+  const count = options.nodes ?? 3;
+  const ports = await findFreePorts(count * 3 + 2);
+  const apiPorts = ports.slice(0, count);
+  const peerPorts = ports.slice(count, 2 * count);
+  const nodeHttpPorts = ports.slice(2 * count, 3 * count);
+  const [grpcPort, httpPort] = ports.slice(3 * count) as [number, number];
+  const members = apiPorts.map((apiPort, i) => `${i + 1}=node-${i + 1}=127.0.0.1:${peerPorts[i]}=127.0.0.1:${apiPort}`).join(',');
+  const nodeApiEndpoints = apiPorts.map((port) => `127.0.0.1:${port}`);
+  const nodes = apiPorts.map(
+    (_, i) =>
+      new ManagedProcess({
+        name: `raft-node-${i + 1}`,
+        command: process.execPath,
+        args: [bundles.raftNode],
+        env: childEnv({
+          RAFT_NODE_MEMBER_ID: String(i + 1),
+          RAFT_NODE_MEMBERS: members,
+          RAFT_NODE_DATA_DIR: join(dataDir, `node-${i + 1}`),
+          RAFT_NODE_HTTP_ADDRESS: `127.0.0.1:${nodeHttpPorts[i]}`,
+          RAFT_NODE_LOG_LEVEL: 'warn',
+          ...options.nodeEnv,
+        }),
+      }),
+  );
+  const gateway = new ManagedProcess({
+    name: 'etcd-gateway',
+    command: process.execPath,
+    args: [bundles.gateway],
+    env: childEnv({
+      GATEWAY_GRPC_PORT: String(grpcPort),
+      GATEWAY_HTTP_PORT: String(httpPort),
+      GATEWAY_NODE_ENDPOINTS: nodeApiEndpoints.join(','),
+      GATEWAY_BCRYPT_COST: String(options.bcryptCost ?? 10),
+      GATEWAY_AUTH_TOKEN: options.authToken ?? 'simple',
+      GATEWAY_LOG_LEVEL: 'warn',
+      ...options.gatewayEnv,
+    }),
+  });
+  return { nodes, gateway, nodeHttpPorts, nodeApiEndpoints, grpcEndpoint: `127.0.0.1:${grpcPort}`, httpUrl: `http://127.0.0.1:${httpPort}` };
+}
+
+async function waitReady(launched: Launched): Promise<void> {
+  const all = [...launched.nodes, launched.gateway];
+  const client = new EtcdGrpcClient(launched.grpcEndpoint);
+  try {
+    await waitUntil(
+      'ward (raft-nodes healthy, gateway serving a Range)',
+      async () => {
+        const dead = all.find((p) => !p.alive);
+        if (dead) throw new Error(`${dead.name} exited during start (${JSON.stringify(dead.exit)})`);
+        const nodesUp = await Promise.all(launched.nodeHttpPorts.map((port) => httpOk(`http://127.0.0.1:${port}/healthz`).catch(() => false)));
+        if (!nodesUp.every(Boolean)) return false;
+        const range = await client.call('KV', 'Range', { key: Buffer.from('ward-ready') }, { deadlineMs: 2000 });
+        // Any etcd answer proves the path gateway -> leader works (auth may already be on after a restart).
+        return range.ok || (range.code !== 14 && range.code !== 4 && range.code !== 2);
+      },
+      WARD_READY_TIMEOUT_MS,
+      200,
+    );
+  } finally {
+    client.close();
+  }
+}
+
+function handle(launched: Launched, dataDir: string): WardCluster {
+  const all = [...launched.nodes, launched.gateway];
+  let stopping: Promise<void> | undefined;
+  return {
+    kind: 'ward',
+    nodes: launched.nodes,
+    gateway: launched.gateway,
+    nodeApiEndpoints: launched.nodeApiEndpoints,
+    dataDir,
+    clientEndpoint: launched.grpcEndpoint,
+    clientEndpoints: [launched.grpcEndpoint, ...launched.nodeApiEndpoints],
+    jsonGatewayUrl: launched.httpUrl,
+    allAlive: () => all.every((p) => p.alive),
+    stop: () => {
+      stopping ??= (async () => {
+        await launched.gateway.stop();
+        await Promise.all(launched.nodes.map((p) => p.stop()));
+        await rm(dataDir, { recursive: true, force: true });
+      })();
+      return stopping;
+    },
+  };
+}
