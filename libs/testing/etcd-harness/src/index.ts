@@ -32,3 +32,5 @@ export { MALFORMED_INPUT_PROBES, checkProbe } from './security-probes';
 export type { ProbeExpectation, SecurityProbe } from './security-probes';
 export { WORKSPACE_ROOT, buildWardBundles, startWardCluster } from './ward-cluster';
 export type { WardCluster, WardClusterOptions } from './ward-cluster';
+export { checkRaceHistory, runRevokeRace } from './revoke-race';
+export type { RaceHistory, RaceWrite, RevokeKind, RevokeRaceOptions, RevokeRaceResult } from './revoke-race';
