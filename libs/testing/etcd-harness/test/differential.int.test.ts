@@ -2,10 +2,14 @@
 // gateway — runs on real etcd 3.4.23 (3 members) and on ward (3 raft-nodes + gateway), from the
 // same reset state. Each must do what its script says on both (for spec §8.2 steps: 3.4.23's
 // old behaviour on etcd, the 3.7 behaviour on ward), and the normalised transcripts of all steps
-// where 3.4.23 equals the target (§8.3) must be EQUAL.
+// where 3.4.23 equals the target (§8.3) must be EQUAL. The etcd3 npm client sees the same on both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EQUAL_SCENARIOS,
+  EtcdGrpcClient,
+  ROOT_PASSWORD,
+  etcd3Session,
+  resetTarget,
   GRPC_SCENARIOS,
   jsonGateway,
   runGrpcScenario,
@@ -16,6 +20,28 @@ import {
   type EtcdCluster,
   type WardCluster,
 } from '../src/index';
+
+const denied = { error: 'EtcdPermissionDeniedError', message: '7 PERMISSION_DENIED: etcdserver: permission denied' };
+
+/** What the etcd3 npm client observes on etcd 3.4.23 (checked live); ward must show the same. */
+const EXPECTED_TRANSCRIPT = [
+  ['roles of alice', ['app']],
+  ['permissions of app', [{ permission: 'Readwrite', start: 'app/', end: 'app0' }]],
+  ['put app/a', { ok: 'done' }],
+  ['get app/a', { ok: '1' }],
+  ['get prefix app/', { ok: { 'app/a': '1' } }],
+  ['put other', denied],
+  ['get other', denied],
+  ['anonymous get', { error: 'GRPCInvalidArgumentError', message: '3 INVALID_ARGUMENT: etcdserver: user name is empty' }],
+  ['wrong password get', { error: 'EtcdAuthenticationFailedError', message: '3 INVALID_ARGUMENT: etcdserver: authentication failed, invalid user ID or password' }],
+  ['txn success', { ok: true }],
+  ['txn failure', { ok: false }],
+  ['txn touching other', denied],
+  ['value after txns', { ok: '2' }],
+  ['watch app/ prefix', { ok: { key: 'app/w', value: 'w1' } }],
+  ['delete prefix', { ok: '2' }],
+  ['get after delete', { ok: null }],
+];
 
 describe.sequential('etcd 3.4.23 and ward, scenario by scenario', () => {
   let etcd: EtcdCluster;
@@ -58,5 +84,14 @@ describe.sequential('etcd 3.4.23 and ward, scenario by scenario', () => {
     expect(candidate.failures).toEqual([]);
     const equalSteps = (records: typeof reference.records) => records.filter((record) => !record.differs);
     expect(equalSteps(candidate.records)).toEqual(equalSteps(reference.records));
+  });
+
+  it('the etcd3 npm client: auth, put/get, txn, watch', async () => {
+    for (const target of [etcd, ward]) {
+      const grpc = new EtcdGrpcClient(target.clientEndpoint);
+      await resetTarget(grpc);
+      grpc.close();
+      expect(await etcd3Session(target, ROOT_PASSWORD), target.kind).toEqual(EXPECTED_TRANSCRIPT);
+    }
   });
 });
