@@ -1,21 +1,182 @@
 #!/usr/bin/env node
-// `npm start`: runs ward's main job. While the cluster apps do not exist yet, it says so and
-// lists the projects the workspace has, so the command never pretends.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { listProjects } from './eslint/projects.mjs';
+// `npm start`: ward's embedded default on this machine — three raft-nodes and an etcd-gateway as
+// local processes on 127.0.0.1, data under .ward/data, logs under .ward/logs. etcd clients connect
+// to 127.0.0.1:2379. Ctrl-C (SIGINT) or SIGTERM stops every process cleanly and exits 0.
+//
+// Password tier: bcrypt inside the gateway by default; with WARD_REDIS_URL set, the BullMQ tier
+// (a password-verifier process per WARD_PASSWORD_VERIFIERS, default 1) on that Redis.
+//
+// Overrides (tests use free ports and a temp dir): WARD_DATA_DIR, WARD_CLIENT_PORT (2379),
+// WARD_HTTP_PORT (2381), WARD_NODE_API_PORTS (23791,23792,23793), WARD_NODE_PEER_PORTS
+// (23801,23802,23803), WARD_BCRYPT_COST (10), WARD_LOG_LEVEL (info).
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
-const workspaceRoot = resolve(import.meta.dirname, '..');
-const projects = listProjects(workspaceRoot);
-const apps = projects.filter((p) => p.tags.includes('type:app'));
-const clusterApps = ['apps/raft-node', 'apps/etcd-gateway'];
+const root = resolve(import.meta.dirname, '..');
+const env = process.env;
+const HOST = '127.0.0.1';
+const READY_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 15_000;
 
-if (!clusterApps.every((app) => existsSync(resolve(workspaceRoot, app)))) {
-  console.log('ward: the local cluster (3 raft-nodes + etcd-gateway on 127.0.0.1:2379) is not built yet.');
-  console.log('What exists today:\n');
-  for (const project of projects.sort((a, b) => a.root.localeCompare(b.root))) {
-    console.log(`  ${project.root.padEnd(34)} ${project.tags.join(' ')}`);
+function ports(name, fallback, count) {
+  const list = (env[name] ?? fallback).split(',').map((p) => Number(p.trim()));
+  if (list.length !== count || list.some((p) => !Number.isInteger(p) || p < 1 || p > 65_535)) {
+    fail(`${name} must be ${count} port number(s), got ${env[name]}`);
   }
-  console.log(`\n${apps.length} runnable app(s). Run the checks with: npm test`);
-  process.exit(0);
+  return list;
+}
+
+function fail(message) {
+  console.error(`ward: ${message}`);
+  process.exit(2);
+}
+
+const dataDir = resolve(env.WARD_DATA_DIR ?? join(root, '.ward'));
+const [clientPort] = ports('WARD_CLIENT_PORT', '2379', 1);
+const [httpPort] = ports('WARD_HTTP_PORT', '2381', 1);
+const apiPorts = ports('WARD_NODE_API_PORTS', '23791,23792,23793', 3);
+const peerPorts = ports('WARD_NODE_PEER_PORTS', '23801,23802,23803', 3);
+const logLevel = env.WARD_LOG_LEVEL ?? 'info';
+const bcryptCost = env.WARD_BCRYPT_COST ?? '10';
+const redisUrl = env.WARD_REDIS_URL ?? '';
+const verifierCount = Number(env.WARD_PASSWORD_VERIFIERS ?? '1');
+
+const apps = ['raft-node', 'etcd-gateway', ...(redisUrl ? ['password-verifier'] : [])];
+for (const app of apps) {
+  execFileSync(process.execPath, [join(root, 'tools', 'build-app.mjs'), `apps/${app}`], { cwd: root, stdio: 'pipe' });
+}
+const bundle = (app) => join(root, 'dist', 'apps', app, 'main.js');
+
+mkdirSync(join(dataDir, 'data'), { recursive: true });
+mkdirSync(join(dataDir, 'logs'), { recursive: true });
+
+/** Every child; `stopping` once shutdown has begun, so an exit is not mistaken for a crash. */
+const children = [];
+let stopping = false;
+
+function childEnv(extra) {
+  const base = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!/^(RAFT_NODE|GATEWAY|VERIFIER)_/.test(name)) base[name] = value;
+  }
+  return { ...base, ...extra };
+}
+
+function start(name, app, extraEnv) {
+  const logFile = join(dataDir, 'logs', `${name}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
+  // detached: a terminal's Ctrl-C reaches this launcher only; it stops the children in order.
+  const child = spawn(process.execPath, [bundle(app)], { cwd: root, env: childEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const entry = { name, child, logFile, exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))) };
+  entry.exited.then(({ code, signal }) => {
+    log.end();
+    if (!stopping) {
+      console.error(`ward: ${name} exited unexpectedly (${signal ?? `code ${code}`}); see ${logFile}`);
+      void shutdown(1);
+    }
+  });
+  children.push(entry);
+  console.log(`ward: started ${name} (pid ${child.pid}), log ${logFile}`);
+  return entry;
+}
+
+/** The password tier's shared sealing keys, generated once and kept (0600) under the data dir. */
+function payloadKeys() {
+  const file = join(dataDir, 'password-payload-keys');
+  if (!existsSync(file)) {
+    const key = execFileSync(process.execPath, [bundle('password-verifier'), '--generate-payload-key'], { encoding: 'utf8' }).trim();
+    writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+const members = apiPorts.map((apiPort, i) => `${i + 1}=node-${i + 1}=${HOST}:${peerPorts[i]}=${HOST}:${apiPort}`).join(',');
+for (let i = 0; i < 3; i++) {
+  start(`raft-node-${i + 1}`, 'raft-node', {
+    RAFT_NODE_MEMBER_ID: String(i + 1),
+    RAFT_NODE_MEMBERS: members,
+    RAFT_NODE_DATA_DIR: join(dataDir, 'data', `node-${i + 1}`),
+    RAFT_NODE_LOG_LEVEL: logLevel,
+  });
+}
+const gatewayEnv = {
+  GATEWAY_GRPC_HOST: HOST,
+  GATEWAY_GRPC_PORT: String(clientPort),
+  GATEWAY_HTTP_HOST: HOST,
+  GATEWAY_HTTP_PORT: String(httpPort),
+  GATEWAY_NODE_ENDPOINTS: apiPorts.map((port) => `${HOST}:${port}`).join(','),
+  GATEWAY_BCRYPT_COST: bcryptCost,
+  GATEWAY_LOG_LEVEL: logLevel,
+};
+if (redisUrl) {
+  const keys = payloadKeys();
+  Object.assign(gatewayEnv, { GATEWAY_REDIS_URL: redisUrl, GATEWAY_PASSWORD_PAYLOAD_KEYS: keys });
+  const redis = new URL(redisUrl);
+  for (let i = 0; i < verifierCount; i++) {
+    start(`password-verifier-${i + 1}`, 'password-verifier', {
+      VERIFIER_REDIS_HOST: redis.hostname,
+      VERIFIER_REDIS_PORT: redis.port || '6379',
+      VERIFIER_REDIS_PASSWORD: decodeURIComponent(redis.password),
+      VERIFIER_REDIS_TLS: String(redis.protocol === 'rediss:'),
+      VERIFIER_PAYLOAD_KEYS: keys,
+      VERIFIER_BCRYPT_COST: bcryptCost,
+      VERIFIER_HTTP_PORT: '0',
+      VERIFIER_LOG_LEVEL: logLevel,
+    });
+  }
+}
+start('etcd-gateway', 'etcd-gateway', gatewayEnv);
+
+/** Ready when the gateway answers a Range through the cluster (any etcd answer, auth on or off). */
+async function waitReady() {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      const response = await fetch(`http://${HOST}:${httpPort}/v3/kv/range`, {
+        method: 'POST',
+        body: JSON.stringify({ key: Buffer.from('ward-ready').toString('base64') }),
+        signal: AbortSignal.timeout(2000),
+      });
+      const body = await response.json().catch(() => ({}));
+      if (response.ok || (typeof body.code === 'number' && body.code !== 14 && body.code !== 4)) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  return false;
+}
+
+async function shutdown(exitCode) {
+  if (stopping) return;
+  stopping = true;
+  console.log('ward: stopping');
+  // Gateway first (it drains client calls), then the verifiers and raft-nodes.
+  const ordered = [...children].sort((a, b) => Number(b.name === 'etcd-gateway') - Number(a.name === 'etcd-gateway'));
+  for (const entry of ordered) {
+    if (entry.child.exitCode !== null || entry.child.signalCode !== null) continue;
+    entry.child.kill('SIGTERM');
+    const timer = setTimeout(() => entry.child.kill('SIGKILL'), STOP_GRACE_MS);
+    await entry.exited;
+    clearTimeout(timer);
+  }
+  console.log('ward: stopped');
+  process.exit(exitCode);
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+if (await waitReady()) {
+  const tier = redisUrl ? `BullMQ on ${new URL(redisUrl).host} (${verifierCount} password-verifier${verifierCount === 1 ? '' : 's'})` : 'bcrypt in the gateway';
+  console.log(`ward: ready — etcd v3 API on ${HOST}:${clientPort}, JSON gateway and /metrics on http://${HOST}:${httpPort}`);
+  console.log(`ward: data in ${join(dataDir, 'data')}, password tier: ${tier}. Ctrl-C stops everything.`);
+  console.log(`ward: try   ETCDCTL_API=3 etcdctl --endpoints ${HOST}:${clientPort} put foo bar`);
+  console.log(`ward: with auth enabled (see README):   etcdctl --endpoints ${HOST}:${clientPort} --user root:<password> put foo bar`);
+} else if (!stopping) {
+  console.error(`ward: not ready after ${READY_TIMEOUT_MS / 1000} s; logs are in ${join(dataDir, 'logs')}`);
+  await shutdown(1);
 }
