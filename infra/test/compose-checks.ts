@@ -1,0 +1,203 @@
+// Checks of infra/docker-compose.yml beyond the compose specification: every environment
+// variable a service gets is an option of its app's config schema (and the values pass that
+// schema), ports do not collide, dependencies exist, raft-node data lives in volumes, the
+// cluster wiring agrees with itself, the verifier tier can scale, and the Dockerfile builds
+// every app the services run.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadConfig, type ConfigSchema } from '@ward/platform/config';
+
+export interface ComposeService {
+  readonly image?: string;
+  readonly command?: readonly string[];
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly ports?: readonly string[];
+  readonly volumes?: readonly string[];
+  readonly depends_on?: Readonly<Record<string, { condition: string }>> | readonly string[];
+  readonly container_name?: string;
+}
+
+export interface ComposeFile {
+  readonly services: Readonly<Record<string, ComposeService>>;
+  readonly volumes?: Readonly<Record<string, unknown>>;
+}
+
+/** The app a service runs: `node dist/apps/<app>/main.js ...`, or undefined (e.g. redis). */
+export function appOf(service: ComposeService): string | undefined {
+  const command = service.command ?? [];
+  const match = command[0] === 'node' ? /^dist\/apps\/([a-z-]+)\/main\.js$/.exec(command[1] ?? '') : null;
+  return match?.[1];
+}
+
+/** Finds the ConfigSchema an app's src/config.ts exports (the one object with prefix + options). */
+export async function loadAppConfigSchema(workspaceRoot: string, app: string): Promise<ConfigSchema> {
+  const file = join(workspaceRoot, 'apps', app, 'src', 'config.ts');
+  if (!existsSync(file)) throw new Error(`apps/${app}/src/config.ts does not exist`);
+  const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const schemas = Object.values(module).filter(
+    (value): value is ConfigSchema => typeof value === 'object' && value !== null && 'prefix' in value && 'options' in value,
+  );
+  if (schemas.length !== 1) throw new Error(`apps/${app}/src/config.ts exports ${schemas.length} config schemas, expected 1`);
+  return schemas[0] as ConfigSchema;
+}
+
+/** Environment variables of every service must be known options whose values the app accepts. */
+export function checkEnvironment(name: string, service: ComposeService, schema: ConfigSchema): string[] {
+  const problems: string[] = [];
+  const env = service.environment ?? {};
+  for (const variable of Object.keys(env)) {
+    if (!variable.startsWith(`${schema.prefix}_`)) problems.push(`${name}: ${variable} is not a ${schema.prefix}_* option`);
+  }
+  try {
+    loadConfig(schema, env);
+  } catch (error) {
+    problems.push(`${name}: ${(error as Error).message}`);
+  }
+  return problems;
+}
+
+/** `[ip:]host:container[/proto]` -> host port; undefined for a container-only port. */
+function hostPort(spec: string): string | undefined {
+  const parts = spec.split('/')[0]!.split(':');
+  if (parts.length < 2) return undefined;
+  return `${parts.length === 3 ? parts[0] : '0.0.0.0'}:${parts[parts.length - 2]}`;
+}
+
+export function checkPorts(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const [name, service] of Object.entries(compose.services)) {
+    for (const spec of service.ports ?? []) {
+      const port = hostPort(spec);
+      if (port === undefined) continue;
+      const bare = port.split(':')[1]!;
+      const clash = [...seen.entries()].find(([other]) => other === port || other.endsWith(`:${bare}`) && (other.startsWith('0.0.0.0') || port.startsWith('0.0.0.0')));
+      if (clash) problems.push(`host port ${port} of ${name} is already taken by ${clash[1]}`);
+      seen.set(port, name);
+    }
+  }
+  return problems;
+}
+
+export function checkDependencies(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const names = new Set(Object.keys(compose.services));
+  const edges = new Map<string, string[]>();
+  for (const [name, service] of Object.entries(compose.services)) {
+    const deps = Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
+    edges.set(name, [...deps]);
+    for (const dep of deps) if (!names.has(dep)) problems.push(`${name} depends on unknown service ${dep}`);
+    if (!Array.isArray(service.depends_on)) {
+      for (const [dep, { condition }] of Object.entries(service.depends_on ?? {})) {
+        if (condition === 'service_healthy' && !(compose.services[dep] as { healthcheck?: unknown } | undefined)?.healthcheck) {
+          problems.push(`${name} waits for ${dep} to be healthy, but ${dep} has no healthcheck`);
+        }
+      }
+    }
+  }
+  const visiting = new Set<string>();
+  const done = new Set<string>();
+  const visit = (name: string, path: string[]): void => {
+    if (done.has(name)) return;
+    if (visiting.has(name)) {
+      problems.push(`dependency cycle: ${[...path, name].join(' -> ')}`);
+      return;
+    }
+    visiting.add(name);
+    for (const dep of edges.get(name) ?? []) visit(dep, [...path, name]);
+    visiting.delete(name);
+    done.add(name);
+  };
+  for (const name of names) visit(name, []);
+  return problems;
+}
+
+/** raft-node services keep RAFT_NODE_DATA_DIR in a named volume of their own. */
+export function checkRaftVolumes(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const declared = new Set(Object.keys(compose.volumes ?? {}));
+  const used = new Map<string, string>();
+  for (const [name, service] of Object.entries(compose.services)) {
+    if (appOf(service) !== 'raft-node') continue;
+    const dataDir = service.environment?.RAFT_NODE_DATA_DIR;
+    const mount = (service.volumes ?? []).map((spec) => spec.split(':')).find(([, target]) => target === dataDir);
+    if (dataDir === undefined || mount === undefined) {
+      problems.push(`${name}: RAFT_NODE_DATA_DIR (${dataDir}) is not a mounted volume`);
+      continue;
+    }
+    const volume = mount[0]!;
+    if (!declared.has(volume)) problems.push(`${name}: volume ${volume} is not declared under volumes:`);
+    if (used.has(volume)) problems.push(`${name} shares volume ${volume} with ${used.get(volume)}`);
+    used.set(volume, name);
+  }
+  return problems;
+}
+
+/** Member lists agree, listen ports match the member list, and the gateway lists every member's API. */
+export function checkClusterWiring(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const nodes = Object.entries(compose.services).filter(([, service]) => appOf(service) === 'raft-node');
+  const lists = new Set(nodes.map(([, service]) => service.environment?.RAFT_NODE_MEMBERS));
+  if (lists.size !== 1) problems.push('raft-nodes disagree on RAFT_NODE_MEMBERS');
+  const members = [...lists][0]?.split(',').map((item) => item.split('=')) ?? [];
+  for (const [name, service] of nodes) {
+    const env = service.environment ?? {};
+    const member = members.find(([id]) => id === env.RAFT_NODE_MEMBER_ID);
+    if (member === undefined) {
+      problems.push(`${name}: member id ${env.RAFT_NODE_MEMBER_ID} is not in the member list`);
+      continue;
+    }
+    const [, , peer, api] = member;
+    if (!peer?.startsWith(`${name}:`) || !api?.startsWith(`${name}:`)) problems.push(`${name}: member entry ${member.join('=')} names another host`);
+    if (env.RAFT_NODE_API_LISTEN_ADDRESS?.split(':')[1] !== api?.split(':')[1]) problems.push(`${name}: API listen port differs from ${api}`);
+    if (env.RAFT_NODE_PEER_LISTEN_ADDRESS?.split(':')[1] !== peer?.split(':')[1]) problems.push(`${name}: peer listen port differs from ${peer}`);
+  }
+  const apis = members.map((member) => member[3]).sort();
+  for (const [name, service] of Object.entries(compose.services)) {
+    if (appOf(service) !== 'etcd-gateway') continue;
+    const endpoints = (service.environment?.GATEWAY_NODE_ENDPOINTS ?? '').split(',').sort();
+    if (JSON.stringify(endpoints) !== JSON.stringify(apis)) problems.push(`${name}: GATEWAY_NODE_ENDPOINTS ${endpoints.join(',')} differ from the members' APIs ${apis.join(',')}`);
+  }
+  return problems;
+}
+
+/** The password-verifier tier must scale with --scale: no fixed name, no host ports; keys shared with the gateway. */
+export function checkVerifierScaling(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const gatewayKeys = Object.values(compose.services).find((s) => appOf(s) === 'etcd-gateway')?.environment?.GATEWAY_PASSWORD_PAYLOAD_KEYS;
+  for (const [name, service] of Object.entries(compose.services)) {
+    if (appOf(service) !== 'password-verifier') continue;
+    if (service.container_name !== undefined) problems.push(`${name}: container_name prevents --scale`);
+    if ((service.ports ?? []).some((spec) => hostPort(spec) !== undefined)) problems.push(`${name}: a host port binding prevents --scale`);
+    if (service.environment?.VERIFIER_PAYLOAD_KEYS !== gatewayKeys) problems.push(`${name}: VERIFIER_PAYLOAD_KEYS differ from the gateway's GATEWAY_PASSWORD_PAYLOAD_KEYS`);
+  }
+  return problems;
+}
+
+/** The Dockerfile is multi-stage, installs production dependencies only at runtime, and builds every app used. */
+export function checkDockerfile(dockerfile: string, apps: readonly string[], workspaceRoot: string): string[] {
+  const problems: string[] = [];
+  if ((dockerfile.match(/^FROM /gm) ?? []).length < 2) problems.push('Dockerfile is not multi-stage');
+  if (!/^RUN npm ci\b/m.test(dockerfile)) problems.push('Dockerfile does not npm ci');
+  if (!/^RUN npm ci --omit=dev\b/m.test(dockerfile)) problems.push('Dockerfile runtime stage does not npm ci --omit=dev');
+  const build = /nx run-many -t build --projects=([a-z,-]+)/.exec(dockerfile);
+  const built = new Set(build?.[1]?.split(',') ?? []);
+  for (const app of apps) {
+    if (!built.has(app)) problems.push(`Dockerfile does not build ${app}`);
+    const project = JSON.parse(readFileSync(join(workspaceRoot, 'apps', app, 'project.json'), 'utf8')) as { targets?: Record<string, unknown> };
+    if (project.targets?.build === undefined) problems.push(`apps/${app} has no build target`);
+  }
+  return problems;
+}
+
+/** `${VAR:?message}` / `${VAR:-default}` / `${VAR}` with values from `env` (compose's interpolation). */
+export function interpolate(text: string, env: Readonly<Record<string, string>>): string {
+  return text.replace(/\$\{([A-Z0-9_]+)(?::([?-])([^}]*))?\}/g, (_, name: string, kind: string | undefined, rest: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    if (kind === '-') return rest ?? '';
+    if (kind === '?') throw new Error(`required variable ${name} is not set: ${rest}`);
+    return '';
+  });
+}
