@@ -46,11 +46,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   }
   const clients = Array.from({ length: options.concurrency }, () => new EtcdGrpcClient(options.endpoint));
   try {
-    const tokens = await Promise.all(
-      clients.map((client) =>
-        options.credentials ? client.authenticate(options.credentials.name, options.credentials.password) : Promise.resolve(undefined),
-      ),
-    );
+    const tokens = await loginAll(clients, options.credentials);
     const warmup = options.warmupOperations ?? 20;
     await Promise.all(
       clients.map(async (client, clientIndex) => {
@@ -63,6 +59,29 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   } finally {
     for (const client of clients) client.close();
   }
+}
+
+/** Logins at most this many at a time: bcrypt is slow by design and servers time out under a burst. */
+const LOGIN_CONCURRENCY = 4;
+const LOGIN_ATTEMPTS = 3;
+
+async function loginAll(clients: EtcdGrpcClient[], credentials: LoadOptions['credentials']): Promise<(string | undefined)[]> {
+  const tokens: (string | undefined)[] = clients.map(() => undefined);
+  if (credentials === undefined) return tokens;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < clients.length; index = next++) {
+      for (let attempt = 1; tokens[index] === undefined; attempt++) {
+        const outcome = await (clients[index] as EtcdGrpcClient).call<{ token: string }>('Auth', 'Authenticate', { ...credentials });
+        if (outcome.ok) tokens[index] = outcome.response.token;
+        else if (attempt >= LOGIN_ATTEMPTS || (outcome.code !== 14 && outcome.code !== 4)) {
+          throw new Error(`runLoad: login failed: code ${outcome.code} ${outcome.details}`);
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOGIN_CONCURRENCY, clients.length) }, worker));
+  return tokens;
 }
 
 async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: (string | undefined)[]): Promise<LoadResult> {
