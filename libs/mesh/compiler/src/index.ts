@@ -39,3 +39,16 @@ export { INBOUND_NAMES } from './listener/inbound-listener';
 
 // Output format
 export { toGoYaml, MAX_YAML_DEPTH } from './yaml/go-yaml';
+
+// Simulating and explaining
+export { simulate } from './simulate/simulate';
+export { SimulatorError } from './simulate/errors';
+export type { SimulatorErrorCode } from './simulate/errors';
+export { DEFAULT_SOURCE_PRINCIPAL, DEFAULT_TRAFFIC_ADDRESSES, spiffeUri } from './simulate/traffic';
+export type { ClientTransport, SimulatedCertificate, SimulatedHttpRequest, SimulatedTraffic } from './simulate/traffic';
+export type { Decision, EngineVerdict, FilterEvaluation, SelectedChain, SimulationOutcome, SimulationResult } from './simulate/result';
+export type { DetectedConnection } from './simulate/filter-chain-match';
+export { evaluateRbac } from './simulate/rbac-engine';
+export type { EngineResult, PeerCertificate, RbacAttributes } from './simulate/rbac-engine';
+export { explainSimulation, explainWorkload, matchesEverything, matchesNothing } from './explain';
+export type { Explanation, Finding, FindingCode } from './explain';
