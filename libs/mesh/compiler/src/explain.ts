@@ -68,7 +68,7 @@ function filterFindings(config: WorkloadConfig): Finding[] {
   const findings: Finding[] = [];
   for (const filter of config.httpFilters) {
     const rbac = rbacOf(filter);
-    if (rbac.rules !== undefined && (rbac.rules.action ?? 'ALLOW') === 'ALLOW' && filter.name.endsWith('rbac')) {
+    if (rbac.rules !== undefined && (rbac.rules.action ?? 'ALLOW') === 'ALLOW' && (filter.name ?? '').endsWith('rbac')) {
       const policies = Object.values(rbac.rules.policies ?? {});
       if (policies.every(matchesNothing)) {
         findings.push({ code: 'ALLOW_NOTHING', message: 'ALLOW applies but no rule can match: every HTTP request is denied' });
