@@ -31,6 +31,7 @@ export type {
 export { COMPILER_DIAGNOSTIC_CODES, hasCompileErrors } from './diagnostics';
 export type { CompilerDiagnostic, CompilerDiagnosticCode, CompilerSeverity, DiagnosticResource } from './diagnostics';
 export { buildAuthorizationFilters } from './authz/authz-filters';
+export { PolicyTranslationCache } from './authz/rule-set';
 export type { AuthzBuildInput, AuthzFilters, BuilderScope } from './authz/authz-filters';
 export type { SelectedPolicies, SelectedPolicy } from './authz/policy-selection';
 export { mtlsModeForPort } from './authn/peer-authentication';

@@ -1,6 +1,7 @@
 // What the compiler needs to know about one workload and the mesh it lives in. Field names follow
 // Istio's (meshConfig, Service ports) so that configuration can be pasted in.
 import type { AuthorizationPolicy, PeerAuthentication } from '@ward/mesh/istio-api';
+import type { PolicyTranslationCache } from './authz/rule-set';
 import type { CompilerDiagnostic } from './diagnostics';
 
 /** Service port protocols, as Istio names them. `UNKNOWN` means "not declared": protocol sniffing. */
@@ -128,6 +129,8 @@ export interface CompileInput {
   /** The service registry for ext_authz providers. */
   readonly services?: readonly MeshService[];
   readonly options?: Partial<CompileOptions>;
+  /** Share translations when compiling many workloads against the same policies. */
+  readonly cache?: PolicyTranslationCache;
 }
 
 /** Knobs of the translation itself. */

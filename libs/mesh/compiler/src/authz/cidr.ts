@@ -102,11 +102,11 @@ export function formatIp(address: IpAddress): string {
   return `${left}::${right}`;
 }
 
-/** Why a value is not an address or CIDR range. */
-export class CidrParseError extends Error {
+/** Why a value is not an address or CIDR range (a plain value: bad input is common, no stack needed). */
+export class CidrParseError {
+  readonly message: string;
   constructor(readonly value: string) {
-    super(`invalid IP address or CIDR range ${JSON.stringify(value)}`);
-    this.name = 'CidrParseError';
+    this.message = `invalid IP address or CIDR range ${JSON.stringify(value)}`;
   }
 }
 
