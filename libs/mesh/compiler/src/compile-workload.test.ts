@@ -56,7 +56,7 @@ describe('compileWorkload results', () => {
     const result = compile(policyYaml('a', '  rules:\n  - from:\n    - source:\n        ipBlocks: ["10.0.0.300"]'));
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => [d.code, d.path])).toContainEqual(['COMPILE_INVALID_VALUE', 'spec.rules[0].from[0].source.ipBlocks[0]']);
-    expect(Object.keys((result.config?.httpFilters[0]?.typedConfig as { rules: { policies?: object } }).rules.policies ?? {})).toEqual([]);
+    expect(Object.keys((result.config?.httpFilters[0]?.typedConfig as unknown as { rules: { policies?: object } }).rules.policies ?? {})).toEqual([]);
   });
 
   it('ignores targetRef policies and reports an invalid dry-run value', () => {
