@@ -53,3 +53,11 @@ export type { ValidateOptions } from './validate/validate-resources';
 export { positionOfPath } from './validate/findings';
 export { formatIpAddress, parseIpAddress, parseIpPrefix } from './validate/go-netip';
 export type { IpAddress, IpPrefix, ParseOutcome } from './validate/go-netip';
+
+// Analysis (istioctl analyze)
+export { analyzeResources } from './analyze/analyze-resources';
+export type { AnalyzeOptions } from './analyze/analyze-resources';
+
+// istioctl-compatible text
+export { formatValidateText, istioctlAnalyzeLine, istioctlValidateLine } from './format/istioctl-text';
+export type { InputReport, ValidateText, ValidateTextOptions } from './format/istioctl-text';

@@ -5,6 +5,7 @@
 
 /** Reading the input: limits, YAML, kinds and decoding into the typed model. */
 export const LOAD_CODES = [
+  'MESH_INPUT_UNREADABLE',
   'MESH_INPUT_TOO_LARGE',
   'MESH_DOCUMENT_TOO_LARGE',
   'MESH_TOO_MANY_DOCUMENTS',

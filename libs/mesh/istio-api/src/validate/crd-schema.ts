@@ -54,8 +54,32 @@ function checkAuthorizationPolicy(policy: AuthorizationPolicy, findings: Finding
   (spec.targetRefs ?? []).forEach((ref, index) => checkTargetRef(ref, `spec.targetRefs[${index}]`, findings));
 }
 
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** The API server's object-meta checks: a name (RFC 1123 subdomain) and a namespace (RFC 1123 label). */
+function checkObjectMeta(resource: SecurityResource, findings: Findings): void {
+  const { name, namespace } = resource.metadata;
+  if (name === '') findings.error('CRD_REQUIRED', 'metadata.name: Required value: name or generateName is required', 'metadata');
+  else if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+    findings.error(
+      'CRD_PATTERN_MISMATCH',
+      `metadata.name: Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      'metadata.name',
+    );
+  }
+  if (namespace !== '' && (namespace.length > 63 || !DNS_LABEL.test(namespace))) {
+    findings.error(
+      'CRD_PATTERN_MISMATCH',
+      `metadata.namespace: Invalid value: ${JSON.stringify(namespace)}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      'metadata.namespace',
+    );
+  }
+}
+
 /** Adds the CRD-only findings for `resource`. */
 export function checkCrdSchema(resource: SecurityResource, findings: Findings): void {
+  checkObjectMeta(resource, findings);
   checkSelector(resource.spec.selector, findings);
   if (resource.kind === 'AuthorizationPolicy') checkAuthorizationPolicy(resource, findings);
 }

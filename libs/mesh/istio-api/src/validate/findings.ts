@@ -30,14 +30,15 @@ export class Findings {
     private readonly origin: DiagnosticOrigin,
   ) {}
 
-  add(severity: Severity, code: DiagnosticCode, message: string, path: string): void {
+  /** Adds a finding at `path`; `position` overrides where it points (default: the path's line). */
+  add(severity: Severity, code: DiagnosticCode, message: string, path: string, position?: SourcePosition): void {
     this.diagnostics.push({
       code,
       severity,
       origin: this.origin,
       message,
       sourceName: this.loaded.origin.sourceName,
-      position: positionOfPath(this.loaded, path),
+      position: position ?? positionOfPath(this.loaded, path),
       path,
       resource: resourceRefOf(this.loaded.resource),
     });
@@ -49,6 +50,11 @@ export class Findings {
 
   warning(code: DiagnosticCode, message: string, path: string): void {
     this.add('warning', code, message, path);
+  }
+
+  /** Where the resource itself starts. */
+  resourcePosition(): SourcePosition {
+    return this.loaded.origin.position;
   }
 
   errorCount(): number {

@@ -296,6 +296,13 @@ describe('CRD-only schema checks', () => {
     expect(crd.map((d) => [d.code, d.message, d.path])).toEqual([[code, message, path]]);
   });
 
+  it('checks the object name and namespace like the API server', () => {
+    const crd = (text: string) => validate(text).filter((d) => d.origin === 'crd').map((d) => [d.code, d.path]);
+    expect(crd(ap('  {}').replace('  name: p\n', ''))).toEqual([['CRD_REQUIRED', 'metadata']]);
+    expect(crd(ap('  {}').replace('name: p', 'name: Deny_All'))).toEqual([['CRD_PATTERN_MISMATCH', 'metadata.name']]);
+    expect(crd(ap('  {}').replace('namespace: foo', 'namespace: foo.bar'))).toEqual([['CRD_PATTERN_MISMATCH', 'metadata.namespace']]);
+  });
+
   it('reports too many matchLabels', () => {
     const labels = Array.from({ length: 4097 }, (_, i) => `l${i}: v`).join(', ');
     const crd = validate(ap(`  selector: {matchLabels: {${labels}}}`)).filter((d) => d.origin === 'crd');
