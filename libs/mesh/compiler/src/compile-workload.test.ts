@@ -48,7 +48,7 @@ describe('compileWorkload results', () => {
     const allow = compile(policyYaml('a', '  rules:\n  - to:\n    - operation:\n        methods: ["GET"]'));
     expect(allow.diagnostics.map((d) => [d.code, d.path])).toEqual([['COMPILE_TCP_RULE_DROPPED', 'spec.rules[0].to[0].operation.methods[0]']]);
     const deny = compile(policyYaml('d', '  action: DENY\n  rules:\n  - to:\n    - operation:\n        methods: ["GET"]\n        paths: ["/x"]'));
-    expect(deny.diagnostics).toEqual([expect.objectContaining({ code: 'COMPILE_TCP_RULE_WIDENED', path: 'spec.rules[0]', message: 'DENY rule widened on the TCP filter: HTTP-only to[0].operation.methods, to[0].operation.paths ignored' })]);
+    expect(deny.diagnostics).toEqual([expect.objectContaining({ code: 'COMPILE_TCP_RULE_WIDENED', path: 'spec.rules[0].to[0].operation.methods[0]', message: 'DENY rule widened on the TCP filter: HTTP-only to[0].operation.methods, to[0].operation.paths ignored' })]);
     expect(deny.ok).toBe(true);
   });
 

@@ -84,14 +84,14 @@ function reportProblem(problem: GenerationProblem, action: BuildAction, dropped:
   context.sink.push({ code: 'COMPILE_INVALID_VALUE', severity: 'error', resource, path: problem.path, message: `${problem.failure.message}; ${effect}` });
 }
 
-/** One diagnostic per rule for the HTTP-only values left out on a TCP filter. */
+/** One diagnostic per rule for the HTTP-only values left out on a TCP filter, located at the first one. */
 function reportWidened(problems: readonly GenerationProblem[], rulePath: string, action: BuildAction, selected: SelectedPolicy, context: RuleSetContext): void {
   const fields = [...new Set(problems.map((p) => p.path.replace(/\[\d+\]$/u, '').slice(rulePath.length + 1)))];
   context.sink.push({
     code: 'COMPILE_TCP_RULE_WIDENED',
     severity: 'warning',
     resource: resourceOf(selected),
-    path: rulePath,
+    path: problems[0]?.path ?? rulePath,
     message: `${action} rule widened on the TCP filter: HTTP-only ${fields.join(', ')} ignored`,
   });
 }
