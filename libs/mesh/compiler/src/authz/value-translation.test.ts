@@ -122,9 +122,13 @@ describe('CIDR ranges (Go net/netip)', () => {
     expect(cidrRange('::ffff:1.2.3.4/120')).toEqual({ addressPrefix: '::ffff:1.2.3.4', prefixLen: 120 });
   });
   it('rejects what netip rejects', () => {
-    for (const bad of ['', '1.2.3', '01.2.3.4', '1.2.3.256', '1.2.3.4/33', '1.2.3.4/08', 'fe80::1%eth0', '1::2::3', 'x']) {
+    for (const bad of ['', '1.2.3', '01.2.3.4', '1.2.3.256', '1.2.3.4/33', '1.2.3.4/08', 'fe80::1%eth0/64', '1::2::3', 'x']) {
       expect(cidrRange(bad), bad).toBeInstanceOf(CidrParseError);
     }
+  });
+  it('drops the zone of a bare IPv6 address (Go PrefixFrom) and reports netip errors', () => {
+    expect(cidrRange('fe80::1%eth0')).toEqual({ addressPrefix: 'fe80::1', prefixLen: 128 });
+    expect((cidrRange('1.2.3.4/33') as CidrParseError).message).toBe('netip.ParsePrefix("1.2.3.4/33"): prefix length out of range');
   });
   it('prints IPv6 per RFC 5952', () => {
     expect(['1:0:0:1:0:0:0:1', '0:0:0:0:0:0:0:0', '1:0:1:0:1:0:1:0', '::0:1'].map((t) => formatIp(parseIp(t) ?? { bytes: [] }))).toEqual(['1:0:0:1::1', '::', '1:0:1:0:1:0:1:0', '::1']);
