@@ -26,6 +26,12 @@ describe('compileWorkload results', () => {
     expect(result.diagnostics.map((d) => d.path)).toEqual(['workload.namespace', 'workload.ports[0].port']);
   });
 
+  it('refuses structurally wrong input instead of crashing', () => {
+    const broken = compileWorkload({ workload: { namespace: 'foo', labels: null, ports: 'x' } as never });
+    expect(broken.ok).toBe(false);
+    expect(broken.diagnostics.map((d) => d.path)).toEqual(['workload.labels', 'workload.ports']);
+  });
+
   it('fails closed on a DENY rule istiod would skip: the rule denies everything', () => {
     const result = compile(UNKNOWN_WHEN);
     expect(result.ok).toBe(false);

@@ -197,8 +197,15 @@ function isPort(value: unknown): boolean {
 export function validateCompileInput(input: CompileInput, mesh: MeshSettings): CompilerDiagnostic[] {
   const problems: CompilerDiagnostic[] = [];
   const { workload } = input;
+  if (typeof workload !== 'object' || workload === null) return [invalid('workload must be an object', 'workload')];
   if (typeof workload.namespace !== 'string' || workload.namespace === '') problems.push(invalid('workload namespace must be set', 'workload.namespace'));
-  if (Object.keys(workload.labels).length > COMPILE_LIMITS.maxWorkloadLabels) problems.push(invalid('too many workload labels', 'workload.labels'));
+  const labels: unknown = workload.labels;
+  if (typeof labels !== 'object' || labels === null || Object.values(labels).some((v) => typeof v !== 'string')) {
+    problems.push(invalid('workload labels must map strings to strings', 'workload.labels'));
+  } else if (Object.keys(labels).length > COMPILE_LIMITS.maxWorkloadLabels) {
+    problems.push(invalid('too many workload labels', 'workload.labels'));
+  }
+  if (!Array.isArray(workload.ports)) return [...problems, invalid('workload ports must be a list', 'workload.ports')];
   if (workload.ports.length > COMPILE_LIMITS.maxWorkloadPorts) problems.push(invalid('too many workload ports', 'workload.ports'));
   workload.ports.forEach((p, i) => {
     if (!isPort(p.port)) problems.push(invalid(`port must be in 1..65535, got ${String(p.port)}`, `workload.ports[${i}].port`));
