@@ -60,6 +60,7 @@ const CASES: DecisionCase[] = [
   { name: '58: ipBlocks checks the direct peer', policies: allow('  rules:\n  - from:\n    - source:\n        ipBlocks: ["10.0.0.0/8"]'), traffic: http({}, { sourceIp: '10.1.2.3' }), outcome: 'allowed' },
   { name: '58: ... not the original client behind a proxy', policies: allow('  rules:\n  - from:\n    - source:\n        ipBlocks: ["10.0.0.0/8"]'), traffic: http({}, { sourceIp: '192.168.0.1', remoteIp: '10.1.2.3' }), outcome: 'denied' },
   { name: '58: remoteIpBlocks checks the original client', policies: allow('  rules:\n  - from:\n    - source:\n        remoteIpBlocks: ["10.0.0.0/8"]'), traffic: http({}, { sourceIp: '192.168.0.1', remoteIp: '10.1.2.3' }), outcome: 'allowed' },
+  { name: 'remoteIpBlocks read the rightmost x-forwarded-for entry', policies: allow('  rules:\n  - from:\n    - source:\n        remoteIpBlocks: ["10.0.0.0/8"]'), traffic: http({ headers: { 'x-forwarded-for': '1.1.1.1, 10.1.2.3' } }, { sourceIp: '192.168.0.1' }), outcome: 'allowed' },
   { name: '59: AUDIT never rejects', policies: policyYaml('audit', '  action: AUDIT\n  rules:\n  - {}'), traffic: http({}), outcome: 'allowed' },
   { name: 'connection.sni on TCP with app TLS', policies: allow('  rules:\n  - when:\n    - key: connection.sni\n      values: ["*.svc"]'), traffic: { port: 9000, transport: 'tls', sni: 'db.svc' }, outcome: 'allowed' },
   { name: 'destination.ip', policies: allow('  rules:\n  - when:\n    - key: destination.ip\n      values: ["10.0.0.0/24"]'), traffic: http({}, { destinationIp: '10.0.0.9' }), outcome: 'allowed' },
