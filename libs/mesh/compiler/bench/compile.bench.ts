@@ -54,7 +54,7 @@ function typicalCorpus(): AuthorizationPolicy[] {
     return {
       apiVersion: 'security.istio.io/v1' as const,
       kind: 'AuthorizationPolicy' as const,
-      metadata: { name: `policy-${index}`, namespace, labels: {}, annotations: rng.nextInt(10) === 0 ? { 'istio.io/dry-run': 'true' } : {} },
+      metadata: { name: `policy-${index}`, namespace, labels: {}, annotations: (rng.nextInt(10) === 0 ? { 'istio.io/dry-run': 'true' } : {}) as Record<string, string> },
       spec: { action, rules, ...(app !== undefined ? { selector: { matchLabels: { app } } } : {}) },
     };
   });
