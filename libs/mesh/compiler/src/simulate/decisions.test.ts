@@ -111,4 +111,20 @@ describe('CUSTOM (ext_authz)', () => {
     expect(result.decision.policy).toBe('istio-ext-authz-MyAuthz-ns[foo]-policy[ext]-rule[0]-deny-due-to-bad-CUSTOM-action');
     expect(simulate(config, http({ path: '/public' })).outcome).toBe('allowed');
   });
+
+  it('with PILOT_ENABLE_MULTIPLE_CUSTOM_AUTHZ_PROVIDERS each provider gets its pair, enabled by its own mark', () => {
+    const two: ExtensionProvider[] = [
+      { name: 'foo', envoyExtAuthzGrpc: { service: 'authz.foo.svc.cluster.local', port: 9000 } },
+      { name: 'foo-bar', envoyExtAuthzGrpc: { service: 'authz.foo.svc.cluster.local', port: 9001 } },
+    ];
+    const yaml =
+      policyYaml('a', '  action: CUSTOM\n  provider:\n    name: foo\n  rules:\n  - to:\n    - operation:\n        paths: ["/a"]') +
+      policyYaml('b', '  action: CUSTOM\n  provider:\n    name: foo-bar\n  rules:\n  - to:\n    - operation:\n        paths: ["/b"]');
+    const config = compileYaml(yaml, HTTPBIN, { extensionProviders: two, enableMultipleCustomAuthzProviders: true }, { services: [{ hostname: 'authz.foo.svc.cluster.local', namespace: 'foo' }] });
+    expect(config.httpFilters.map((f) => f.name)).toEqual(['envoy.filters.http.rbac', 'envoy.filters.http.ext_authz', 'envoy.filters.http.rbac', 'envoy.filters.http.ext_authz']);
+    const toB = simulate(config, http({ path: '/b' }));
+    expect(toB.filters.filter((f) => f.extAuthz !== undefined).map((f) => f.extAuthz?.enabled)).toEqual([false, true]);
+    const toA = simulate(config, http({ path: '/a' }));
+    expect(toA.filters.filter((f) => f.extAuthz !== undefined).map((f) => f.extAuthz?.enabled)).toEqual([true, false]);
+  });
 });
