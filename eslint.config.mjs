@@ -43,8 +43,19 @@ const TEST_FILES = ['**/*.test.ts', '**/test/**/*.ts', '**/*.bench.ts', '**/test
  * Tag rules for @nx/enforce-module-boundaries. Tests may use any npm package (etcd3 as an
  * independent oracle, for instance), so banned external imports apply to source files only.
  */
-function boundaryRule({ banExternals }) {
+function boundaryRule({ banExternals, allowTestingLibs }) {
   const bans = (list) => (banExternals ? { bannedExternalImports: list } : {});
+  // Test files of any project may use the test-only harnesses in libs/testing.
+  const withTesting = (constraint) =>
+    allowTestingLibs && !constraint.onlyDependOnLibsWithTags.includes('*')
+      ? {
+          ...constraint,
+          onlyDependOnLibsWithTags: [
+            ...constraint.onlyDependOnLibsWithTags,
+            constraint.sourceTag.startsWith('type:') ? 'type:testing' : 'scope:testing',
+          ],
+        }
+      : constraint;
   return [
     'error',
     {
@@ -74,7 +85,7 @@ function boundaryRule({ banExternals }) {
         { sourceTag: 'scope:etcd', onlyDependOnLibsWithTags: ['scope:etcd', 'scope:raft', 'scope:auth', 'scope:shared', 'scope:platform'] },
         { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['*'] },
         { sourceTag: 'scope:tooling', onlyDependOnLibsWithTags: ['*'] },
-      ],
+      ].map(withTesting),
     },
   ];
 }
@@ -109,11 +120,11 @@ export default [
   {
     files: ['**/*.ts', '**/*.mts'],
     ignores: TEST_FILES,
-    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: true }) },
+    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: true, allowTestingLibs: false }) },
   },
   {
     files: TEST_FILES,
-    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: false }) },
+    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: false, allowTestingLibs: true }) },
   },
   {
     // Test-only helpers never reach production code.

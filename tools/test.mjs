@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: everything CI checks, in order of cost.
-//  1. generated etcd protos match their sources (tools/gen-proto.mjs --check)
+//  1. generated etcd and Envoy protos match their sources (tools/gen-*.mjs --check)
 //  2. lint (module boundaries and domain rules included), type-check and unit tests of every project
 //  3. integration tests (real sockets, processes, Redis, etcdctl), one project at a time
 import { spawnSync } from 'node:child_process';
@@ -17,7 +17,8 @@ function step(title, command, args) {
   }
 }
 
-step('generated code is current', 'node', ['tools/gen-proto.mjs', '--check']);
+step('generated etcd protos are current', 'node', ['tools/gen-proto.mjs', '--check']);
+step('generated Envoy protos are current', 'node', ['tools/gen-envoy-api.mjs', '--check']);
 step('lint, typecheck, unit tests', 'npx', ['nx', 'run-many', '-t', 'lint', 'typecheck', 'test', `--parallel=${parallel}`, '--output-style=static']);
 step('integration tests', 'npx', ['nx', 'run-many', '-t', 'test-int', '--parallel=1', '--output-style=static']);
 console.log('\n=== all checks passed');

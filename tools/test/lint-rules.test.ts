@@ -1,6 +1,7 @@
 // Proves every architectural lint rule with a deliberate violation: each case lints a small source
 // text as if it lived in a project with the given tags, through the workspace's real ESLint
 // config, and asserts the rule that must fire. A clean domain file must pass.
+import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,9 @@ const projects = listProjects(workspaceRoot);
 let eslint: ESLint;
 
 beforeAll(() => {
+  // The Nx rule reads the cached project graph; refresh it so new projects are known.
+  const refreshed = spawnSync('npx', ['nx', 'show', 'projects'], { cwd: workspaceRoot, env: { ...process.env, NX_DAEMON: 'false' } });
+  if (refreshed.status !== 0) throw new Error(`nx show projects failed: ${refreshed.stderr}`);
   eslint = new ESLint({ cwd: workspaceRoot });
 });
 
@@ -110,5 +114,19 @@ describe('import direction between projects (depConstraints)', () => {
 describe('no wildcard value re-exports', () => {
   it('export * from a sibling fails lint', async () => {
     expect(await ruleIds(`export * from './other';\n`, projectWith('type:platform'))).toContain('no-restricted-syntax');
+  });
+});
+
+describe('test harnesses are for tests', () => {
+  it('a test file of an adapter lib may import a testing lib', async () => {
+    const code = `import { something } from '@ward/testing/net-proxy';\nexport const s = something;\n`;
+    expect(await ruleIds(code, projectWith('type:adapter'), 'uses-harness.test.ts')).toEqual([]);
+  });
+
+  it('the same import in the adapter lib source fails lint', async () => {
+    const code = `import { something } from '@ward/testing/net-proxy';\nexport const s = something;\n`;
+    const ids = await ruleIds(code, projectWith('type:adapter'));
+    expect(ids).toContain('@nx/enforce-module-boundaries');
+    expect(ids).toContain('no-restricted-imports');
   });
 });

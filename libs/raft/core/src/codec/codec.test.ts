@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CodecError } from '../errors';
+import { MAX_NODE_ID } from '../ids';
+import type { Message } from '../message';
+import { MessageType, isLocalMessageType, message } from '../message';
+import type { ConfState, Entry, Snapshot } from '../types';
+import { entrySizeBytes } from '../types';
+import {
+  decodeConfState,
+  decodeEntry,
+  decodeHardState,
+  decodeMessage,
+  decodeSnapshot,
+  encodeConfState,
+  encodeEntry,
+  encodeHardState,
+  encodeMessage,
+  encodeSnapshot,
+  messageSizeBytes,
+} from './codec';
+
+const position = fc.nat({ max: Number.MAX_SAFE_INTEGER });
+const nodeId = fc.bigInt({ min: 1n, max: MAX_NODE_ID });
+const bytes = fc.uint8Array({ maxLength: 64 });
+const entryArb: fc.Arbitrary<Entry> = fc.record({ term: position, index: position, type: fc.constantFrom(0, 1, 2) as fc.Arbitrary<0 | 1 | 2>, data: bytes });
+const confStateArb: fc.Arbitrary<ConfState> = fc.record({
+  voters: fc.array(nodeId, { maxLength: 5 }),
+  learners: fc.array(nodeId, { maxLength: 3 }),
+  votersOutgoing: fc.array(nodeId, { maxLength: 3 }),
+  learnersNext: fc.array(nodeId, { maxLength: 3 }),
+  autoLeave: fc.boolean(),
+});
+const snapshotArb: fc.Arbitrary<Snapshot> = fc.record({ data: bytes, metadata: fc.record({ index: position, term: position, confState: confStateArb }) });
+const wireTypes = Object.values(MessageType).filter((t) => !isLocalMessageType(t));
+const messageArb: fc.Arbitrary<Message> = fc
+  .record({
+    type: fc.constantFrom(...wireTypes),
+    to: fc.oneof(nodeId, fc.constant(0n)),
+    from: fc.oneof(nodeId, fc.constant(0n)),
+    term: position,
+    logTerm: position,
+    index: position,
+    commit: position,
+    rejectHint: position,
+    reject: fc.boolean(),
+    context: bytes,
+    entries: fc.array(entryArb, { maxLength: 4 }),
+    snapshot: fc.option(snapshotArb, { nil: undefined }),
+  })
+  .map(({ type, ...fields }) => message(type, fields));
+
+function codecErrorOrValue(decode: () => unknown): void {
+  try {
+    decode();
+  } catch (error) {
+    expect(error).toBeInstanceOf(CodecError);
+  }
+}
+
+describe('binary codec', () => {
+  it('round-trips every message exactly and deterministically', () => {
+    fc.assert(
+      fc.property(messageArb, (m) => {
+        const encoded = encodeMessage(m);
+        expect(encoded.length).toBe(messageSizeBytes(m));
+        const decoded = decodeMessage(encoded);
+        expect(decoded).toEqual(m);
+        expect(encodeMessage(decoded)).toEqual(encoded);
+      }),
+      { numRuns: 1000, seed: 7 },
+    );
+  });
+
+  it('round-trips entries (encoded size = entrySizeBytes), hard states, conf states and snapshots', () => {
+    fc.assert(
+      fc.property(entryArb, confStateArb, snapshotArb, position, fc.oneof(nodeId, fc.constant(0n)), position, (e, cs, snap, term, vote, commit) => {
+        expect(encodeEntry(e).length).toBe(entrySizeBytes(e));
+        expect(decodeEntry(encodeEntry(e))).toEqual(e);
+        expect(decodeConfState(encodeConfState(cs))).toEqual(cs);
+        expect(decodeSnapshot(encodeSnapshot(snap))).toEqual(snap);
+        expect(decodeHardState(encodeHardState({ term, vote, commit }))).toEqual({ term, vote, commit });
+      }),
+      { numRuns: 1000, seed: 11 },
+    );
+  });
+
+  it('never fails with anything but a CodecError on truncated, flipped or random input', () => {
+    fc.assert(
+      fc.property(messageArb, fc.nat(), fc.nat({ max: 7 }), (m, at, bit) => {
+        const encoded = encodeMessage(m);
+        const cut = at % (encoded.length + 1);
+        codecErrorOrValue(() => decodeMessage(encoded.subarray(0, cut)));
+        const flipped = encoded.slice();
+        flipped[at % encoded.length]! ^= 1 << bit;
+        codecErrorOrValue(() => decodeMessage(flipped));
+      }),
+      { numRuns: 3000, seed: 13 },
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (random) => {
+        codecErrorOrValue(() => decodeMessage(random));
+        codecErrorOrValue(() => decodeEntry(random));
+        codecErrorOrValue(() => decodeSnapshot(random));
+      }),
+      { numRuns: 3000, seed: 17 },
+    );
+  });
+
+  it('refuses local message kinds, unknown versions, trailing bytes and oversized claims', () => {
+    expect(() => encodeMessage(message(MessageType.Hup))).toThrow(TypeError);
+    const good = encodeMessage(message(MessageType.Heartbeat, { to: 2n, from: 1n, term: 3 }));
+    const badVersion = good.slice();
+    badVersion[0] = 9;
+    expect(() => decodeMessage(badVersion)).toThrow(/unsupported codec version/);
+    const local = good.slice();
+    local[1] = MessageType.Hup;
+    expect(() => decodeMessage(local)).toThrow(/not a wire message/);
+    expect(() => decodeMessage(new Uint8Array([...good, 0]))).toThrow(/trailing/);
+    const huge = encodeMessage(message(MessageType.App, { to: 2n, from: 1n, entries: [{ term: 1, index: 1, type: 0, data: new Uint8Array(100) }] }));
+    expect(() => decodeMessage(huge, { maxDataBytes: 10, maxEntries: 10, maxMembers: 10 })).toThrow(/exceeds the limit/);
+    const manyEntries = good.slice();
+    new DataView(manyEntries.buffer).setUint32(good.length - 4, 0xffffffff, true);
+    expect(() => decodeMessage(manyEntries)).toThrow(CodecError);
+  });
+
+  it('keeps ids exact across the full uint64 range and rejects terms beyond 2^53 - 1', () => {
+    const m = message(MessageType.Vote, { to: MAX_NODE_ID, from: 0x8e9e05c52164694dn, term: Number.MAX_SAFE_INTEGER });
+    expect(decodeMessage(encodeMessage(m))).toEqual(m);
+    const tooBig = encodeMessage(m);
+    tooBig[2 + 16 + 7] = 0xff;
+    expect(() => decodeMessage(tooBig)).toThrow(/exceeds 2\^53/);
+  });
+});

@@ -1,0 +1,108 @@
+import type { Rng } from '@ward/shared/clock';
+import type { Entry, HardState, Snapshot } from '@ward/raft/core';
+import { EMPTY_HARD_STATE } from '@ward/raft/core';
+
+/** What survives a crash. */
+export interface DurableImage {
+  snapshot: Snapshot | undefined;
+  /** Entries after the snapshot, contiguous. */
+  entries: Entry[];
+  hardState: HardState;
+}
+
+type PendingWrite =
+  | { readonly kind: 'entries'; readonly entries: readonly Entry[] }
+  | { readonly kind: 'hardState'; readonly hardState: HardState }
+  | { readonly kind: 'snapshot'; readonly snapshot: Snapshot };
+
+/** How a crash treats writes that were issued but not fsynced. */
+export type CrashLoss = 'all' | 'random-prefix';
+
+/**
+ * A node's disk: a durable image plus writes issued since the last fsync. A crash keeps the
+ * durable image and, with 'random-prefix', a random prefix of the pending writes (a log-structured
+ * file torn at a record boundary). Writes are records, not bytes: torn bytes inside a record are
+ * the WAL's business (raft/storage), not the consensus core's.
+ */
+export class SimDisk {
+  readonly durable: DurableImage = { snapshot: undefined, entries: [], hardState: EMPTY_HARD_STATE };
+  private pending: PendingWrite[] = [];
+
+  writeEntries(entries: readonly Entry[]): void {
+    if (entries.length > 0) this.pending.push({ kind: 'entries', entries });
+  }
+
+  writeHardState(hardState: HardState): void {
+    this.pending.push({ kind: 'hardState', hardState });
+  }
+
+  /** A snapshot received from the leader: replaces the whole log. */
+  writeSnapshot(snapshot: Snapshot): void {
+    this.pending.push({ kind: 'snapshot', snapshot });
+  }
+
+  hasPending(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** fsync: every write issued so far becomes durable. */
+  sync(): void {
+    for (const w of this.pending) this.applyDurably(w);
+    this.pending = [];
+  }
+
+  /**
+   * The application's own snapshot (log compaction): synced with everything before it, then the
+   * durable log before `snapshot`'s index is released.
+   */
+  saveCompactionSnapshot(snapshot: Snapshot): void {
+    this.sync();
+    const index = snapshot.metadata.index;
+    const current = this.durable.snapshot?.metadata.index ?? 0;
+    if (index <= current) return;
+    this.durable.snapshot = snapshot;
+    const first = this.durable.entries[0]?.index;
+    if (first !== undefined) this.durable.entries = this.durable.entries.slice(Math.max(0, index + 1 - first));
+  }
+
+  /** Power loss: pending writes are lost (or a random prefix survives). */
+  crash(rng: Rng, loss: CrashLoss): void {
+    const keep = loss === 'all' ? 0 : rng.nextInt(this.pending.length + 1);
+    for (let i = 0; i < keep; i++) this.applyDurably(this.pending[i]!);
+    this.pending = [];
+  }
+
+  private applyDurably(w: PendingWrite): void {
+    const d = this.durable;
+    if (w.kind === 'hardState') {
+      d.hardState = w.hardState;
+    } else if (w.kind === 'snapshot') {
+      d.snapshot = w.snapshot;
+      d.entries = [];
+    } else {
+      const snapIndex = d.snapshot?.metadata.index ?? 0;
+      const fresh = w.entries.filter((e) => e.index > snapIndex);
+      if (fresh.length === 0) return;
+      const from = fresh[0]!.index;
+      const base = d.entries.length === 0 ? snapIndex + 1 : d.entries[0]!.index;
+      const keep = Math.max(0, Math.min(d.entries.length, from - base));
+      d.entries = d.entries.slice(0, keep).concat(fresh);
+    }
+  }
+
+  /** Term of `index` in the durable image (snapshot included), undefined if absent. */
+  durableTerm(index: number): number | undefined {
+    const snap = this.durable.snapshot;
+    if (snap !== undefined && snap.metadata.index === index) return snap.metadata.term;
+    const first = this.durable.entries[0]?.index;
+    if (first === undefined || index < first) return undefined;
+    return this.durable.entries[index - first]?.term;
+  }
+
+  /** True if the durable image holds (index, term), directly or covered by its snapshot. */
+  durablyHolds(index: number, term: number): boolean {
+    const snap = this.durable.snapshot;
+    if (snap !== undefined && snap.metadata.index >= index) return true;
+    return this.durableTerm(index) === term;
+  }
+}

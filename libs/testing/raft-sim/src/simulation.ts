@@ -1,0 +1,324 @@
+import type { Rng } from '@ward/shared/clock';
+import type { Message, NodeId } from '@ward/raft/core';
+import { MessageType, Role, decodeMessage, encodeMessage } from '@ward/raft/core';
+import type { CheckResult, KvInput, KvOutput, Operation } from '@ward/testing/linearizability';
+import { checkLinearizability, kvModel } from '@ward/testing/linearizability';
+import { EventQueue } from './event-queue';
+import { SafetyChecker } from './invariants';
+import type { KvApplyResult, KvCommand } from './kv-state-machine';
+import type { SimProfile } from './profile';
+import { rngFor } from './seeds';
+import type { SimHost } from './sim-node';
+import { SimNode, clusterConfState } from './sim-node';
+import { SimNetwork } from './sim-network';
+import { TraceHash } from './trace-hash';
+import type { Violation } from './violations';
+import type { WorkloadHost } from './workload';
+import { Workload } from './workload';
+
+type SimEvent =
+  | { readonly time: number; readonly seq: number; readonly kind: 'deliver'; readonly to: NodeId; readonly message: Message | Uint8Array }
+  | { readonly time: number; readonly seq: number; readonly kind: 'disk'; readonly node: SimNode; readonly incarnation: number }
+  | { readonly time: number; readonly seq: number; readonly kind: 'snap-status' | 'unreachable'; readonly from: NodeId; readonly to: NodeId; readonly ok: boolean };
+
+/** Counters of one run. */
+export interface SimStats {
+  messagesSent: number;
+  messagesDelivered: number;
+  messagesLost: number;
+  crashes: number;
+  partitions: number;
+  leaderTerms: number;
+  finalCommitIndex: number;
+  opsCompleted: number;
+  opsUnknown: number;
+  opsRefused: number;
+  /** Unknown-outcome writes recorded as failed because they never took effect anywhere. */
+  unknownResolved: number;
+  /** Ticks from the heal to a leader every live node follows (undefined: none in budget). */
+  leaderAfterHealTicks: number | undefined;
+  /** Ticks from the heal to full convergence (undefined: not within budget). */
+  convergedAfterHealTicks: number | undefined;
+}
+
+/** Everything a run produced. */
+export interface SimResult {
+  readonly seed: number;
+  readonly profile: string;
+  readonly traceHash: string;
+  readonly violations: readonly Violation[];
+  readonly stats: SimStats;
+  readonly history: readonly Operation<KvInput, KvOutput>[];
+  /** The linearizability verdict of the history ('ok' required; 'unknown' is not a pass). */
+  readonly linearizability: CheckResult['verdict'] | 'not-checked';
+}
+
+/** Options of {@link runSimulation}. */
+export interface RunOptions {
+  /** Skip the linearizability check (e.g. when only the trace hash matters). */
+  readonly skipLinearizability?: boolean;
+  /** Search step budget of the linearizability check. */
+  readonly linearizabilityMaxSteps?: number;
+  /** Stop the fault phase at the first safety violation (mutation hunting). */
+  readonly stopAtFirstViolation?: boolean;
+}
+
+/**
+ * One deterministic run: `profile.nodes` SimNodes, a SimNetwork, crashes and restarts, clients;
+ * a fault phase of `profile.ticks` ticks with safety checked after every event, then a liveness
+ * phase (faults off, everyone restarted) and a linearizability check of the client history.
+ */
+export class Simulation implements SimHost, WorkloadHost {
+  readonly checker: SafetyChecker;
+  readonly trace = new TraceHash();
+  private readonly queue = new EventQueue<SimEvent>();
+  private readonly network: SimNetwork;
+  private readonly workload: Workload;
+  private readonly simNodes: SimNode[] = [];
+  private readonly byId = new Map<NodeId, SimNode>();
+  private readonly faultRng: Rng;
+  private clock = 0;
+  private seq = 0;
+  private historyClock = 0;
+  private crashesEnabled = true;
+  readonly stats: SimStats = {
+    messagesSent: 0,
+    messagesDelivered: 0,
+    messagesLost: 0,
+    crashes: 0,
+    partitions: 0,
+    leaderTerms: 0,
+    finalCommitIndex: 0,
+    opsCompleted: 0,
+    opsUnknown: 0,
+    opsRefused: 0,
+    unknownResolved: 0,
+    leaderAfterHealTicks: undefined,
+    convergedAfterHealTicks: undefined,
+  };
+
+  constructor(
+    readonly seed: number,
+    readonly profile: SimProfile,
+  ) {
+    this.checker = new SafetyChecker(Math.floor(profile.nodes / 2) + 1);
+    const ids = Array.from({ length: profile.nodes }, (_, i) => BigInt(i + 1));
+    this.network = new SimNetwork(profile.network, rngFor(seed, 'network'), ids);
+    this.faultRng = rngFor(seed, 'faults');
+    const conf = clusterConfState(profile.nodes);
+    for (const id of ids) {
+      const node = new SimNode(id, this, conf);
+      this.simNodes.push(node);
+      this.byId.set(id, node);
+    }
+    this.workload = new Workload(profile.workload, rngFor(seed, 'workload'), this);
+  }
+
+  now(): number {
+    return this.clock;
+  }
+
+  stamp(): number {
+    return ++this.historyClock;
+  }
+
+  nodes(): readonly SimNode[] {
+    return this.simNodes;
+  }
+
+  send(from: SimNode, m: Message): void {
+    this.checker.onSend(from.id, m);
+    this.stats.messagesSent++;
+    const every = this.profile.network.encodeEveryNthMessage;
+    const payload = every > 0 && this.stats.messagesSent % every === 0 ? encodeMessage(m) : m;
+    let delivered = false;
+    const fate = this.network.send(this.clock, m, (time) => {
+      delivered = true;
+      this.queue.push({ time, seq: this.seq++, kind: 'deliver', to: m.to, message: payload });
+    });
+    if (!delivered) this.stats.messagesLost++;
+    if (fate === 'partitioned') this.queue.push({ time: this.clock, seq: this.seq++, kind: 'unreachable', from: m.from, to: m.to, ok: false });
+    if (m.type === MessageType.Snap) {
+      // The transport reports how the snapshot stream ended.
+      this.queue.push({ time: this.clock + this.profile.network.maxDelayTicks, seq: this.seq++, kind: 'snap-status', from: m.from, to: m.to, ok: delivered });
+    }
+  }
+
+  scheduleDisk(node: SimNode, incarnation: number, ticks: number): void {
+    this.queue.push({ time: this.clock + ticks, seq: this.seq++, kind: 'disk', node, incarnation });
+  }
+
+  onWriteApplied(node: SimNode, cmd: KvCommand, result: KvApplyResult, index: number): void {
+    this.workload.onWriteApplied(node, cmd, result, index);
+  }
+
+  onReadReady(node: SimNode, context: string, readIndex: number): void {
+    this.workload.onReadReady(node, context, readIndex);
+  }
+
+  onStaleRead(detail: string): void {
+    this.checker.fail('stale-read', detail);
+  }
+
+  onCoreError(node: SimNode, error: unknown): void {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.checker.fail('core-error', `node ${node.id}: ${text}`);
+  }
+
+  private runEvent(e: SimEvent): void {
+    if (e.kind === 'disk') {
+      e.node.onDiskDone(e.incarnation);
+      this.afterEvent(e.node);
+      return;
+    }
+    if (e.kind === 'deliver') {
+      const node = this.byId.get(e.to)!;
+      if (!node.up) return;
+      const m = e.message instanceof Uint8Array ? decodeMessage(e.message) : e.message;
+      this.stats.messagesDelivered++;
+      this.trace.add(m.type);
+      this.trace.add(Number(m.from));
+      this.trace.add(Number(m.to));
+      this.trace.add(m.term);
+      this.trace.add(m.index);
+      this.trace.add(m.entries.length);
+      node.deliver(m);
+      this.afterEvent(node);
+      return;
+    }
+    const sender = this.byId.get(e.from)!;
+    if (e.kind === 'snap-status') sender.reportSnapshot(e.to, e.ok);
+    else sender.reportUnreachable(e.to);
+    this.afterEvent(sender);
+  }
+
+  private afterEvent(node: SimNode): void {
+    this.checker.observe(node);
+    this.checker.checkDurability(this.simNodes);
+  }
+
+  private drainEvents(): void {
+    for (let e = this.queue.peek(); e !== undefined && e.time <= this.clock; e = this.queue.peek()) {
+      this.queue.pop();
+      this.runEvent(e);
+    }
+  }
+
+  private injectFaults(): void {
+    const change = this.network.step(this.clock);
+    if (change !== undefined) {
+      this.trace.addString(change);
+      if (change !== 'healed') this.stats.partitions++;
+    }
+    const c = this.profile.crashes;
+    for (const node of this.simNodes) {
+      if (node.up) {
+        if (!this.crashesEnabled || this.clock - node.upSince < c.minUpTicks || this.faultRng.nextFloat() >= c.probability) continue;
+        node.crash(this.clock, c.minDownTicks + this.faultRng.nextInt(c.maxDownTicks - c.minDownTicks + 1));
+        this.stats.crashes++;
+        this.trace.add(1000 + Number(node.id));
+        this.workload.onNodeCrashed(node);
+        this.checker.checkDurability(this.simNodes);
+      } else if (node.downUntil <= this.clock) {
+        node.restart(this.clock);
+        this.trace.add(2000 + Number(node.id));
+        this.afterEvent(node);
+      }
+    }
+  }
+
+  /** One tick: faults, due events, every node's tick, clients. */
+  private step(): void {
+    this.checker.tick = this.clock;
+    this.injectFaults();
+    this.drainEvents();
+    for (const node of this.simNodes) {
+      node.tick();
+      this.checker.observe(node);
+    }
+    this.drainEvents();
+    this.workload.step(this.clock);
+    this.drainEvents();
+    this.clock++;
+  }
+
+  private hasSafetyViolation(): boolean {
+    return this.checker.violations.length > 0;
+  }
+
+  /** Runs the fault phase, then the liveness phase, then the linearizability check. */
+  run(options: RunOptions = {}): SimResult {
+    for (let t = 0; t < this.profile.ticks; t++) {
+      this.step();
+      if (options.stopAtFirstViolation === true && this.hasSafetyViolation()) break;
+    }
+    if (!(options.stopAtFirstViolation === true && this.hasSafetyViolation())) this.runLivenessPhase();
+    return this.finish(options);
+  }
+
+  private stableLeader(): SimNode | undefined {
+    const leaders = this.simNodes.filter((n) => n.up && n.role === Role.Leader);
+    if (leaders.length !== 1) return undefined;
+    const leader = leaders[0]!;
+    const term = leader.node!.basicStatus().term;
+    const followed = this.simNodes.every((n) => n.up && n.node!.basicStatus().lead === leader.id && n.node!.basicStatus().term === term);
+    return followed ? leader : undefined;
+  }
+
+  private converged(leader: SimNode): boolean {
+    const status = leader.node!.basicStatus();
+    if (leader.node!.termAt(status.commit) !== status.term) return false;
+    if (this.workload.pendingCount() > 0) return false;
+    const hash = leader.kv.stateHash();
+    return this.simNodes.every((n) => n.up && n.appliedIndex === status.commit && n.kv.stateHash() === hash);
+  }
+
+  private runLivenessPhase(): void {
+    const { leaderWithinTicks, convergeWithinTicks } = this.profile.liveness;
+    this.network.disableFaults();
+    this.crashesEnabled = false;
+    for (const node of this.simNodes) if (!node.up && node.downUntil !== Number.POSITIVE_INFINITY) node.restart(this.clock);
+    this.workload.stop();
+    const healedAt = this.clock;
+    for (let t = 0; t < leaderWithinTicks + convergeWithinTicks; t++) {
+      this.step();
+      const leader = this.stableLeader();
+      if (leader === undefined) continue;
+      this.stats.leaderAfterHealTicks ??= this.clock - healedAt;
+      if (this.converged(leader)) {
+        this.stats.convergedAfterHealTicks = this.clock - healedAt;
+        return;
+      }
+    }
+    if (this.stats.leaderAfterHealTicks === undefined || this.stats.leaderAfterHealTicks > leaderWithinTicks) {
+      this.checker.fail('liveness-no-leader', `no stable leader within ${leaderWithinTicks} ticks of healing`);
+    } else {
+      this.checker.fail('liveness-no-convergence', `nodes did not converge within ${convergeWithinTicks} ticks of healing`);
+    }
+  }
+
+  private finish(options: RunOptions): SimResult {
+    const history = this.workload.history;
+    let verdict: SimResult['linearizability'] = 'not-checked';
+    // Only a converged run may resolve unknown writes from what the simulator saw applied.
+    if (this.stats.convergedAfterHealTicks !== undefined) this.stats.unknownResolved = this.workload.resolveNeverApplied();
+    if (options.skipLinearizability !== true) {
+      const result = checkLinearizability(kvModel, history, { budget: { maxSteps: options.linearizabilityMaxSteps ?? 50_000_000 } });
+      verdict = result.verdict;
+      if (result.verdict === 'illegal') this.checker.fail('not-linearizable', `history of ${history.length} operations is not linearizable (key ${result.illegal?.partitionKey})`);
+    }
+    Object.assign(this.stats, {
+      leaderTerms: this.checker.leaderTerms(),
+      finalCommitIndex: this.checker.committedIndex,
+      opsCompleted: this.workload.completed,
+      opsUnknown: this.workload.unknown,
+      opsRefused: this.workload.refused,
+    });
+    return { seed: this.seed, profile: this.profile.name, traceHash: this.trace.hex(), violations: this.checker.violations, stats: this.stats, history, linearizability: verdict };
+  }
+}
+
+/** Runs one seed of a profile. */
+export function runSimulation(seed: number, profile: SimProfile, options: RunOptions = {}): SimResult {
+  return new Simulation(seed, profile).run(options);
+}
