@@ -119,6 +119,7 @@ export class RawNode {
   /** True when ready() would return something to do. */
   hasReady(): boolean {
     const r = this.raft;
+    r.flushAppends();
     if (r.msgs.length > 0 || r.msgsAfterAppend.length > 0 || r.readStates.length > 0) return true;
     if (r.lead !== this.prevSoftState.lead || r.role !== this.prevSoftState.role) return true;
     const hs = this.prevHardState;
@@ -136,6 +137,7 @@ export class RawNode {
 
   private buildReady(): Ready {
     const r = this.raft;
+    r.flushAppends();
     const softState = r.lead !== this.prevSoftState.lead || r.role !== this.prevSoftState.role ? r.softState() : undefined;
     const hs = r.hardState();
     const hardState = equalHardStates(hs, this.prevHardState) ? undefined : hs;

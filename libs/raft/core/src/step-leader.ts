@@ -8,7 +8,7 @@ import { ProgressState } from './progress';
 import type { Raft } from './raft';
 import { confirmReads, readIndex } from './read-index';
 import { handleAppendRejection, handleAppendSuccess, transferLeader } from './leader-responses';
-import { bcastAppend, bcastHeartbeat, sendAppend } from './replication';
+import { bcastHeartbeat, sendAppend } from './replication';
 import { EntryType } from './types';
 
 /** The leader: heartbeats, proposals, reads, and the answers of its followers. */
@@ -76,7 +76,8 @@ function propose(r: Raft, m: Message): void {
     if (e.type !== EntryType.Normal) throw new ProposalDroppedError('unsupported-entry-type');
   }
   if (!r.appendEntry(m.entries)) throw new ProposalDroppedError('uncommitted-size-limit');
-  bcastAppend(r);
+  // Batched: the MsgApps leave with the next Ready (RawNode flushes them).
+  r.appendsPending = true;
 }
 
 function handleHeartbeatResponse(r: Raft, pr: Progress, m: Message): void {
