@@ -36,6 +36,7 @@ export type ProposalDropReason =
   | 'leader-transfer-in-progress'
   | 'uncommitted-size-limit'
   | 'not-a-member'
+  | 'entry-too-large'
   | 'unsupported-entry-type';
 
 /**

@@ -63,6 +63,7 @@ export class Raft {
   readonly disableProposalForwarding: boolean;
   readonly maxMessageBytes: number;
   readonly maxUncommittedBytes: number;
+  readonly maxProposalBytes: number;
   readonly mutations: ReadonlySet<RaftMutation>;
   private readonly rng: Rng;
   private stepDepth = 0;
@@ -77,6 +78,7 @@ export class Raft {
     this.disableProposalForwarding = config.disableProposalForwarding;
     this.maxMessageBytes = config.maxMessageBytes;
     this.maxUncommittedBytes = config.maxUncommittedEntriesBytes;
+    this.maxProposalBytes = config.maxProposalBytes;
     this.mutations = config.mutations;
     this.readOnly = new ReadOnly(config.readOnlyOption);
     this.log = new RaftLog(config.storage, config.maxCommittedBytesPerReady);

@@ -74,6 +74,7 @@ function propose(r: Raft, m: Message): void {
   for (const e of m.entries) {
     // Membership changes are not implemented yet (README): refuse them rather than mis-apply.
     if (e.type !== EntryType.Normal) throw new ProposalDroppedError('unsupported-entry-type');
+    if (e.data.length > r.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
   }
   if (!r.appendEntry(m.entries)) throw new ProposalDroppedError('uncommitted-size-limit');
   // Batched: the MsgApps leave with the next Ready (RawNode flushes them).
