@@ -40,7 +40,7 @@ describe('step budget', () => {
   it('is unknown, never ok, when a hard linearizable register history runs out', () => {
     const history = etcd('etcd_002.log');
     const needed = checkLinearizability(registerModel, history).steps;
-    for (const fraction of [0, 0.01, 0.1, 0.5, 0.9, 0.999]) {
+    for (const fraction of [0, 0.01, 0.5, 0.999]) {
       const maxSteps = Math.floor(needed * fraction);
       const result = checkLinearizability(registerModel, history, { budget: { maxSteps } });
       expect(result.verdict).toBe('unknown');

@@ -1,8 +1,11 @@
 import type { Clock } from '@ward/shared/clock';
 import type { Budget, UnknownReason } from './types';
 
-/** Default step limit: large enough for every fixture history, small enough to end in minutes. */
-export const DEFAULT_MAX_STEPS = 50_000_000;
+/**
+ * Default step limit: about ten times what the hardest fixture history needs, a few seconds of
+ * search, and a bounded memo (each new memo entry costs a step).
+ */
+export const DEFAULT_MAX_STEPS = 10_000_000;
 
 /** How many steps pass between two reads of the deadline clock. */
 const STEPS_PER_CLOCK_READ = 1024;

@@ -138,6 +138,7 @@ describe('history validation', () => {
     expect(reasonOf([{ ...write, clientId: 1.5 }])).toBe('bad-client');
     expect(reasonOf([{ ...write, status: 'done' } as unknown as Op])).toBe('bad-status');
     expect(reasonOf([write, write, write], 2)).toBe('too-many-operations');
+    expect(reasonOf([write, null as unknown as Op])).toBe('bad-status');
     expect(reasonOf([write])).toBeUndefined();
   });
 

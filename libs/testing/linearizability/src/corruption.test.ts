@@ -20,7 +20,7 @@ type RegOp = Operation<RegisterInput, RegisterOutput>;
 
 const testdata = new URL('../testdata/', import.meta.url);
 const kvFixture = (name: string): KvOp[] => parseEdnKvHistory(readFileSync(new URL(`kv/${name}.txt`, testdata), 'utf8'));
-const BUDGET = { budget: { maxSteps: 20_000_000 } };
+const BUDGET = { budget: { maxSteps: 5_000_000 } };
 const kvVerdict = (history: KvOp[]): string => checkLinearizability(appendKvModel, history, BUDGET).verdict;
 
 const isGet = (op: KvOp): op is CompletedOperation<AppendKvInput, AppendKvOutput> & { output: { kind: 'get'; value: string } } =>

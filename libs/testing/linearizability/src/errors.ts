@@ -1,7 +1,10 @@
 import { CodedError } from '@ward/shared/errors';
 
+/** Every code this library throws (catalogued in the README's Errors section). */
+export const LINEARIZABILITY_ERROR_CODES = ['ERR_TESTING_LIN_INVALID_HISTORY', 'ERR_TESTING_LIN_PARSE'] as const;
+
 /** Every code this library throws. */
-export type LinearizabilityErrorCode = 'ERR_TESTING_LIN_INVALID_HISTORY' | 'ERR_TESTING_LIN_PARSE';
+export type LinearizabilityErrorCode = (typeof LINEARIZABILITY_ERROR_CODES)[number];
 
 /** Base class of this library's errors. */
 export class LinearizabilityError extends CodedError<LinearizabilityErrorCode> {}

@@ -13,7 +13,7 @@ const testdata = new URL('../testdata/', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, testdata), 'utf8');
 
 /** A finite budget: every fixture must be decided well within it, never `unknown`. */
-const BUDGET = { maxSteps: 20_000_000 };
+const BUDGET = { maxSteps: 5_000_000 };
 
 function expectations(path: string): [file: string, verdict: 'ok' | 'illegal'][] {
   return read(path)

@@ -1,26 +1,33 @@
-import { assert } from '@ward/shared/errors';
+import type { LinearizedSet } from './linearized-set';
 
-const INITIAL_CAPACITY = 1 << 10;
+const INITIAL_SLOTS = 1 << 10;
+const INITIAL_ENTRIES = 1 << 8;
+
+function grown<T extends Int32Array | Uint32Array>(array: T, minimum: number): T {
+  if (array.length >= minimum) return array;
+  const larger = new (array.constructor as { new (length: number): T })(Math.max(minimum, array.length * 2));
+  larger.set(array);
+  return larger;
+}
 
 /**
- * The set of (linearized operations, model state) pairs the search has already explored
- * (Lowe's memoization). Open addressing on a 32-bit hash; the bitsets live in one growing
- * Uint32Array pool, the states in a parallel array. A hash match is confirmed by comparing the
- * bitset word by word and the states with the model's equality.
+ * The (linearized set, model state) pairs the search has already explored (Lowe's memoization).
+ * Open addressing on a 32-bit hash; each set is stored in its short canonical form
+ * ({@link LinearizedSet}) in one growing word pool, states in a parallel array. A hash match is
+ * confirmed word by word and with the model's state equality, so collisions never prune.
  */
 export class MemoSet<S> {
-  private readonly wordsPerSet: number;
   private readonly equal: (a: S, b: S) => boolean;
-  private slotEntry: Int32Array = new Int32Array(INITIAL_CAPACITY); // entry index + 1, 0 = empty
-  private slotHash: Int32Array = new Int32Array(INITIAL_CAPACITY);
-  private bits: Uint32Array;
+  private slotEntry = new Int32Array(INITIAL_SLOTS); // entry index + 1, 0 = empty
+  private slotHash = new Int32Array(INITIAL_SLOTS);
+  private entryLow = new Int32Array(INITIAL_ENTRIES);
+  /** Entry i's words are pool[entryStart[i], entryStart[i + 1]). */
+  private entryStart = new Int32Array(INITIAL_ENTRIES + 1);
+  private pool = new Uint32Array(INITIAL_ENTRIES * 4);
   private readonly states: S[] = [];
 
-  constructor(wordsPerSet: number, equal: (a: S, b: S) => boolean) {
-    assert(Number.isInteger(wordsPerSet) && wordsPerSet >= 1, 'MemoSet: wordsPerSet must be a positive integer');
-    this.wordsPerSet = wordsPerSet;
+  constructor(equal: (a: S, b: S) => boolean) {
     this.equal = equal;
-    this.bits = new Uint32Array(wordsPerSet * 64);
   }
 
   /** Number of pairs stored. */
@@ -28,50 +35,54 @@ export class MemoSet<S> {
     return this.states.length;
   }
 
+  /** Words used by the stored sets (for memory accounting). */
+  get wordCount(): number {
+    return this.entryStart[this.states.length] as number;
+  }
+
   /** Stores the pair unless an equal one is present; true when it was added. */
-  add(hash: number, linearized: Uint32Array, state: S): boolean {
+  add(hash: number, set: LinearizedSet, state: S): boolean {
     const mask = this.slotEntry.length - 1;
     let slot = hash & mask;
     for (;;) {
       const entry = this.slotEntry[slot] as number;
       if (entry === 0) break;
-      if (this.slotHash[slot] === hash && this.matches(entry - 1, linearized, state)) return false;
+      if (this.slotHash[slot] === hash && this.matches(entry - 1, set, state)) return false;
       slot = (slot + 1) & mask;
     }
     const index = this.states.length;
-    this.storeBits(index, linearized);
+    this.store(index, set);
     this.states.push(state);
     this.slotEntry[slot] = index + 1;
     this.slotHash[slot] = hash;
-    if (this.states.length * 2 > this.slotEntry.length) this.grow();
+    if (this.states.length * 2 > this.slotEntry.length) this.rehash();
     return true;
   }
 
-  private matches(index: number, linearized: Uint32Array, state: S): boolean {
-    const base = index * this.wordsPerSet;
-    for (let word = 0; word < this.wordsPerSet; word++) {
-      if (this.bits[base + word] !== linearized[word]) return false;
-    }
-    return this.equal(this.states[index] as S, state);
+  private matches(index: number, set: LinearizedSet, state: S): boolean {
+    if (this.entryLow[index] !== set.low) return false;
+    const start = this.entryStart[index] as number;
+    const length = (this.entryStart[index + 1] as number) - start;
+    return set.keyEquals(this.pool, start, length) && this.equal(this.states[index] as S, state);
   }
 
-  private storeBits(index: number, linearized: Uint32Array): void {
-    const base = index * this.wordsPerSet;
-    if (base + this.wordsPerSet > this.bits.length) {
-      const larger = new Uint32Array(this.bits.length * 2);
-      larger.set(this.bits);
-      this.bits = larger;
-    }
-    this.bits.set(linearized, base);
+  private store(index: number, set: LinearizedSet): void {
+    this.entryLow = grown(this.entryLow, index + 1);
+    this.entryStart = grown(this.entryStart, index + 2);
+    const start = this.entryStart[index] as number;
+    const end = start + set.keyLength;
+    this.pool = grown(this.pool, end);
+    set.copyKey(this.pool, start);
+    this.entryLow[index] = set.low;
+    this.entryStart[index + 1] = end;
   }
 
-  private grow(): void {
+  private rehash(): void {
     const oldEntries = this.slotEntry;
     const oldHashes = this.slotHash;
-    const capacity = oldEntries.length * 2;
-    const mask = capacity - 1;
-    this.slotEntry = new Int32Array(capacity);
-    this.slotHash = new Int32Array(capacity);
+    const mask = oldEntries.length * 2 - 1;
+    this.slotEntry = new Int32Array(oldEntries.length * 2);
+    this.slotHash = new Int32Array(oldEntries.length * 2);
     for (let old = 0; old < oldEntries.length; old++) {
       const entry = oldEntries[old] as number;
       if (entry === 0) continue;

@@ -2,11 +2,17 @@ import { assert } from '@ward/shared/errors';
 import type { StepBudget } from './budget';
 import { EntryList, NONE } from './entry-list';
 import { mix32 } from './hashing';
+import { LinearizedSet } from './linearized-set';
 import { MemoSet } from './memo-set';
 import type { Model, UnknownOutput } from './types';
 
-/** The operations of one partition, indexed 0..n-1 (the caller maps them back to the history). */
+/**
+ * The operations of one partition, indexed 0..n-1 (the caller maps them back to the history):
+ * the completed ones first, then those with an unknown outcome (each group in call order).
+ */
 export interface PartitionInput<I, O> {
+  /** Operations 0..completedCount-1 are completed; the rest have an unknown outcome. */
+  readonly completedCount: number;
   readonly inputs: readonly I[];
   /** Recorded outputs; {@link UNKNOWN_OUTPUT} for unknown outcomes. */
   readonly outputs: readonly (O | UnknownOutput)[];
@@ -28,11 +34,6 @@ export interface SearchOutcome<S> {
   readonly blockedOperation: number;
 }
 
-/** Zobrist-style per-operation hash: XOR of these over the linearized set is updated in O(1). */
-function operationHash(operation: number): number {
-  return mix32(Math.imul(operation + 1, 0x9e3779b1));
-}
-
 /**
  * Wing & Gong's search with Lowe's memoization over one partition (the shape of Porcupine's
  * checker): walk the events from the start; at a call, try to linearize that operation now (model
@@ -48,12 +49,10 @@ function operationHash(operation: number): number {
  */
 export class PartitionSearch<S, I, O> {
   private readonly list: EntryList;
-  private readonly linearized: Uint32Array;
+  private readonly linearized: LinearizedSet;
   private readonly memo: MemoSet<S>;
   private readonly stackCalls: number[] = [];
   private readonly stackStates: S[] = [];
-  private readonly operationHashes: Int32Array;
-  private setHash = 0;
   private state: S;
   /** Completed operations not yet linearized; the search succeeds when it reaches 0. */
   private pendingCompleted = 0;
@@ -70,13 +69,13 @@ export class PartitionSearch<S, I, O> {
   ) {
     const count = partition.inputs.length;
     this.list = new EntryList(partition.callTimes, partition.returnTimes);
-    this.linearized = new Uint32Array(Math.max(1, Math.ceil(count / 32)));
-    this.memo = new MemoSet<S>(this.linearized.length, (a, b) => model.equal(a, b));
-    this.operationHashes = new Int32Array(count);
     for (let operation = 0; operation < count; operation++) {
-      this.operationHashes[operation] = operationHash(operation);
-      if (partition.returnTimes[operation] !== Infinity) this.pendingCompleted++;
+      const completed = partition.returnTimes[operation] !== Infinity;
+      assert(completed === operation < partition.completedCount, 'PartitionSearch: completed operations come first');
+      if (completed) this.pendingCompleted++;
     }
+    this.linearized = new LinearizedSet(this.pendingCompleted, count - this.pendingCompleted);
+    this.memo = new MemoSet<S>((a, b) => model.equal(a, b));
     this.state = model.init();
     this.cursor = this.list.next[this.list.head] as number;
   }
@@ -125,11 +124,6 @@ export class PartitionSearch<S, I, O> {
     };
   }
 
-  private toggle(operation: number): void {
-    this.linearized[operation >>> 5] ^= 1 << (operation & 31);
-    this.setHash ^= this.operationHashes[operation] as number;
-  }
-
   /** Tries to linearize the operation of `call` next; true when it was pushed. */
   private tryLinearize(call: number): boolean {
     const operation = this.list.operationOf[call] as number;
@@ -139,10 +133,10 @@ export class PartitionSearch<S, I, O> {
       this.partition.outputs[operation] as O | UnknownOutput,
     );
     if (!result.ok) return false;
-    this.toggle(operation);
-    const key = this.setHash ^ mix32(this.model.hash(result.state) ^ 0x5bd1e995);
+    this.linearized.toggle(operation);
+    const key = this.linearized.hash ^ mix32(this.model.hash(result.state) ^ 0x5bd1e995);
     if (!this.memo.add(key, this.linearized, result.state)) {
-      this.toggle(operation);
+      this.linearized.toggle(operation);
       return false;
     }
     this.stackCalls.push(call);
@@ -158,7 +152,7 @@ export class PartitionSearch<S, I, O> {
     const call = this.stackCalls.pop() as number;
     this.state = this.stackStates.pop() as S;
     const operation = this.list.operationOf[call] as number;
-    this.toggle(operation);
+    this.linearized.toggle(operation);
     this.list.unlift(call);
     if (this.list.returnOf[operation] !== NONE) this.pendingCompleted++;
     return call;

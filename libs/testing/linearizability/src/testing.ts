@@ -49,6 +49,11 @@ export interface SimulationOptions<I> {
   /** Probability that an operation is refused before it takes effect (recorded as failed). */
   readonly failRate: number;
   readonly nextInput: (rng: Rng, sequence: number) => I;
+  /**
+   * How a lost operation that did NOT take effect is recorded: 'unknown' (what a client knows) or
+   * 'failed' (what a simulator that checked the final committed log can know). Default 'unknown'.
+   */
+  readonly unappliedLost?: 'unknown' | 'failed';
   /** Partition key of an input: the simulator keeps one state per key. */
   readonly keyOf: (input: I) => string;
 }
@@ -94,13 +99,15 @@ export function simulateHistory<S, I, O>(
       }
       const key = options.keyOf(input);
       const lost = roll < options.failRate + options.unknownRate;
-      if (!lost || rng.nextInt(2) === 0) {
+      const applied = !lost || rng.nextInt(2) === 0;
+      if (applied) {
         const result = execute(states.has(key) ? (states.get(key) as S) : initial, input);
         states.set(key, result.state);
         client.output = result.output;
       }
       if (lost) {
-        history.push({ clientId, input, callTime, status: 'unknown', returnTime: time });
+        const status = applied ? 'unknown' : (options.unappliedLost ?? 'unknown');
+        history.push({ clientId, input, callTime, status, returnTime: time });
         client.phase = 'idle';
       } else client.phase = 'applied';
       continue;

@@ -21,6 +21,9 @@ export function validateHistory(history: readonly Operation<unknown, unknown>[],
     );
   }
   history.forEach((operation, index) => {
+    if (operation === null || typeof operation !== 'object') {
+      throw new InvalidHistoryError(index, 'bad-status', `operation ${index} is not an object`);
+    }
     if (!Number.isSafeInteger(operation.clientId)) {
       throw new InvalidHistoryError(index, 'bad-client', `operation ${index}: clientId must be an integer`);
     }
