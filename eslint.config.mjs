@@ -43,8 +43,19 @@ const TEST_FILES = ['**/*.test.ts', '**/test/**/*.ts', '**/*.bench.ts', '**/test
  * Tag rules for @nx/enforce-module-boundaries. Tests may use any npm package (etcd3 as an
  * independent oracle, for instance), so banned external imports apply to source files only.
  */
-function boundaryRule({ banExternals }) {
+function boundaryRule({ banExternals, allowTestingLibs }) {
   const bans = (list) => (banExternals ? { bannedExternalImports: list } : {});
+  // Test files of any project may use the test-only harnesses in libs/testing.
+  const withTesting = (constraint) =>
+    allowTestingLibs && !constraint.onlyDependOnLibsWithTags.includes('*')
+      ? {
+          ...constraint,
+          onlyDependOnLibsWithTags: [
+            ...constraint.onlyDependOnLibsWithTags,
+            constraint.sourceTag.startsWith('type:') ? 'type:testing' : 'scope:testing',
+          ],
+        }
+      : constraint;
   return [
     'error',
     {
@@ -74,8 +85,38 @@ function boundaryRule({ banExternals }) {
         { sourceTag: 'scope:etcd', onlyDependOnLibsWithTags: ['scope:etcd', 'scope:raft', 'scope:auth', 'scope:shared', 'scope:platform'] },
         { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['*'] },
         { sourceTag: 'scope:tooling', onlyDependOnLibsWithTags: ['*'] },
-      ],
+      ].map(withTesting),
     },
+  ];
+}
+
+/**
+ * Each infrastructure package has exactly one owning project (docs/architecture.md): only that
+ * project's source may import it, so replacing or upgrading it touches one place. Test files are
+ * exempt (tests may use any package as an independent oracle). A separate rule id
+ * (@typescript-eslint/no-restricted-imports) keeps these bans from overriding the
+ * no-restricted-imports blocks below.
+ */
+const EXCLUSIVE_PACKAGES = [
+  { name: 'jose', owner: 'libs/auth/tokens' },
+  { name: 'bcrypt', owner: 'libs/auth/password-hashing' },
+  { name: 'bullmq', owner: 'libs/platform/redis-queue' },
+  { name: 'ioredis', owner: 'libs/platform/redis-queue' },
+];
+
+function exclusivePackageBlocks() {
+  const rule = '@typescript-eslint/no-restricted-imports';
+  const bansFor = (project) => ({
+    paths: EXCLUSIVE_PACKAGES.filter(({ owner }) => owner !== project).map(({ name, owner }) => ({
+      name,
+      message: `Only ${owner} imports ${name}; use its API.`,
+    })),
+  });
+  const owners = [...new Set(EXCLUSIVE_PACKAGES.map(({ owner }) => owner))];
+  // Later blocks override earlier ones for the files they match: owners get a narrower ban.
+  return [
+    { files: ['apps/**/*.ts', 'libs/**/*.ts'], ignores: TEST_FILES, rules: { [rule]: ['error', bansFor(undefined)] } },
+    ...owners.map((owner) => ({ files: [`${owner}/**/*.ts`], ignores: TEST_FILES, rules: { [rule]: ['error', bansFor(owner)] } })),
   ];
 }
 
@@ -109,11 +150,11 @@ export default [
   {
     files: ['**/*.ts', '**/*.mts'],
     ignores: TEST_FILES,
-    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: true }) },
+    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: true, allowTestingLibs: false }) },
   },
   {
     files: TEST_FILES,
-    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: false }) },
+    rules: { '@nx/enforce-module-boundaries': boundaryRule({ banExternals: false, allowTestingLibs: true }) },
   },
   {
     // Test-only helpers never reach production code.
@@ -171,4 +212,5 @@ export default [
       ],
     },
   },
+  ...exclusivePackageBlocks(),
 ];

@@ -3,12 +3,10 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.base';
 
-export default mergeConfig(
+const merged = mergeConfig(
   base,
   defineConfig({
     test: {
-      include: ['**/*.int.test.ts'],
-      exclude: ['**/node_modules/**', '**/dist/**'],
       fileParallelism: false,
       sequence: { concurrent: false },
       testTimeout: 180_000,
@@ -16,3 +14,9 @@ export default mergeConfig(
     },
   }),
 );
+
+// mergeConfig concatenates arrays, which would keep the unit-test include and its exclusion of
+// `*.int.test.ts`; set both outright so this config runs the integration tests and only them.
+merged.test = { ...merged.test, include: ['**/*.int.test.ts'], exclude: ['**/node_modules/**', '**/dist/**'] };
+
+export default merged;

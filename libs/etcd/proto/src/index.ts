@@ -5,6 +5,8 @@ export {
   etcdPackageDefinition,
   etcdProtoRoot,
   etcdServiceDefinition,
+  wardNodeGrpc,
+  wardNodeServiceDefinition,
   type EtcdServiceName,
 } from './load';
 // Message, enum and service types generated from etcd's protos (one named export each).

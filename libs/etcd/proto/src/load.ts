@@ -2,9 +2,11 @@
 // works the same from sources, tests and bundled apps). Nothing is loaded at import time.
 import { fromJSON, type Options, type PackageDefinition } from '@grpc/proto-loader';
 import { loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
-import { Root, type Type } from 'protobufjs';
+// protobufjs is CommonJS: under Node's ESM loader only its default export exists.
+import protobuf, { type Root, type Type } from 'protobufjs';
 import { etcdDescriptor } from './generated/descriptor';
 import type { ProtoGrpcType } from './generated/types/rpc';
+import type { ProtoGrpcType as WardNodeProtoGrpcType } from './generated/types/node';
 
 /**
  * How messages map to JavaScript. The generated types (tools/gen-proto.mjs) assume exactly these:
@@ -46,9 +48,18 @@ export function etcdServiceDefinition(service: EtcdServiceName): ServiceDefiniti
   return definition as ServiceDefinition;
 }
 
+/** ward's internal gateway <-> raft-node API (`wardnode.Node`): client constructor and definition. */
+export function wardNodeGrpc(): WardNodeProtoGrpcType['wardnode'] {
+  return (etcdGrpc() as unknown as WardNodeProtoGrpcType).wardnode;
+}
+
+export function wardNodeServiceDefinition(): ServiceDefinition {
+  return etcdPackageDefinition()['wardnode.Node'] as ServiceDefinition;
+}
+
 /** The protobufjs reflection root, for encoding single messages (e.g. inside log entries). */
 export function etcdProtoRoot(): Root {
-  protobufRoot ??= Root.fromJSON(etcdDescriptor as never);
+  protobufRoot ??= protobuf.Root.fromJSON(etcdDescriptor as never);
   return protobufRoot;
 }
 

@@ -2,7 +2,7 @@
 // etcd3 client's own protobuf load and as the field numbers of etcd's .proto files say.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { etcdMessageType, etcdPackageDefinition, etcdServiceDefinition } from './index';
+import { etcdMessageType, etcdPackageDefinition, etcdServiceDefinition, wardNodeGrpc, wardNodeServiceDefinition } from './index';
 
 const require = createRequire(import.meta.url);
 // etcd3 loads its protos with its own copy of @grpc/proto-loader and protobufjs: an independent encoder.
@@ -121,5 +121,31 @@ describe('etcd v3 wire compatibility', () => {
     const type = etcdMessageType('mvccpb.KeyValue');
     const bytes = type.encode(type.fromObject({ key: Buffer.from('x'), version: 1 })).finish();
     expect(Buffer.from(bytes).toString('hex')).toBe(Buffer.from([...lengthDelimited(1, ascii('x')), ...tag(4, 0), 1]).toString('hex'));
+  });
+});
+
+describe('ward internal node API', () => {
+  it('defines the gateway <-> raft-node service with every method', () => {
+    const definition = wardNodeServiceDefinition();
+    expect(Object.keys(definition).sort()).toEqual(['AuthCheck', 'MemberList', 'Propose', 'Read', 'ResolveToken', 'Status', 'Watch']);
+    expect(definition.Propose!.path).toBe('/wardnode.Node/Propose');
+    expect(definition.Watch!.requestStream && definition.Watch!.responseStream).toBe(true);
+    expect(typeof wardNodeGrpc().Node).toBe('function');
+  });
+
+  it('round-trips a NodeResponse carrying an etcd response, naming the oneof member', () => {
+    const method = (wardNodeServiceDefinition() as unknown as Record<string, Method>).Propose!;
+    const inner = Buffer.from([0x0a, 0x02, 0x08, 0x07]);
+    const bytes = method.responseSerialize({ response: inner });
+    expect(bytes.toString('hex')).toBe(Buffer.from(lengthDelimited(1, [...inner])).toString('hex'));
+    const decoded = method.responseDeserialize(bytes) as { result: string; response: Buffer };
+    expect(decoded.result).toBe('response');
+    expect(Buffer.from(decoded.response).equals(inner)).toBe(true);
+    const notLeader = method.responseDeserialize(method.responseSerialize({ not_leader: { leader_id: '18446744073709551615', leader_address: '127.0.0.1:1' } })) as {
+      result: string;
+      not_leader: { leader_id: string };
+    };
+    expect(notLeader.result).toBe('not_leader');
+    expect(notLeader.not_leader.leader_id).toBe('18446744073709551615');
   });
 });

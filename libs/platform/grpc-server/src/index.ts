@@ -1,0 +1,10 @@
+export { createGrpcServer, type GrpcServer, type GrpcServerOptions } from './server';
+export { GrpcStatusError, INTERNAL_ERROR_DETAILS, toGrpcStatus, type ErrorMapper, type GrpcStatusLike } from './status';
+export type {
+  BidiStreamHandler,
+  CallContext,
+  ClientStreamHandler,
+  ServerStreamHandler,
+  ServiceHandlers,
+  UnaryHandler,
+} from './handlers';

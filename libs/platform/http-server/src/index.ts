@@ -1,0 +1,1 @@
+export { createHttpServer, type HttpServerOptions } from './server';

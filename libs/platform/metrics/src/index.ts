@@ -1,0 +1,1 @@
+export { LATENCY_BUCKETS_SECONDS, Metrics, createMetrics, type CreateMetricsOptions, type MetricSpec } from './registry';

@@ -2172,6 +2172,339 @@ export const etcdDescriptor = {
           }
         }
       }
+    },
+    "wardnode": {
+      "nested": {
+        "Node": {
+          "methods": {
+            "Propose": {
+              "requestType": "ProposeRequest",
+              "responseType": "NodeResponse"
+            },
+            "Read": {
+              "requestType": "ReadRequest",
+              "responseType": "NodeResponse"
+            },
+            "Watch": {
+              "requestType": "NodeWatchRequest",
+              "requestStream": true,
+              "responseType": "NodeWatchResponse",
+              "responseStream": true
+            },
+            "AuthCheck": {
+              "requestType": "AuthCheckRequest",
+              "responseType": "AuthCheckResponse"
+            },
+            "ResolveToken": {
+              "requestType": "ResolveTokenRequest",
+              "responseType": "ResolveTokenResponse"
+            },
+            "Status": {
+              "requestType": "NodeStatusRequest",
+              "responseType": "NodeStatusResponse"
+            },
+            "MemberList": {
+              "requestType": "NodeMemberListRequest",
+              "responseType": "NodeMemberListResponse"
+            }
+          }
+        },
+        "ProposeRequest": {
+          "fields": {
+            "entry": {
+              "type": "bytes",
+              "id": 1
+            },
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 2
+            }
+          }
+        },
+        "ReadRequest": {
+          "fields": {
+            "entry": {
+              "type": "bytes",
+              "id": 1
+            },
+            "serializable": {
+              "type": "bool",
+              "id": 2
+            },
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 3
+            }
+          }
+        },
+        "WireError": {
+          "fields": {
+            "code": {
+              "type": "uint32",
+              "id": 1
+            },
+            "message": {
+              "type": "string",
+              "id": 2
+            }
+          }
+        },
+        "NotLeader": {
+          "fields": {
+            "leader_id": {
+              "type": "uint64",
+              "id": 1
+            },
+            "leader_address": {
+              "type": "string",
+              "id": 2
+            }
+          }
+        },
+        "NodeResponse": {
+          "oneofs": {
+            "result": {
+              "oneof": [
+                "response",
+                "error",
+                "not_leader"
+              ]
+            }
+          },
+          "fields": {
+            "response": {
+              "type": "bytes",
+              "id": 1
+            },
+            "error": {
+              "type": "WireError",
+              "id": 2
+            },
+            "not_leader": {
+              "type": "NotLeader",
+              "id": 3
+            }
+          }
+        },
+        "NodeWatchRequest": {
+          "fields": {
+            "username": {
+              "type": "string",
+              "id": 1
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 2
+            },
+            "request": {
+              "type": "bytes",
+              "id": 3
+            }
+          }
+        },
+        "NodeWatchResponse": {
+          "fields": {
+            "response": {
+              "type": "bytes",
+              "id": 1
+            }
+          }
+        },
+        "AuthCheckRequest": {
+          "fields": {
+            "name": {
+              "type": "string",
+              "id": 1
+            }
+          }
+        },
+        "AuthCheckResponse": {
+          "oneofs": {
+            "result": {
+              "oneof": [
+                "check",
+                "error",
+                "not_leader"
+              ]
+            }
+          },
+          "fields": {
+            "check": {
+              "type": "AuthCheck",
+              "id": 1
+            },
+            "error": {
+              "type": "WireError",
+              "id": 2
+            },
+            "not_leader": {
+              "type": "NotLeader",
+              "id": 3
+            }
+          }
+        },
+        "AuthCheck": {
+          "fields": {
+            "auth_enabled": {
+              "type": "bool",
+              "id": 1
+            },
+            "user_exists": {
+              "type": "bool",
+              "id": 2
+            },
+            "no_password": {
+              "type": "bool",
+              "id": 3
+            },
+            "password_hash": {
+              "type": "bytes",
+              "id": 4
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 5
+            }
+          }
+        },
+        "ResolveTokenRequest": {
+          "fields": {
+            "token": {
+              "type": "string",
+              "id": 1
+            },
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 2
+            }
+          }
+        },
+        "ResolveTokenResponse": {
+          "fields": {
+            "valid": {
+              "type": "bool",
+              "id": 1
+            },
+            "username": {
+              "type": "string",
+              "id": 2
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 3
+            }
+          }
+        },
+        "NodeStatusRequest": {
+          "fields": {}
+        },
+        "NodeStatusResponse": {
+          "fields": {
+            "cluster_id": {
+              "type": "uint64",
+              "id": 1
+            },
+            "member_id": {
+              "type": "uint64",
+              "id": 2
+            },
+            "leader_id": {
+              "type": "uint64",
+              "id": 3
+            },
+            "raft_term": {
+              "type": "uint64",
+              "id": 4
+            },
+            "raft_index": {
+              "type": "uint64",
+              "id": 5
+            },
+            "commit_index": {
+              "type": "uint64",
+              "id": 6
+            },
+            "applied_index": {
+              "type": "uint64",
+              "id": 7
+            },
+            "revision": {
+              "type": "int64",
+              "id": 8
+            },
+            "compact_revision": {
+              "type": "int64",
+              "id": 9
+            },
+            "db_size_bytes": {
+              "type": "int64",
+              "id": 10
+            },
+            "version": {
+              "type": "string",
+              "id": 11
+            },
+            "errors": {
+              "rule": "repeated",
+              "type": "string",
+              "id": 12
+            },
+            "is_learner": {
+              "type": "bool",
+              "id": 13
+            }
+          }
+        },
+        "NodeMemberListRequest": {
+          "fields": {}
+        },
+        "NodeMember": {
+          "fields": {
+            "id": {
+              "type": "uint64",
+              "id": 1
+            },
+            "name": {
+              "type": "string",
+              "id": 2
+            },
+            "peer_urls": {
+              "rule": "repeated",
+              "type": "string",
+              "id": 3
+            },
+            "api_address": {
+              "type": "string",
+              "id": 4
+            },
+            "is_learner": {
+              "type": "bool",
+              "id": 5
+            }
+          }
+        },
+        "NodeMemberListResponse": {
+          "fields": {
+            "cluster_id": {
+              "type": "uint64",
+              "id": 1
+            },
+            "member_id": {
+              "type": "uint64",
+              "id": 2
+            },
+            "raft_term": {
+              "type": "uint64",
+              "id": 3
+            },
+            "members": {
+              "rule": "repeated",
+              "type": "NodeMember",
+              "id": 4
+            }
+          }
+        }
+      }
     }
   }
 } as const;

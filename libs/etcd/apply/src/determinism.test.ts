@@ -1,0 +1,185 @@
+// Replica determinism: the same entries give byte-identical state and equal hashes; a snapshot
+// restores to the same hash and behaves identically afterwards; damaged snapshots are refused.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { Applier } from './applier';
+import { decodeApplyRequest, encodeApplyRequest } from './codec/entry-codec';
+import { deleteRangeRequest, putRequest, rangeRequest, txnRequest } from './codec/testing';
+import { ApplyError } from './errors';
+import type { ApplyOperation, ApplyRequest } from './request';
+import type { ApplyResult } from './response';
+import { NONE, fakeHash } from './testing';
+
+const USERS = ['root', 'u1', 'u2'];
+const ROLES = ['root', 'r1', 'r2'];
+const smallKey = fc.constantFrom('a', 'b', 'c', 'ab').map((k) => new TextEncoder().encode(k));
+
+const plainPut = fc.record({
+  key: smallKey,
+  value: fc.uint8Array({ maxLength: 3 }),
+  lease: fc.constantFrom(0n, 0n, 1n, 2n),
+  prevKv: fc.boolean(),
+});
+const plainRange = fc.record({ key: smallKey, rangeEnd: fc.constantFrom(NONE, Uint8Array.of(0), new TextEncoder().encode('c')), revision: fc.constantFrom(0, 0, 2) });
+
+const operation: fc.Arbitrary<ApplyOperation> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('put' as const), request: plainPut }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('put' as const), request: putRequest.map((p) => ({ ...p, lease: p.lease === 1n || p.lease === 2n ? p.lease : 0n })) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('range' as const), request: plainRange }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('range' as const), request: rangeRequest }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('deleteRange' as const), request: deleteRangeRequest }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('txn' as const), request: txnRequest }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('compact' as const), request: fc.record({ revision: fc.integer({ min: 1, max: 8 }), physical: fc.boolean() }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('leaseGrant' as const), request: fc.record({ id: fc.constantFrom(1n, 2n), ttlSeconds: fc.integer({ min: 1, max: 100 }) }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('leaseRevoke' as const), request: fc.record({ id: fc.constantFrom(1n, 2n) }) }) },
+  { weight: 1, arbitrary: fc.constantFrom({ type: 'authEnable' as const }, { type: 'authEnable' as const }, { type: 'authDisable' as const }, { type: 'authStatus' as const }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('authenticate' as const), request: fc.record({ name: fc.constantFrom(...USERS), simpleTokenPrefix: fc.constant('abcdefghijklmnop') }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('userAdd' as const), request: fc.record({ name: fc.constantFrom(...USERS), passwordHash: fc.constant(fakeHash(9)), noPassword: fc.boolean() }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('userDelete' as const, 'userGet' as const), request: fc.record({ name: fc.constantFrom(...USERS) }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('userChangePassword' as const), request: fc.record({ name: fc.constantFrom(...USERS), passwordHash: fc.constant(fakeHash(10)) }) }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('userGrantRole' as const), request: fc.record({ user: fc.constantFrom(...USERS), role: fc.constantFrom(...ROLES) }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('userRevokeRole' as const), request: fc.record({ name: fc.constantFrom(...USERS), role: fc.constantFrom(...ROLES) }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('roleAdd' as const), request: fc.record({ name: fc.constantFrom(...ROLES) }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('roleDelete' as const, 'roleGet' as const), request: fc.record({ role: fc.constantFrom(...ROLES) }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('roleGrantPermission' as const),
+      request: fc.record({ name: fc.constantFrom(...ROLES), perm: fc.record({ permType: fc.constantFrom(0, 1, 2), key: smallKey, rangeEnd: fc.constantFrom(NONE, Uint8Array.of(0), new TextEncoder().encode('c')) }) }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('roleRevokePermission' as const), request: fc.record({ role: fc.constantFrom(...ROLES), key: smallKey, rangeEnd: fc.constant(NONE) }) }) },
+);
+
+interface Step {
+  readonly user: string;
+  readonly revision: 'current' | 'zero' | 'old';
+  readonly operation: ApplyOperation;
+}
+
+const step: fc.Arbitrary<Step> = fc.record({
+  user: fc.constantFrom('', ...USERS),
+  revision: fc.constantFrom('current', 'current', 'current', 'zero', 'old'),
+  operation,
+});
+
+/** Root, u1 holding r1 = READWRITE [a, c), u2 with no role, auth on: most steps run checked. */
+function seeded(): Applier {
+  const applier = Applier.create();
+  const setup: ApplyOperation[] = [
+    { type: 'userAdd', request: { name: 'root', passwordHash: fakeHash(1), noPassword: false } },
+    { type: 'userGrantRole', request: { user: 'root', role: 'root' } },
+    { type: 'userAdd', request: { name: 'u1', passwordHash: fakeHash(2), noPassword: false } },
+    { type: 'userAdd', request: { name: 'u2', passwordHash: null, noPassword: true } },
+    { type: 'roleAdd', request: { name: 'r1' } },
+    { type: 'roleGrantPermission', request: { name: 'r1', perm: { permType: 2, key: new TextEncoder().encode('a'), rangeEnd: new TextEncoder().encode('c') } } },
+    { type: 'userGrantRole', request: { user: 'u1', role: 'r1' } },
+    { type: 'authEnable' },
+  ];
+  for (const operation of setup) applyStep(applier, { user: '', revision: 'zero', operation });
+  return applier;
+}
+
+/** Applies one step through the entry codec at the next index; returns a comparable summary. */
+function applyStep(applier: Applier, s: Step): string {
+  const current = applier.authView.revision;
+  const authRevision = s.revision === 'current' ? current : s.revision === 'zero' ? 0 : Math.max(1, current - 1);
+  const request: ApplyRequest = { header: { id: BigInt(applier.appliedIndex + 1), username: s.user, authRevision }, operation: s.operation };
+  return summary(applier.apply(applier.appliedIndex + 1, decodeApplyRequest(encodeApplyRequest(request))));
+}
+
+function summary(result: ApplyResult): string {
+  if (!result.ok) return `error:${result.error.wireName}`;
+  return JSON.stringify(result, (_key, value: unknown) => {
+    if (typeof value === 'bigint') return `${value}n`;
+    if (value instanceof Uint8Array) return Array.from(value).join(',');
+    return value;
+  });
+}
+
+describe('determinism', () => {
+  it('exercises successes and refusals of many kinds (generator sanity)', () => {
+    const outcomes = new Map<string, number>();
+    for (const steps of fc.sample(fc.array(step, { minLength: 60, maxLength: 60 }), { numRuns: 50, seed: 3 })) {
+      const applier = seeded();
+      for (const s of steps) {
+        const result = applyStep(applier, s);
+        const key = result.startsWith('error:') ? result : `ok:${s.operation.type}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      }
+    }
+    for (const expected of ['ok:put', 'ok:txn', 'ok:range', 'ok:authEnable', 'ok:roleGrantPermission', 'ok:leaseGrant', 'error:PermissionDenied', 'error:UserEmpty', 'error:AuthOldRevision']) {
+      expect(outcomes.get(expected) ?? 0).toBeGreaterThan(0);
+    }
+  });
+
+  it('two replicas applying the same entries answer alike and end byte-identical', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        const a = seeded();
+        const b = seeded();
+        for (const s of steps) expect(applyStep(b, s)).toBe(applyStep(a, s));
+        expect(b.snapshot()).toEqual(a.snapshot());
+        expect(b.stateHash()).toBe(a.stateHash());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('snapshot → restore gives the same hash and identical behaviour afterwards', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.array(step, { maxLength: 30 }), (before, after) => {
+        const original = seeded();
+        for (const s of before) applyStep(original, s);
+        const restored = Applier.restore(original.snapshot());
+        expect(restored.stateHash()).toBe(original.stateHash());
+        expect(restored.appliedIndex).toBe(original.appliedIndex);
+        for (const s of after) expect(applyStep(restored, s)).toBe(applyStep(original, s));
+        expect(restored.snapshot()).toEqual(original.snapshot());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('resolves the same simple tokens after a restore', () => {
+    const applier = Applier.create();
+    const root = (operation: ApplyOperation): ApplyResult =>
+      applier.apply(applier.appliedIndex + 1, { header: { id: 1n, username: 'root', authRevision: applier.authView.revision }, operation });
+    root({ type: 'userAdd', request: { name: 'root', passwordHash: fakeHash(1), noPassword: false } });
+    root({ type: 'userGrantRole', request: { user: 'root', role: 'root' } });
+    root({ type: 'authEnable' });
+    const issued = root({ type: 'authenticate', request: { name: 'root', simpleTokenPrefix: 'QLVEbLmctfpktPPy' } });
+    const token = issued.ok && issued.result.type === 'authenticate' ? issued.result.response.token : '';
+    expect(token).toBe('QLVEbLmctfpktPPy.4');
+    const restored = Applier.restore(applier.snapshot());
+    expect(restored.resolveSimpleToken(token)).toEqual({ username: 'root', authRevision: applier.authView.revision });
+    expect(restored.resolveSimpleToken('QLVEbLmctfpktPPy.5')).toBeUndefined();
+  });
+
+  it('refuses damaged snapshots with ERR_APPLY_SNAPSHOT_INVALID and nothing else', () => {
+    const applier = seeded();
+    for (const s of fc.sample(step, { numRuns: 40, seed: 7 })) applyStep(applier, s);
+    const valid = applier.snapshot();
+    const damaged = fc.oneof(
+      fc.uint8Array({ maxLength: 64 }),
+      fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 1, max: 255 })).map(([at, flip]) => {
+        const copy = valid.slice();
+        copy[at]! ^= flip;
+        return copy;
+      }),
+      fc.nat(valid.length - 1).map((length) => valid.slice(0, length)),
+    );
+    fc.assert(
+      fc.property(damaged, (bytes) => {
+        try {
+          const restored = Applier.restore(bytes);
+          expect(restored.snapshot()).toEqual(bytes);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ApplyError);
+          expect((error as ApplyError).code).toBe('ERR_APPLY_SNAPSHOT_INVALID');
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,0 +1,31 @@
+export { Applier, DEFAULT_MAX_LEASES, DEFAULT_MAX_SIMPLE_TOKENS, type ApplierOptions } from './applier';
+export {
+  DEFAULT_MAX_ENTRY_BYTES,
+  ENTRY_FORMAT_VERSION,
+  OPERATION_TAGS,
+  decodeApplyRequest,
+  encodeApplyRequest,
+  type EntryCodecOptions,
+} from './codec/entry-codec';
+export { APPLY_ERROR_CODES, ApplyError, type ApplyErrorCode } from './errors';
+export { MAX_LEASE_TTL_SECONDS } from './lease-table';
+export { BCRYPT_HASH_BYTES, isBcryptHash, toPasswordHash, type PasswordHash } from './password-hash';
+export {
+  ADMIN_OPERATIONS,
+  type ApplyOperation,
+  type ApplyOperationType,
+  type ApplyRequest,
+  type AuthenticateRequest,
+  type CompactRequest,
+  type LeaseGrantRequest,
+  type LeaseRevokeRequest,
+  type RequestHeader,
+  type RoleGrantPermissionRequest,
+  type RoleRevokePermissionRequest,
+  type SimpleTokenExpireRequest,
+  type UserAddRequest,
+  type UserChangePasswordRequest,
+} from './request';
+export type { ApplyHeader, ApplyResponse, ApplyResult } from './response';
+export { isSimpleTokenPrefix } from './simple-tokens';
+export { toWireError } from './wire-error-map';

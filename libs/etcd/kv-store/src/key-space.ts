@@ -1,0 +1,60 @@
+import { assert } from '@ward/shared/errors';
+import type { ByteString } from './byte-string';
+import { EventHistory } from './event-history';
+import type { KeyRecord } from './key-record';
+import { LeaseIndex } from './lease-index';
+import { OrderedMap } from './ordered-map';
+import { StateDigest } from './state-digest';
+
+/** etcd's first revision: an empty store is at revision 1 and the first change makes 2. */
+export const INITIAL_REVISION = 1;
+/** etcd's compactMainRev before any compaction. */
+export const NEVER_COMPACTED = -1;
+
+/**
+ * The replicated state of the key space: every key's MVCC chain in key order, the revision
+ * counters, and what is derived from them (lease attachments, live-key count, the Watch log).
+ */
+export class KeySpace {
+  /** Newest record of every key that still has history (live or tombstoned). */
+  readonly index: OrderedMap<KeyRecord>;
+  /** Revision of the last completed change (etcd's currentRev). */
+  currentRevision: number;
+  /** Revision of the last compaction (etcd's compactMainRev), NEVER_COMPACTED before any. */
+  compactRevision: number;
+  readonly leases: LeaseIndex;
+  readonly history: EventHistory;
+  /** Number of keys whose newest record is a put. */
+  liveKeys: number;
+  /** Incremental digest of every retained record (kept in step by every change and compaction). */
+  readonly digest: StateDigest;
+
+  constructor(
+    index: OrderedMap<KeyRecord>,
+    currentRevision: number,
+    compactRevision: number,
+    history: EventHistory,
+    leases: LeaseIndex,
+    liveKeys: number,
+    digest: StateDigest,
+  ) {
+    assert(Number.isSafeInteger(currentRevision) && currentRevision >= INITIAL_REVISION, 'key-space: current revision');
+    assert(compactRevision === NEVER_COMPACTED || compactRevision >= 0, 'key-space: compact revision');
+    assert(compactRevision <= currentRevision, 'key-space: compacted beyond the current revision');
+    this.index = index;
+    this.currentRevision = currentRevision;
+    this.compactRevision = compactRevision;
+    this.history = history;
+    this.leases = leases;
+    this.liveKeys = liveKeys;
+    this.digest = digest;
+  }
+
+  static empty(): KeySpace {
+    return new KeySpace(new OrderedMap(), INITIAL_REVISION, NEVER_COMPACTED, new EventHistory(INITIAL_REVISION), new LeaseIndex(), 0, new StateDigest());
+  }
+
+  latest(key: ByteString): KeyRecord | undefined {
+    return this.index.get(key);
+  }
+}

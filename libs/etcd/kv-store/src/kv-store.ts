@@ -1,0 +1,232 @@
+import { fromByteString, toByteString } from './byte-string';
+import { compactKeySpace } from './compaction';
+import { KVCompactedError } from './errors';
+import { KeySpace } from './key-space';
+import { toKeySpan } from './key-span';
+import { executeRange } from './range-read';
+import {
+  validateDeleteRangeRequest,
+  validatePutRequest,
+  validateRangeRequest,
+  validateTxnRequest,
+} from './request-validate';
+import { decodeKeySpace, encodeKeySpace, hashKeySpace } from './snapshot';
+import { checkPlan, executePlan, planTxn } from './txn';
+import type {
+  CompactResponse,
+  DeleteRangeRequest,
+  DeleteRangeResponse,
+  KVStoreOptions,
+  LeaseId,
+  PutRequest,
+  PutResponse,
+  RangeRequest,
+  RangeResponse,
+  ReadEventsRequest,
+  ReadEventsResponse,
+  TxnRequest,
+  TxnResponse,
+} from './types';
+import { NO_LEASE } from './types';
+import { WriteContext } from './write-context';
+import { checkPut, executeDeleteRange, executePut } from './write-ops';
+
+/** Upper bounds of the options (a bound on every bound). */
+const MAX_TXN_OPS_LIMIT = 1_000_000;
+const MAX_EVENT_HISTORY_LIMIT = 100_000_000;
+
+function checkOptions(options: KVStoreOptions): KVStoreOptions {
+  const { maxTxnOps, maxTxnOpsTotal, eventHistoryMaxEvents, leases } = options;
+  if (!Number.isSafeInteger(maxTxnOps) || maxTxnOps < 1 || maxTxnOps > MAX_TXN_OPS_LIMIT) {
+    throw new TypeError(`KVStore: maxTxnOps must be an integer in [1, ${MAX_TXN_OPS_LIMIT}], got ${maxTxnOps}`);
+  }
+  if (!Number.isSafeInteger(maxTxnOpsTotal) || maxTxnOpsTotal < maxTxnOps || maxTxnOpsTotal > MAX_TXN_OPS_LIMIT) {
+    throw new TypeError(`KVStore: maxTxnOpsTotal must be an integer in [maxTxnOps, ${MAX_TXN_OPS_LIMIT}], got ${maxTxnOpsTotal}`);
+  }
+  if (!Number.isSafeInteger(eventHistoryMaxEvents) || eventHistoryMaxEvents < 1 || eventHistoryMaxEvents > MAX_EVENT_HISTORY_LIMIT) {
+    throw new TypeError(`KVStore: eventHistoryMaxEvents must be an integer in [1, ${MAX_EVENT_HISTORY_LIMIT}], got ${eventHistoryMaxEvents}`);
+  }
+  if (typeof leases?.leaseExists !== 'function') throw new TypeError('KVStore: leases must provide leaseExists(lease)');
+  return Object.freeze({ maxTxnOps, maxTxnOpsTotal, eventHistoryMaxEvents, leases });
+}
+
+/**
+ * etcd's MVCC key space. Every method is synchronous, deterministic and either applies whole or
+ * throws a KVError before changing anything (TypeError / AssertionFailure mean a caller bug).
+ */
+export class KVStore {
+  private readonly space: KeySpace;
+  readonly options: KVStoreOptions;
+
+  private constructor(space: KeySpace, options: KVStoreOptions) {
+    this.space = space;
+    this.options = options;
+  }
+
+  /** An empty key space at revision 1 (etcd's first change makes revision 2). */
+  static create(options: KVStoreOptions): KVStore {
+    return new KVStore(KeySpace.empty(), checkOptions(options));
+  }
+
+  /**
+   * A key space from `snapshot()` bytes: same state, same hash, same behaviour. Malformed bytes
+   * raise KVSnapshotInvalidError.
+   */
+  static restore(snapshot: Uint8Array, options: KVStoreOptions): KVStore {
+    const checked = checkOptions(options);
+    const space = decodeKeySpace(snapshot);
+    space.history.trim(checked.eventHistoryMaxEvents);
+    return new KVStore(space, checked);
+  }
+
+  /** Revision of the last change (1 for an empty store). */
+  get currentRevision(): number {
+    return this.space.currentRevision;
+  }
+
+  /** Revision of the last compaction; -1 before any (etcd's compactMainRev). */
+  get compactRevision(): number {
+    return this.space.compactRevision;
+  }
+
+  /** Smallest revision `readEvents` can start from. */
+  get oldestEventRevision(): number {
+    return this.space.history.floorRevision;
+  }
+
+  /** Number of live keys. */
+  get keyCount(): number {
+    return this.space.liveKeys;
+  }
+
+  /** Number of events the Watch log holds. */
+  get eventCount(): number {
+    return this.space.history.size;
+  }
+
+  /** etcd Range (unary: count over the whole range). */
+  range(request: RangeRequest): RangeResponse {
+    validateRangeRequest(request);
+    return executeRange(this.space, request, this.space.currentRevision);
+  }
+
+  /** etcd Put. */
+  put(request: PutRequest): PutResponse {
+    validatePutRequest(request);
+    checkPut(this.space, request, this.space.currentRevision, this.options.leases, () => false);
+    const context = new WriteContext(this.space);
+    const response = executePut(context, request);
+    context.end(this.options.eventHistoryMaxEvents);
+    return response;
+  }
+
+  /** etcd DeleteRange. Deleting nothing does not create a revision. */
+  deleteRange(request: DeleteRangeRequest): DeleteRangeResponse {
+    validateDeleteRangeRequest(request);
+    const context = new WriteContext(this.space);
+    const response = executeDeleteRange(context, this.space, request);
+    context.end(this.options.eventHistoryMaxEvents);
+    return response;
+  }
+
+  /** etcd Txn: all compares first, then the chosen branch on one revision. */
+  txn(request: TxnRequest): TxnResponse {
+    validateTxnRequest(request, this.options);
+    const revision = this.space.currentRevision;
+    const plan = planTxn(this.space, request, revision);
+    checkPlan(this.space, plan, revision, this.options.leases);
+    const context = new WriteContext(this.space);
+    const response = executePlan(context, this.space, plan, true);
+    context.end(this.options.eventHistoryMaxEvents);
+    return response;
+  }
+
+  /** etcd Compact: keeps what reads at `revision` and later need. */
+  compact(revision: number): CompactResponse {
+    compactKeySpace(this.space, revision);
+    return { revision: this.space.currentRevision };
+  }
+
+  /**
+   * Changes from `fromRevision` on, for Watch. Below `oldestEventRevision` the history is gone:
+   * KVCompactedError carries that revision as `compactRevision` (where a watcher may resume).
+   */
+  readEvents(request: ReadEventsRequest): ReadEventsResponse {
+    if (!Number.isSafeInteger(request.maxEvents) || request.maxEvents < 1) {
+      throw new TypeError(`KVStore.readEvents: maxEvents must be a positive integer, got ${request.maxEvents}`);
+    }
+    if (!Number.isSafeInteger(request.fromRevision) || request.fromRevision < 1) {
+      // etcd's start_revision 0 ("from now") is the watch layer's to resolve: currentRevision + 1.
+      throw new TypeError(`KVStore.readEvents: fromRevision must be an integer >= 1, got ${request.fromRevision}`);
+    }
+    const history = this.space.history;
+    if (request.fromRevision < history.floorRevision) {
+      throw new KVCompactedError(request.fromRevision, history.floorRevision);
+    }
+    return history.read(
+      request.fromRevision,
+      toKeySpan(request.key, request.rangeEnd),
+      request.prevKv === true,
+      request.maxEvents,
+      this.space.currentRevision,
+      this.space.compactRevision,
+    );
+  }
+
+  /** The keys attached to `lease`, ascending (what revoking it deletes). */
+  leaseKeys(lease: LeaseId): Uint8Array[] {
+    return this.space.leases.keysOf(lease).map(fromByteString);
+  }
+
+  /**
+   * Visits the keys attached to `lease` without sorting them, until `visit` returns false: the
+   * cheap form of `leaseKeys` for order-independent checks (the apply layer's "WRITE on every key
+   * attached to the lease"). The order is unspecified and may differ between replicas.
+   */
+  forEachLeaseKey(lease: LeaseId, visit: (key: Uint8Array) => boolean | void): void {
+    this.space.leases.forEachKeyOf(lease, (key) => visit(fromByteString(key)));
+  }
+
+  /** Number of keys attached to `lease`. */
+  leaseKeyCount(lease: LeaseId): number {
+    return this.space.leases.countOf(lease);
+  }
+
+  /**
+   * Deletes every key attached to `lease` in one revision, in ascending key order (etcd's
+   * lessor.Revoke). Whether the lease existed is the lessor's business; no keys, no revision.
+   */
+  revokeLeaseKeys(lease: LeaseId): DeleteRangeResponse {
+    if (lease === NO_LEASE) throw new TypeError('KVStore.revokeLeaseKeys: lease 0 is no lease');
+    const keys = this.space.leases.keysOf(lease);
+    const context = new WriteContext(this.space);
+    for (const key of keys) context.delete(key, this.space.index.get(key)!);
+    const revision = context.end(this.options.eventHistoryMaxEvents);
+    return { revision, deleted: keys.length, prevKvs: [] };
+  }
+
+  /** The canonical snapshot bytes (see snapshot.ts for the format). */
+  snapshot(): Uint8Array {
+    return encodeKeySpace(this.space);
+  }
+
+  /** A 16-hex-digit hash of the state, identical on every replica that applied the same changes. */
+  hash(): string {
+    return hashKeySpace(this.space);
+  }
+
+  /**
+   * An incremental 16-hex-digit digest of the state, O(1) to read and kept up to date by every
+   * change: identical on every replica that applied the same changes, cheap enough to compare
+   * after every entry. `hash()` is the exact one (over the canonical snapshot), O(state).
+   */
+  digest(): string {
+    const space = this.space;
+    return space.digest.hex(space.currentRevision, space.compactRevision, space.history.floorRevision);
+  }
+
+  /** True when `key` has any retained history (live or tombstoned); for tests and diagnostics. */
+  hasHistory(key: Uint8Array): boolean {
+    return this.space.index.has(toByteString(key));
+  }
+}

@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { equalBytes } from '@ward/shared/bytes';
+import { KVSnapshotInvalidError } from './errors';
+import { KVStore } from './kv-store';
+import { StateHasher } from './state-hash';
+import { FROM_KEY, b, canonical, newStore, testOptions } from './testing';
+import type { RequestOp } from './types';
+
+/** A random workload step over a small key space (deterministic from the generated values). */
+type Op =
+  | { kind: 'put'; key: string; value: string; lease: bigint }
+  | { kind: 'delete'; key: string; fromKey: boolean }
+  | { kind: 'txn'; keys: string[] }
+  | { kind: 'compact'; back: number }
+  | { kind: 'revoke'; lease: bigint };
+
+const keyArb = fc.constantFrom('a', 'b', 'c', 'd', 'a/1', 'a/2', '\u00ff');
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('put' as const), key: keyArb, value: fc.string({ maxLength: 4 }), lease: fc.constantFrom(0n, 0n, 7n, -9n, 1n << 62n) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), key: keyArb, fromKey: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('txn' as const), keys: fc.uniqueArray(keyArb, { maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('compact' as const), back: fc.integer({ min: 0, max: 5 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('revoke' as const), lease: fc.constantFrom(7n, -9n) }) },
+);
+
+function apply(store: KVStore, op: Op): void {
+  switch (op.kind) {
+    case 'put':
+      store.put({ key: b(op.key), value: b(op.value), lease: op.lease });
+      return;
+    case 'delete':
+      store.deleteRange({ key: b(op.key), rangeEnd: op.fromKey ? FROM_KEY : undefined });
+      return;
+    case 'txn': {
+      const success: RequestOp[] = op.keys.map((key) => ({ type: 'put', request: { key: b(key), value: b('t') } }));
+      store.txn({ compare: [{ target: 'VERSION', result: 'GREATER', key: b('a'), version: 1 }], success, failure: [{ type: 'deleteRange', request: { key: b('c') } }] });
+      return;
+    }
+    case 'compact': {
+      const revision = store.currentRevision - op.back;
+      if (revision > store.compactRevision) store.compact(revision);
+      return;
+    }
+    case 'revoke':
+      store.revokeLeaseKeys(op.lease);
+      return;
+  }
+}
+
+/** Everything observable: reads at every retained revision, the Watch log, lease attachments. */
+function observe(store: KVStore): string {
+  const reads: unknown[] = [];
+  for (let revision = Math.max(1, store.compactRevision); revision <= store.currentRevision; revision++) {
+    reads.push(store.range({ key: FROM_KEY, rangeEnd: FROM_KEY, revision }));
+  }
+  const events = store.readEvents({ fromRevision: store.oldestEventRevision, key: FROM_KEY, rangeEnd: FROM_KEY, prevKv: true, maxEvents: 1_000_000 });
+  return canonical({ reads, events, leases: [store.leaseKeys(7n), store.leaseKeys(-9n), store.leaseKeys(1n << 62n)], counts: [store.keyCount, store.eventCount] });
+}
+
+describe('snapshot -> restore (etcd mvcc TestKVSnapshot / TestKVRestore; raft spec §3.6 replay determinism)', () => {
+  it('gives the same hash, the same bytes and the same behaviour over random operation sequences', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), fc.array(opArb, { maxLength: 20 }), (before, after) => {
+        const original = newStore({ eventHistoryMaxEvents: 12 });
+        for (const op of before) apply(original, op);
+        const bytes = original.snapshot();
+        const restored = KVStore.restore(bytes, testOptions({ eventHistoryMaxEvents: 12 }));
+        expect(restored.hash()).toBe(original.hash());
+        // The incremental digest, rebuilt from scratch on restore, matches the one kept in step.
+        expect(restored.digest()).toBe(original.digest());
+        expect(equalBytes(restored.snapshot(), bytes)).toBe(true);
+        expect(observe(restored)).toBe(observe(original));
+        for (const op of after) {
+          apply(original, op);
+          apply(restored, op);
+        }
+        expect(restored.hash()).toBe(original.hash());
+        expect(restored.digest()).toBe(original.digest());
+        expect(KVStore.restore(original.snapshot(), testOptions({ eventHistoryMaxEvents: 12 })).digest()).toBe(original.digest());
+        expect(observe(restored)).toBe(observe(original));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('replicas applying the same operations have identical hashes; one differing write changes it', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 1, maxLength: 30 }), (ops) => {
+        const [one, two] = [newStore(), newStore()];
+        for (const op of ops) {
+          apply(one, op);
+          apply(two, op);
+        }
+        expect(one.hash()).toBe(two.hash());
+        expect(one.digest()).toBe(two.digest());
+        two.put({ key: b('divergent'), value: b('x') });
+        expect(one.hash()).not.toBe(two.hash());
+        expect(one.digest()).not.toBe(two.digest());
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('keeps the Watch log across a restore after compacting at a delete (tombstone at the compact revision)', () => {
+    const store = newStore();
+    store.put({ key: b('k'), value: b('v') }); // 2
+    store.deleteRange({ key: b('k') }); // 3
+    store.compact(3);
+    const restored = KVStore.restore(store.snapshot(), testOptions());
+    const read = (s: KVStore) => s.readEvents({ fromRevision: 3, key: FROM_KEY, rangeEnd: FROM_KEY, maxEvents: 10 }).events.map((event) => event.type);
+    expect(read(restored)).toEqual(['DELETE']);
+    expect(read(store)).toEqual(['DELETE']);
+    expect(restored.hash()).toBe(store.hash());
+  });
+
+  it('keeps every change of the compact revision when one txn put and deleted the same key', () => {
+    const store = newStore();
+    store.put({ key: b('k'), value: b('v1') }); // 2
+    store.txn({ compare: [], success: [{ type: 'put', request: { key: b('k'), value: b('v2') } }, { type: 'deleteRange', request: { key: b('k'), rangeEnd: FROM_KEY } }], failure: [] }); // 3
+    store.compact(3);
+    const restored = KVStore.restore(store.snapshot(), testOptions());
+    const read = (s: KVStore) => s.readEvents({ fromRevision: 3, key: FROM_KEY, rangeEnd: FROM_KEY, maxEvents: 10 }).events.map((event) => `${event.type}.${event.subRevision}`);
+    expect(read(store)).toEqual(['PUT.0', 'DELETE.1']);
+    expect(read(restored)).toEqual(['PUT.0', 'DELETE.1']);
+    expect(restored.range({ key: b('k'), revision: 3 }).count).toBe(0);
+    expect(restored.hash()).toBe(store.hash());
+  });
+
+  it('hash() is the snapshot trailer and changes with the state', () => {
+    const store = newStore();
+    const empty = store.hash();
+    expect(empty).toMatch(/^[0-9a-f]{16}$/);
+    store.put({ key: b('a'), value: b('1') });
+    expect(store.hash()).not.toBe(empty);
+    const bytes = store.snapshot();
+    const trailer = [...bytes.subarray(bytes.length - 8)];
+    const view = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8, 8);
+    expect(store.hash()).toBe(view.getUint32(0, true).toString(16).padStart(8, '0') + view.getUint32(4, true).toString(16).padStart(8, '0'));
+    expect(trailer.length).toBe(8);
+  });
+
+  it('uses standard checksums: CRC-32C("123456789") = e3069283, FNV-1a("a") = e40c292c', () => {
+    const crc = new StateHasher();
+    crc.write(b('123456789'));
+    expect(crc.crc32c.toString(16)).toBe('e3069283');
+    const fnv = new StateHasher();
+    fnv.write(b('a'));
+    expect(fnv.fnv1a.toString(16)).toBe('e40c292c');
+  });
+});
+
+describe('restore rejects bad bytes with a coded error and never crashes', () => {
+  const sample = (): Uint8Array => {
+    const store = newStore();
+    store.put({ key: b('a'), value: b('1'), lease: 5n });
+    store.put({ key: b('a'), value: b('2') });
+    store.txn({ compare: [], success: [{ type: 'put', request: { key: b('b'), value: b('x') } }, { type: 'deleteRange', request: { key: b('a') } }], failure: [] });
+    store.compact(3);
+    return store.snapshot();
+  };
+
+  const outcome = (bytes: Uint8Array): string => {
+    try {
+      KVStore.restore(bytes, testOptions());
+      return 'ok';
+    } catch (error) {
+      if (error instanceof KVSnapshotInvalidError) return 'invalid';
+      return `crash: ${String(error)}`;
+    }
+  };
+
+  it('every truncation is refused', () => {
+    const bytes = sample();
+    for (let length = 0; length < bytes.length; length++) expect(outcome(bytes.subarray(0, length))).toBe('invalid');
+    expect(outcome(bytes)).toBe('ok');
+  });
+
+  it('every single-bit flip is refused', () => {
+    const bytes = sample();
+    for (let i = 0; i < bytes.length; i++) {
+      for (let bit = 0; bit < 8; bit++) {
+        const copy = bytes.slice();
+        copy[i]! ^= 1 << bit;
+        expect(outcome(copy)).toBe('invalid');
+      }
+    }
+  });
+
+  it('random garbage is refused', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        expect(outcome(bytes)).toBe('invalid');
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('structurally wrong content with a valid checksum is refused (the decoder checks the MVCC invariants)', () => {
+    // Re-seal a body after changing one field, so only the structural checks can catch it.
+    const reseal = (body: Uint8Array): Uint8Array => {
+      const hasher = new StateHasher();
+      hasher.write(body);
+      const out = new Uint8Array(body.length + 8);
+      out.set(body);
+      const view = new DataView(out.buffer);
+      view.setUint32(body.length, hasher.crc32c, true);
+      view.setUint32(body.length + 4, hasher.fnv1a, true);
+      return out;
+    };
+    const bytes = sample();
+    const body = bytes.subarray(0, bytes.length - 8);
+    expect(outcome(reseal(body))).toBe('ok');
+    let refused = 0;
+    let accepted = 0;
+    for (let i = 0; i < body.length; i++) {
+      for (const delta of [1, 0x80]) {
+        const copy = body.slice();
+        copy[i] = (copy[i]! + delta) & 0xff;
+        const result = outcome(reseal(copy));
+        expect(result.startsWith('crash')).toBe(false);
+        if (result === 'invalid') refused += 1;
+        else accepted += 1;
+      }
+    }
+    // Value and key bytes may change freely (a different but valid state); structure may not.
+    expect(refused).toBeGreaterThan(accepted);
+  });
+
+  it('refuses an unknown format version and foreign bytes', () => {
+    const bytes = sample();
+    expect(outcome(new Uint8Array([0x57, 0x4b, 0x56, 0x53, 2, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe('invalid');
+    expect(outcome(b('definitely not a snapshot'))).toBe('invalid');
+    expect(bytes.length).toBeGreaterThan(20);
+  });
+});

@@ -1,0 +1,258 @@
+import type { ByteString } from './byte-string';
+import { ByteReader } from './byte-reader';
+import type { ByteSink } from './byte-writer';
+import { ByteWriter, CollectingSink, TeeSink } from './byte-writer';
+import { EventHistory } from './event-history';
+import { KeyRecord } from './key-record';
+import { KeySpace, NEVER_COMPACTED } from './key-space';
+import { LeaseIndex } from './lease-index';
+import { OrderedMap } from './ordered-map';
+import { StateDigest } from './state-digest';
+import { StateHasher } from './state-hash';
+import { NO_LEASE } from './types';
+
+// The canonical binary image of a key space (format 1). Equal states encode to equal bytes, so
+// the state hash is the hash of this encoding.
+//
+//   magic "WKVS" | format u8 = 1
+//   currentRevision varint | compactRevision + 1 varint | eventFloorRevision varint | keyCount varint
+//   keyCount x key, ascending:
+//     key (varint length + bytes) | recordCount varint | records oldest first:
+//       flags u8 (bit 0 tombstone, bit 1 lease) | modRevision varint | subRevision varint
+//       live records only: createRevision varint | version varint | [lease int64 LE] | value (varint length + bytes)
+//   trailer: CRC-32C u32 LE | FNV-1a u32 LE of every byte before the trailer
+//
+// Derived state (lease attachments, live-key count, the Watch log) is rebuilt on restore: the log
+// is every record with revision >= the event floor, in (revision, sub-revision) order.
+
+const MAGIC = [0x57, 0x4b, 0x56, 0x53];
+const FORMAT_VERSION = 1;
+const FLAG_TOMBSTONE = 0x01;
+const FLAG_LEASE = 0x02;
+/** Smallest encoding of one record (flags, mod, sub); bounds counts read from the input. */
+const MIN_RECORD_BYTES = 3;
+
+/** Writes the canonical image of `space` (without trailer) to `sink`. */
+function encodeBody(space: KeySpace, sink: ByteSink): void {
+  const writer = new ByteWriter(sink);
+  for (const byte of MAGIC) writer.writeByte(byte);
+  writer.writeByte(FORMAT_VERSION);
+  writer.writeVarint(space.currentRevision);
+  writer.writeVarint(space.compactRevision + 1);
+  writer.writeVarint(space.history.floorRevision);
+  writer.writeVarint(space.index.size);
+  const chain: KeyRecord[] = [];
+  space.index.scan('', null, (key, latest) => {
+    writer.writeLengthPrefixed(key);
+    chain.length = 0;
+    for (let record: KeyRecord | null = latest; record !== null; record = record.prev) chain.push(record);
+    writer.writeVarint(chain.length);
+    for (let i = chain.length - 1; i >= 0; i--) encodeRecord(writer, chain[i]!);
+  });
+  writer.flush();
+}
+
+function encodeRecord(writer: ByteWriter, record: KeyRecord): void {
+  const hasLease = record.lease !== NO_LEASE;
+  writer.writeByte((record.value === null ? FLAG_TOMBSTONE : 0) | (hasLease ? FLAG_LEASE : 0));
+  writer.writeVarint(record.modRevision);
+  writer.writeVarint(record.subRevision);
+  if (record.value === null) return;
+  writer.writeVarint(record.createRevision);
+  writer.writeVarint(record.version);
+  if (hasLease) writer.writeInt64(record.lease);
+  writer.writeLengthPrefixed(record.value);
+}
+
+/** The state hash: 16 hex digits over the canonical image (= the snapshot's trailer). */
+export function hashKeySpace(space: KeySpace): string {
+  const hasher = new StateHasher();
+  encodeBody(space, hasher);
+  return hasher.digestHex();
+}
+
+/** The snapshot bytes of `space`. */
+export function encodeKeySpace(space: KeySpace): Uint8Array {
+  const collector = new CollectingSink();
+  const hasher = new StateHasher();
+  encodeBody(space, new TeeSink([collector, hasher]));
+  const trailer = new ByteWriter(collector);
+  trailer.writeUint32(hasher.crc32c);
+  trailer.writeUint32(hasher.fnv1a);
+  trailer.flush();
+  return collector.bytes();
+}
+
+interface Header {
+  readonly currentRevision: number;
+  readonly compactRevision: number;
+  readonly floorRevision: number;
+  readonly keyCount: number;
+}
+
+/** Rebuilds a key space from snapshot bytes; every inconsistency raises KVSnapshotInvalidError. */
+export function decodeKeySpace(bytes: Uint8Array): KeySpace {
+  const reader = new ByteReader(bytes);
+  checkTrailer(bytes, reader);
+  const body = new ByteReader(bytes.subarray(0, bytes.length - 8));
+  const header = readHeader(body);
+  const keys: ByteString[] = [];
+  const latest: KeyRecord[] = [];
+  const leases = new LeaseIndex();
+  const eventKeys: ByteString[] = [];
+  const eventRecords: KeyRecord[] = [];
+  const digest = new StateDigest();
+  let liveKeys = 0;
+  for (let i = 0; i < header.keyCount; i++) {
+    const key = body.readLengthPrefixed('key');
+    if (key.length === 0) body.fail('empty key');
+    if (keys.length > 0 && !(keys[keys.length - 1]! < key)) body.fail('keys not strictly ascending');
+    const newest = readChain(body, header, (record) => {
+      digest.add(key, record);
+      if (record.modRevision >= header.floorRevision) {
+        eventKeys.push(key);
+        eventRecords.push(record);
+      }
+    });
+    keys.push(key);
+    latest.push(newest);
+    if (newest.value !== null) {
+      liveKeys += 1;
+      if (newest.lease !== NO_LEASE) leases.attach(newest.lease, key);
+    }
+  }
+  if (body.remaining !== 0) body.fail('trailing bytes after the last key');
+  const history = rebuildHistory(body, header, eventKeys, eventRecords);
+  const index = OrderedMap.fromSorted(keys, latest);
+  return new KeySpace(index, header.currentRevision, header.compactRevision, history, leases, liveKeys, digest);
+}
+
+function checkTrailer(bytes: Uint8Array, reader: ByteReader): void {
+  if (bytes.length < MAGIC.length + 1 + 8) reader.fail('too short');
+  const hasher = new StateHasher();
+  hasher.write(bytes.subarray(0, bytes.length - 8));
+  const trailer = new ByteReader(bytes.subarray(bytes.length - 8));
+  const crc = trailer.readUint32('trailer');
+  const fnv = trailer.readUint32('trailer');
+  if (crc !== hasher.crc32c || fnv !== hasher.fnv1a) reader.fail('checksum mismatch');
+}
+
+function readHeader(reader: ByteReader): Header {
+  for (const byte of MAGIC) if (reader.readByte('magic') !== byte) reader.fail('not a key-space snapshot');
+  const format = reader.readByte('format');
+  if (format !== FORMAT_VERSION) reader.fail(`unsupported format ${format}`);
+  const currentRevision = reader.readVarint('current revision');
+  const compactRevision = reader.readVarint('compact revision') - 1;
+  const floorRevision = reader.readVarint('event floor revision');
+  const keyCount = reader.readVarint('key count');
+  if (currentRevision < 1) reader.fail('current revision below 1');
+  if (compactRevision > currentRevision) reader.fail('compact revision above the current revision');
+  if (floorRevision < 1 || floorRevision > currentRevision) reader.fail('event floor out of range');
+  if (floorRevision < compactRevision) reader.fail('event floor below the compact revision');
+  if (keyCount > reader.remaining) reader.fail('key count larger than the snapshot');
+  return { currentRevision, compactRevision, floorRevision, keyCount };
+}
+
+/** Reads one key's records (oldest first), checking that they form a valid MVCC chain. */
+function readChain(reader: ByteReader, header: Header, onRecord: (record: KeyRecord) => void): KeyRecord {
+  const count = reader.readVarint('record count');
+  if (count === 0 || count * MIN_RECORD_BYTES > reader.remaining) reader.fail('record count out of range');
+  let previous: KeyRecord | null = null;
+  for (let i = 0; i < count; i++) {
+    const record = readRecord(reader, header, previous);
+    onRecord(record);
+    previous = record;
+  }
+  const newest = previous!;
+  if (newest.value === null && newest.modRevision < header.compactRevision) {
+    reader.fail('tombstone below the compact revision');
+  }
+  return newest;
+}
+
+function readRecord(reader: ByteReader, header: Header, previous: KeyRecord | null): KeyRecord {
+  const flags = reader.readByte('record flags');
+  if ((flags & ~(FLAG_TOMBSTONE | FLAG_LEASE)) !== 0) reader.fail('unknown record flags');
+  const tombstone = (flags & FLAG_TOMBSTONE) !== 0;
+  const modRevision = reader.readVarint('mod revision');
+  const subRevision = reader.readVarint('sub revision');
+  if (modRevision < 2 || modRevision > header.currentRevision) reader.fail('mod revision out of range');
+  checkOrder(reader, header, previous, modRevision, subRevision);
+  if (tombstone) {
+    if ((flags & FLAG_LEASE) !== 0) reader.fail('tombstone with a lease');
+    if (previous === null ? modRevision !== header.compactRevision : previous.value === null) {
+      reader.fail('tombstone without a live version before it');
+    }
+    return new KeyRecord(null, modRevision, subRevision, 0, 0, NO_LEASE, previous);
+  }
+  const createRevision = reader.readVarint('create revision');
+  const version = reader.readVarint('version');
+  const lease = (flags & FLAG_LEASE) !== 0 ? reader.readInt64('lease') : NO_LEASE;
+  if ((flags & FLAG_LEASE) !== 0 && lease === NO_LEASE) reader.fail('lease flag with lease 0');
+  const value = reader.readLengthPrefixed('value');
+  checkGeneration(reader, header, previous, modRevision, createRevision, version);
+  return new KeyRecord(value, modRevision, subRevision, createRevision, version, lease, previous);
+}
+
+function checkOrder(reader: ByteReader, header: Header, previous: KeyRecord | null, mod: number, sub: number): void {
+  if (previous === null) return;
+  if (mod < previous.modRevision || (mod === previous.modRevision && sub <= previous.subRevision)) {
+    reader.fail('records not in revision order');
+  }
+  // Below the compact revision only a chain's first record may remain, and only when no record
+  // sits exactly at it (see compaction.ts).
+  if (mod < header.compactRevision) reader.fail('two records below the compact revision');
+  if (mod === header.compactRevision && previous.modRevision < header.compactRevision) {
+    reader.fail('a record below the compact revision kept next to one at it');
+  }
+}
+
+function checkGeneration(
+  reader: ByteReader,
+  header: Header,
+  previous: KeyRecord | null,
+  mod: number,
+  create: number,
+  version: number,
+): void {
+  if (previous === null) {
+    const fullHistory = header.compactRevision === NEVER_COMPACTED || mod > header.compactRevision;
+    const valid = fullHistory ? create === mod && version === 1 : create >= 2 && create <= mod && version >= 1;
+    if (!valid) reader.fail('first record inconsistent with its history');
+    return;
+  }
+  const valid =
+    previous.value === null
+      ? create === mod && version === 1
+      : create === previous.createRevision && version === previous.version + 1;
+  if (!valid) reader.fail('create revision or version inconsistent with the previous record');
+}
+
+/**
+ * Rebuilds the Watch log and checks it is complete: every revision from max(floor, 2) to the
+ * current revision present, sub-revisions 0, 1, 2... within each.
+ */
+function rebuildHistory(reader: ByteReader, header: Header, keys: ByteString[], records: KeyRecord[]): EventHistory {
+  const order = records.map((_record, i) => i);
+  order.sort((a, b) => records[a]!.modRevision - records[b]!.modRevision || records[a]!.subRevision - records[b]!.subRevision);
+  const history = new EventHistory(header.floorRevision);
+  let expectedRevision = Math.max(header.floorRevision, 2);
+  let expectedSub = 0;
+  for (const position of order) {
+    const record = records[position]!;
+    if (record.modRevision === expectedRevision + 1 && expectedSub > 0) {
+      expectedRevision += 1;
+      expectedSub = 0;
+    }
+    if (record.modRevision !== expectedRevision || record.subRevision !== expectedSub) {
+      reader.fail('change log has a gap');
+    }
+    history.append(keys[position]!, record);
+    expectedSub += 1;
+  }
+  const lastRevision = expectedSub > 0 ? expectedRevision : expectedRevision - 1;
+  if (lastRevision !== header.currentRevision) {
+    reader.fail('change log does not reach the current revision');
+  }
+  return history;
+}

@@ -1,0 +1,109 @@
+import type { ByteString } from './byte-string';
+import type { KeyRecord } from './key-record';
+
+// An incremental digest of the key space: the sum (mod 2^32, in two independent lanes) of a hash
+// of every retained (key, record) pair, mixed with the revision counters when read. Adding a
+// record adds its hash, compaction subtracts the hashes of what it drops, so the digest costs
+// O(1) per change and O(1) to read, and two states holding the same records at the same
+// revisions have the same digest whatever the order of their histories' construction.
+// Not cryptographic: it detects replica divergence, not tampering.
+
+const LANE_A_SEED = 0x811c9dc5;
+const LANE_B_SEED = 0x9747b28c;
+const PRIME_A = 0x01000193;
+const PRIME_B = 0x5bd1e995;
+const TWO_POW_32 = 0x1_0000_0000;
+
+/** Final avalanche (murmur3 fmix32), so that sums of hashes do not cancel structure. */
+function fmix(value: number): number {
+  let h = value;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Two-lane running hash over bytes and numbers. */
+class LaneHasher {
+  a = LANE_A_SEED;
+  b = LANE_B_SEED;
+
+  byte(value: number): void {
+    this.a = Math.imul(this.a ^ value, PRIME_A);
+    this.b = Math.imul(this.b ^ value, PRIME_B) ^ (this.b >>> 15);
+  }
+
+  text(value: ByteString): void {
+    for (let i = 0; i < value.length; i++) this.byte(value.charCodeAt(i));
+    this.number(value.length);
+  }
+
+  /** A safe integer (or -1), as its low and high 32-bit halves. */
+  number(value: number): void {
+    const low = value >>> 0;
+    const high = Math.floor(value / TWO_POW_32) >>> 0;
+    this.a = Math.imul(this.a ^ low, PRIME_A);
+    this.b = Math.imul(this.b ^ high, PRIME_B);
+    this.a = Math.imul(this.a ^ high, PRIME_A);
+    this.b = Math.imul(this.b ^ low, PRIME_B);
+  }
+
+  bigint(value: bigint): void {
+    this.number(Number(BigInt.asUintN(32, value)));
+    this.number(Number(BigInt.asUintN(32, value >> 32n)));
+  }
+}
+
+/** The two lane hashes of one (key, record) pair. */
+export function recordDigest(key: ByteString, record: KeyRecord): [number, number] {
+  const hasher = new LaneHasher();
+  hasher.text(key);
+  hasher.number(record.modRevision);
+  hasher.number(record.subRevision);
+  if (record.value === null) {
+    hasher.byte(0);
+  } else {
+    hasher.byte(1);
+    hasher.number(record.createRevision);
+    hasher.number(record.version);
+    hasher.bigint(record.lease);
+    hasher.text(record.value);
+  }
+  return [fmix(hasher.a), fmix(hasher.b)];
+}
+
+/** The running sums. */
+export class StateDigest {
+  private laneA = 0;
+  private laneB = 0;
+
+  add(key: ByteString, record: KeyRecord): void {
+    const [a, b] = recordDigest(key, record);
+    this.laneA = (this.laneA + a) >>> 0;
+    this.laneB = (this.laneB + b) >>> 0;
+  }
+
+  remove(key: ByteString, record: KeyRecord): void {
+    const [a, b] = recordDigest(key, record);
+    this.laneA = (this.laneA - a) >>> 0;
+    this.laneB = (this.laneB - b) >>> 0;
+  }
+
+  /** Subtracts every record of a chain from `first` down (records compaction drops). */
+  removeChain(key: ByteString, first: KeyRecord | null): void {
+    for (let record = first; record !== null; record = record.prev) this.remove(key, record);
+  }
+
+  /** 16 hex digits: the sums mixed with the revision counters. */
+  hex(currentRevision: number, compactRevision: number, floorRevision: number): string {
+    const hasher = new LaneHasher();
+    hasher.number(this.laneA);
+    hasher.number(this.laneB);
+    hasher.number(currentRevision);
+    hasher.number(compactRevision + 1);
+    hasher.number(floorRevision);
+    return fmix(hasher.a).toString(16).padStart(8, '0') + fmix(hasher.b).toString(16).padStart(8, '0');
+  }
+}

@@ -1,0 +1,184 @@
+// Real gRPC over loopback: a JSON-coded test service, a grpc-js client, and the wrapped handlers.
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { credentials, makeGenericClientConstructor, status, type Client, type ServiceDefinition } from '@grpc/grpc-js';
+import { createLogger } from '@ward/platform/logging';
+import { createMetrics } from '@ward/platform/metrics';
+import { GrpcStatusError, createGrpcServer, type GrpcServer, type ServiceHandlers } from './index';
+
+const json = {
+  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
+  deserialize: (bytes: Buffer) => JSON.parse(bytes.toString()) as unknown,
+};
+const method = (name: string, requestStream: boolean, responseStream: boolean) => ({
+  path: `/test.Echo/${name}`,
+  requestStream,
+  responseStream,
+  requestSerialize: json.serialize,
+  requestDeserialize: json.deserialize,
+  responseSerialize: json.serialize,
+  responseDeserialize: json.deserialize,
+});
+const definition: ServiceDefinition = {
+  Echo: method('Echo', false, false),
+  Count: method('Count', false, true),
+  Chat: method('Chat', true, true),
+  Sum: method('Sum', true, false),
+};
+
+type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number };
+
+const handlers: ServiceHandlers = {
+  async Echo(request: Request) {
+    if (request.delayMs) await new Promise((resolve) => setTimeout(resolve, request.delayMs));
+    if (request.fail === 'wire') throw Object.assign(new Error('etcdserver: permission denied'), { grpcCode: 7 });
+    if (request.fail === 'status') throw new GrpcStatusError(status.NOT_FOUND, 'no such thing');
+    if (request.fail === 'raw') throw new Error('connect ECONNREFUSED /var/lib/secret/db.sock password=hunter2');
+    return { text: request.text };
+  },
+  Count: ((request: Request, call: { write(v: unknown): void }) => {
+    for (let i = 0; i < (request.n ?? 0); i++) call.write({ i });
+    if (request.fail === 'raw') throw new Error('stream exploded at /internal/path');
+    return Promise.resolve();
+  }) as ServiceHandlers[string],
+  Chat: ((call: NodeJS.ReadableStream & { write(v: unknown): void }) =>
+    new Promise<void>((resolve) => {
+      call.on('data', (message: Request) => call.write({ text: `re: ${message.text}` }));
+      call.on('end', () => resolve());
+    })) as ServiceHandlers[string],
+  Sum: ((call: NodeJS.ReadableStream) =>
+    new Promise((resolve) => {
+      let total = 0;
+      call.on('data', (message: Request) => (total += message.n ?? 0));
+      call.on('end', () => resolve({ n: total }));
+    })) as ServiceHandlers[string],
+};
+
+const EchoClient = makeGenericClientConstructor(definition, "Echo");
+type Any = Record<string, (...args: unknown[]) => unknown>;
+let server: GrpcServer | undefined;
+let client: (Client & Any) | undefined;
+let logLines: string[] = [];
+
+async function start(overrides: { maxReceiveMessageBytes?: number } = {}): Promise<Client & Any> {
+  logLines = [];
+  const destination = new Writable({ write: (chunk, _e, cb) => (logLines.push(String(chunk)), cb()) });
+  server = createGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    maxReceiveMessageBytes: overrides.maxReceiveMessageBytes ?? 1024 * 1024,
+    maxSendMessageBytes: 1024 * 1024,
+    keepaliveTimeMs: 30_000,
+    keepaliveTimeoutMs: 10_000,
+    maxConcurrentStreams: 100,
+    logger: createLogger({ name: 'test', level: 'info', destination }),
+    metrics: createMetrics({ prefix: 'test_', collectProcessMetrics: false }),
+  });
+  server.addService(definition, handlers);
+  const port = await server.start();
+  client = new EchoClient(`127.0.0.1:${port}`, credentials.createInsecure()) as Client & Any;
+  return client;
+}
+
+afterEach(async () => {
+  client?.close();
+  await server?.stop(100);
+  server = undefined;
+  client = undefined;
+});
+
+function unary(c: Any, name: string, request: Request): Promise<{ value?: unknown; error?: { code: number; details: string } }> {
+  return new Promise((resolve) => {
+    c[name]!(request, (error: { code: number; details: string } | null, value: unknown) => resolve(error ? { error } : { value }));
+  });
+}
+
+describe('createGrpcServer', () => {
+  it('serves unary calls over real gRPC', async () => {
+    const c = await start();
+    expect(await unary(c, 'Echo', { text: 'hi' })).toEqual({ value: { text: 'hi' } });
+  });
+
+  it('passes errors that carry a status through with their exact text', async () => {
+    const c = await start();
+    const wire = await unary(c, 'Echo', { fail: 'wire' });
+    expect(wire.error).toMatchObject({ code: status.PERMISSION_DENIED, details: 'etcdserver: permission denied' });
+    const explicit = await unary(c, 'Echo', { fail: 'status' });
+    expect(explicit.error).toMatchObject({ code: status.NOT_FOUND, details: 'no such thing' });
+  });
+
+  it('never sends a raw error to the client: INTERNAL with a fixed text, internals only in the (scrubbed) log', async () => {
+    const c = await start();
+    const { error } = await unary(c, 'Echo', { fail: 'raw' });
+    expect(error?.code).toBe(status.INTERNAL);
+    expect(error?.details).toBe('internal error');
+    expect(JSON.stringify(error)).not.toContain('ECONNREFUSED');
+    const log = logLines.join('');
+    expect(log).toContain('unmapped error answered as internal');
+    expect(log).toContain('ECONNREFUSED');
+  });
+
+  it('maps a failure in a server stream after some messages', async () => {
+    const c = await start();
+    const received: unknown[] = [];
+    const error = await new Promise<{ code: number; details: string }>((resolve) => {
+      const stream = c.Count!({ n: 3, fail: 'raw' }) as NodeJS.EventEmitter;
+      stream.on('data', (message: unknown) => received.push(message));
+      stream.on('error', resolve);
+    });
+    expect(received).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+    expect(error).toMatchObject({ code: status.INTERNAL, details: 'internal error' });
+  });
+
+  it('serves bidirectional and client streams', async () => {
+    const c = await start();
+    const replies = await new Promise<unknown[]>((resolve) => {
+      const out: unknown[] = [];
+      const stream = c.Chat!() as NodeJS.EventEmitter & { write(v: unknown): void; end(): void };
+      stream.on('data', (m: unknown) => out.push(m));
+      stream.on('end', () => resolve(out));
+      stream.write({ text: 'a' });
+      stream.write({ text: 'b' });
+      stream.end();
+    });
+    expect(replies).toEqual([{ text: 're: a' }, { text: 're: b' }]);
+    const sum = await new Promise<unknown>((resolve) => {
+      const stream = c.Sum!((_e: unknown, v: unknown) => resolve(v)) as { write(v: unknown): void; end(): void };
+      stream.write({ n: 2 });
+      stream.write({ n: 40 });
+      stream.end();
+    });
+    expect(sum).toEqual({ n: 42 });
+  });
+
+  it('rejects requests above the receive limit with RESOURCE_EXHAUSTED before the handler runs', async () => {
+    const c = await start({ maxReceiveMessageBytes: 1024 });
+    const { error } = await unary(c, 'Echo', { text: 'x'.repeat(4096) });
+    expect(error?.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(await unary(c, 'Echo', { text: 'small' })).toEqual({ value: { text: 'small' } });
+  });
+
+  it('drains: a running call finishes, new calls are refused, streams are cut after the grace time', async () => {
+    const c = await start();
+    const slow = unary(c, 'Echo', { text: 'slow', delayMs: 300 });
+    const chat = c.Chat!() as NodeJS.EventEmitter;
+    const chatEnded = new Promise((resolve) => chat.on('error', resolve).on('end', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stopped = server!.stop(1000);
+    const refused = await unary(c, 'Echo', { text: 'late' });
+    expect(refused.error?.code).toBe(status.UNAVAILABLE);
+    expect(await slow).toEqual({ value: { text: 'slow' } });
+    await stopped;
+    await chatEnded;
+    server = undefined;
+  });
+
+  it('validates its options', () => {
+    const logger = createLogger({ name: 't', level: 'silent' });
+    const base = { host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1, maxSendMessageBytes: 1, keepaliveTimeMs: 1, keepaliveTimeoutMs: 1, maxConcurrentStreams: 1, logger };
+    expect(() => createGrpcServer({ ...base, maxReceiveMessageBytes: 0 })).toThrow(/maxReceiveMessageBytes/);
+    expect(() => createGrpcServer({ ...base, port: 70000 })).toThrow(/port/);
+    const s = createGrpcServer(base);
+    expect(() => s.addService(definition, { Echo: handlers.Echo! })).toThrow(/no handler/);
+  });
+});

@@ -1,0 +1,214 @@
+import {
+  Server,
+  ServerCredentials,
+  status as Status,
+  type Metadata,
+  type ServerDuplexStream,
+  type ServerReadableStream,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceDefinition,
+  type UntypedHandleCall,
+  type UntypedServiceImplementation,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
+import type { Logger } from '@ward/platform/logging';
+import { LATENCY_BUCKETS_SECONDS, type Metrics } from '@ward/platform/metrics';
+import type { CallContext, ServiceHandlers } from './handlers';
+import { toGrpcStatus, type ErrorMapper } from './status';
+
+export interface GrpcServerOptions {
+  readonly host: string;
+  /** 0 picks a free port (tests). */
+  readonly port: number;
+  /** Largest request accepted; larger ones fail with RESOURCE_EXHAUSTED before any handler runs. */
+  readonly maxReceiveMessageBytes: number;
+  readonly maxSendMessageBytes: number;
+  /** Server-initiated keepalive pings, to find dead clients. */
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+  readonly maxConcurrentStreams: number;
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  /** App-specific error translation, consulted after errors that carry a status themselves. */
+  readonly mapError?: ErrorMapper;
+  readonly credentials?: ServerCredentials;
+}
+
+export interface GrpcServer {
+  /** Registers a service; every handler is wrapped by the one error-mapping point. */
+  addService(definition: ServiceDefinition, handlers: ServiceHandlers): void;
+  /** Binds and starts serving; resolves to the bound port. */
+  start(): Promise<number>;
+  /**
+   * Stops accepting calls, lets running calls finish for up to `graceTimeMs`, then cancels the rest.
+   * Idempotent: later calls return the same promise.
+   */
+  stop(graceTimeMs: number): Promise<void>;
+}
+
+const MAX_MESSAGE_BYTES_LIMIT = 256 * 1024 * 1024;
+
+function checkOptions(options: GrpcServerOptions): void {
+  const positive = { maxReceiveMessageBytes: options.maxReceiveMessageBytes, maxSendMessageBytes: options.maxSendMessageBytes, keepaliveTimeMs: options.keepaliveTimeMs, keepaliveTimeoutMs: options.keepaliveTimeoutMs, maxConcurrentStreams: options.maxConcurrentStreams };
+  for (const [name, value] of Object.entries(positive)) {
+    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`createGrpcServer: ${name} must be a positive integer, got ${value}`);
+  }
+  if (options.maxReceiveMessageBytes > MAX_MESSAGE_BYTES_LIMIT || options.maxSendMessageBytes > MAX_MESSAGE_BYTES_LIMIT) {
+    throw new TypeError(`createGrpcServer: message size limits must be at most ${MAX_MESSAGE_BYTES_LIMIT} bytes`);
+  }
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+    throw new TypeError(`createGrpcServer: port must be in [0, 65535], got ${options.port}`);
+  }
+}
+
+/** A grpc-js server with explicit limits, keepalive, graceful drain and one error-mapping point. */
+export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
+  checkOptions(options);
+  const server = new Server({
+    'grpc.max_receive_message_length': options.maxReceiveMessageBytes,
+    'grpc.max_send_message_length': options.maxSendMessageBytes,
+    'grpc.keepalive_time_ms': options.keepaliveTimeMs,
+    'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs,
+    'grpc.max_concurrent_streams': options.maxConcurrentStreams,
+  });
+  const instrumentation = createInstrumentation(options);
+  let stopping: Promise<void> | undefined;
+
+  return {
+    addService(definition, handlers) {
+      const implementation: UntypedServiceImplementation = {};
+      for (const [methodName, method] of Object.entries(definition)) {
+        const handler = handlers[methodName];
+        if (handler === undefined) throw new TypeError(`addService: no handler for ${method.path}`);
+        implementation[methodName] = wrapHandler(method.path, method.requestStream, method.responseStream, handler, instrumentation);
+      }
+      for (const name of Object.keys(handlers)) {
+        if (!(name in definition)) throw new TypeError(`addService: handler ${name} is not a method of the service`);
+      }
+      server.addService(definition, implementation);
+    },
+    start() {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(`${options.host}:${options.port}`, options.credentials ?? ServerCredentials.createInsecure(), (error, port) => {
+          if (error) reject(error);
+          else resolve(port);
+        });
+      });
+    },
+    stop(graceTimeMs) {
+      stopping ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.forceShutdown(), graceTimeMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return stopping;
+    },
+  };
+}
+
+interface Instrumentation {
+  readonly options: GrpcServerOptions;
+  nextRequestId(): number;
+  record(method: string, code: Status, startedMs: number): void;
+}
+
+function createInstrumentation(options: GrpcServerOptions): Instrumentation {
+  let requestCounter = 0;
+  const handled = options.metrics?.counter({ name: 'grpc_server_handled_total', help: 'Completed calls by method and status code.', labelNames: ['method', 'code'] });
+  const seconds = options.metrics?.histogram({ name: 'grpc_server_handling_seconds', help: 'Call duration until status.', labelNames: ['method'], buckets: LATENCY_BUCKETS_SECONDS });
+  return {
+    options,
+    nextRequestId: () => ++requestCounter,
+    record(method, code, startedMs) {
+      handled?.inc({ method, code: Status[code] ?? String(code) });
+      seconds?.observe({ method }, (performance.now() - startedMs) / 1000);
+    },
+  };
+}
+
+type AnyCall = ServerUnaryCall<unknown, unknown> | ServerReadableStream<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
+
+function createContext(method: string, call: AnyCall, instrumentation: Instrumentation): CallContext {
+  const requestId = instrumentation.nextRequestId();
+  let logger: Logger | undefined;
+  let controller: AbortController | undefined;
+  return {
+    metadata: call.metadata as Metadata,
+    peer: call.getPeer(),
+    method,
+    get logger() {
+      logger ??= instrumentation.options.logger.child({ reqId: requestId, method });
+      return logger;
+    },
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController();
+        const abort = (): void => controller!.abort();
+        if (call.cancelled) abort();
+        else (call as NodeJS.EventEmitter).once('cancelled', abort);
+      }
+      return controller.signal;
+    },
+  };
+}
+
+function invoke<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function failure(error: unknown, context: CallContext, instrumentation: Instrumentation): { code: Status; details: string } {
+  const mapped = toGrpcStatus(error, instrumentation.options.mapError);
+  if (mapped.unmapped) context.logger.error({ err: error }, 'unmapped error answered as internal');
+  return { code: mapped.code, details: mapped.details };
+}
+
+function wrapHandler(
+  method: string,
+  requestStream: boolean,
+  responseStream: boolean,
+  handler: ServiceHandlers[string],
+  instrumentation: Instrumentation,
+): UntypedHandleCall {
+  const call = handler as (...args: unknown[]) => Promise<unknown>;
+  if (!responseStream) {
+    return ((grpcCall: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      const startedMs = performance.now();
+      const context = createContext(method, grpcCall, instrumentation);
+      const run = requestStream ? () => call(grpcCall, context) : () => call(grpcCall.request, context, grpcCall);
+      invoke(run).then(
+        (response) => {
+          instrumentation.record(method, Status.OK, startedMs);
+          callback(null, response);
+        },
+        (error: unknown) => {
+          const status = failure(error, context, instrumentation);
+          instrumentation.record(method, status.code, startedMs);
+          callback(status);
+        },
+      );
+    }) as never;
+  }
+  return ((grpcCall: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>) => {
+    const startedMs = performance.now();
+    const context = createContext(method, grpcCall, instrumentation);
+    const run = requestStream ? () => call(grpcCall, context) : () => call((grpcCall as ServerWritableStream<unknown, unknown>).request, grpcCall, context);
+    invoke(run).then(
+      () => {
+        instrumentation.record(method, Status.OK, startedMs);
+        if (!grpcCall.writableEnded) grpcCall.end();
+      },
+      (error: unknown) => {
+        const status = failure(error, context, instrumentation);
+        instrumentation.record(method, status.code, startedMs);
+        grpcCall.emit('error', status);
+      },
+    );
+  }) as never;
+}

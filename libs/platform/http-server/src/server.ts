@@ -1,0 +1,66 @@
+import { fastify, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from '@ward/platform/logging';
+import type { Metrics } from '@ward/platform/metrics';
+
+export interface HttpServerOptions {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Largest request body accepted; larger ones get 413. */
+  readonly bodyLimitBytes: number;
+  /** Whole-request timeout (headers and body). */
+  readonly requestTimeoutMs: number;
+  /** Idle keep-alive connections are closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** `/readyz` answers 200 only while this resolves true (e.g. "a raft leader is known"). */
+  readonly readiness: () => boolean | Promise<boolean>;
+  /** Maps an app error to an HTTP answer; unmapped errors become a generic 500. */
+  readonly mapError?: (error: unknown) => { statusCode: number; body: unknown } | undefined;
+}
+
+/**
+ * A fastify instance with `/healthz` (process is up), `/readyz` (ready to serve), `/metrics`
+ * (Prometheus text), explicit limits, and one error handler: client errors keep fastify's
+ * message, everything else is a generic 500 whose details go only to the log.
+ */
+export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  for (const name of ['bodyLimitBytes', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
+    if (!Number.isSafeInteger(options[name]) || options[name] <= 0) {
+      throw new TypeError(`createHttpServer: ${name} must be a positive integer, got ${options[name]}`);
+    }
+  }
+  const app = fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimitBytes,
+    requestTimeout: options.requestTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    disableRequestLogging: true,
+    return503OnClosing: true,
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    let ready = false;
+    try {
+      ready = await options.readiness();
+    } catch (error) {
+      app.log.warn({ err: error }, 'readiness check failed');
+    }
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready' });
+  });
+  app.get('/metrics', async (_request, reply) => {
+    const text = await options.metrics.render();
+    return reply.type(options.metrics.contentType).send(text);
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped = options.mapError?.(error);
+    if (mapped) return reply.code(mapped.statusCode).send(mapped.body);
+    const statusCode = error.statusCode ?? 500;
+    if (statusCode >= 400 && statusCode < 500) {
+      return reply.code(statusCode).send({ error: error.code ?? 'BAD_REQUEST', message: error.message });
+    }
+    request.log.error({ err: error }, 'unmapped error answered as internal');
+    return reply.code(500).send({ error: 'INTERNAL', message: 'internal error' });
+  });
+  return app;
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { LATENCY_BUCKETS_SECONDS, createMetrics } from './index';
+
+describe('Metrics', () => {
+  it('renders prefixed counters, gauges and histograms with labels', async () => {
+    const metrics = createMetrics({ prefix: 'ward_test_', defaultLabels: { member: '1' }, collectProcessMetrics: false });
+    const requests = metrics.counter({ name: 'requests_total', help: 'requests', labelNames: ['method', 'code'] });
+    const leader = metrics.gauge({ name: 'is_leader', help: 'leader' });
+    const latency = metrics.histogram({ name: 'request_seconds', help: 'latency', buckets: LATENCY_BUCKETS_SECONDS });
+    requests.inc({ method: 'Put', code: 'OK' });
+    requests.inc({ method: 'Put', code: 'OK' }, 2);
+    leader.set(1);
+    latency.observe(0.003);
+    const text = await metrics.render();
+    expect(text).toContain('ward_test_requests_total{method="Put",code="OK",member="1"} 3');
+    expect(text).toContain('ward_test_is_leader{member="1"} 1');
+    expect(text).toContain('ward_test_request_seconds_bucket{le="0.005",member="1"} 1');
+    expect(text).toContain('ward_test_request_seconds_bucket{le="0.0025",member="1"} 0');
+    expect(metrics.contentType).toContain('text/plain');
+  });
+
+  it('keeps registries separate per instance and collects process metrics on request', async () => {
+    const a = createMetrics({ prefix: 'a_', collectProcessMetrics: true });
+    const b = createMetrics({ prefix: 'b_', collectProcessMetrics: false });
+    a.counter({ name: 'x_total', help: 'x' }).inc();
+    expect(await a.render()).toContain('a_process_cpu_user_seconds_total');
+    expect(await b.render()).not.toContain('x_total');
+  });
+
+  it('rejects an invalid prefix', () => {
+    expect(() => createMetrics({ prefix: 'bad-prefix', collectProcessMetrics: false })).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,170 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RawNode, votersConfState, type Entry, type Ready } from '@ward/raft/core';
+import { SeededRng } from '@ward/shared/clock';
+import { hasCode } from '@ward/shared/errors';
+import { RaftPersistence, memberWalMetadata, type RaftPersistenceOptions } from './raft-persistence';
+import { makeTempDir, type TempDir } from './testing';
+
+let dir: TempDir;
+beforeEach(async () => {
+  dir = await makeTempDir('raft-persistence');
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+const CONF = votersConfState([1n]);
+
+function options(extra: Partial<RaftPersistenceOptions> = {}): RaftPersistenceOptions {
+  return {
+    dir: dir.path,
+    metadata: memberWalMetadata(0xc1n, 1n),
+    bootstrapConfState: CONF,
+    wal: { segmentSizeBytes: 64 * 1024, maxRecordBytes: 4096, maxBatchBytes: 64 * 1024 },
+    catchUpEntries: 10,
+    ...extra,
+  };
+}
+
+const data = (i: number): Uint8Array => new TextEncoder().encode(`put k${i} v${i}`);
+
+/** A single-member raft driven through the persistence, Ready by Ready. */
+class Member {
+  readonly applied: Entry[] = [];
+  constructor(
+    readonly node: RawNode,
+    readonly persistence: RaftPersistence,
+  ) {}
+
+  static async boot(extra: Partial<RaftPersistenceOptions> = {}): Promise<Member> {
+    const booted = await RaftPersistence.open(options(extra));
+    const applied = booted.snapshot?.metadata.index ?? 0;
+    const node = new RawNode({ id: 1n, storage: booted.storage, rng: new SeededRng(1), applied });
+    return new Member(node, booted.persistence);
+  }
+
+  async drain(): Promise<void> {
+    while (this.node.hasReady()) {
+      const rd: Ready = this.node.ready();
+      await this.persistence.persist(rd);
+      this.applied.push(...rd.committedEntries);
+      this.node.advance();
+    }
+  }
+
+  async elect(): Promise<void> {
+    this.node.campaign();
+    await this.drain();
+    expect(this.node.isLeader()).toBe(true);
+  }
+
+  async propose(from: number, to: number): Promise<void> {
+    for (let i = from; i <= to; i++) {
+      this.node.propose(data(i));
+      if (i % 7 === 0) await this.drain();
+    }
+    await this.drain();
+  }
+}
+
+const payloads = (entries: readonly Entry[]): string[] => entries.filter((e) => e.data.length > 0).map((e) => new TextDecoder().decode(e.data));
+
+describe('RaftPersistence', () => {
+  it('persists every Ready and rebuilds the core storage at boot: same log, same hard state', async () => {
+    const first = await Member.boot();
+    await first.elect();
+    await first.propose(1, 50);
+    expect(payloads(first.applied)).toHaveLength(50);
+    const lastIndex = first.persistence.storage.lastIndex();
+    const hardState = first.persistence.storage.initialState().hardState;
+    await first.persistence.close();
+
+    const booted = await RaftPersistence.open(options());
+    expect(booted.storage.lastIndex()).toBe(lastIndex);
+    expect(booted.hardState).toEqual(hardState);
+    expect(booted.storage.initialState().confState).toEqual(CONF);
+    const entries = booted.storage.entries(1, lastIndex + 1, Number.MAX_SAFE_INTEGER);
+    expect(payloads(entries)).toEqual(Array.from({ length: 50 }, (_, i) => `put k${i + 1} v${i + 1}`));
+    await booted.persistence.close();
+
+    // A restarted member carries on from there: a new term, more commits.
+    const second = await Member.boot();
+    await second.elect();
+    await second.propose(51, 60);
+    expect(payloads(second.applied).slice(-10)).toEqual(Array.from({ length: 10 }, (_, i) => `put k${i + 51} v${i + 51}`));
+    expect(second.node.status().term).toBeGreaterThan(hardState.term);
+    await second.persistence.close();
+  });
+
+  it('a local snapshot compacts log and memory, and boot restores from it', async () => {
+    const member = await Member.boot();
+    await member.elect();
+    await member.propose(1, 40);
+    const appliedIndex = member.applied.at(-1)!.index;
+    const state = new TextEncoder().encode(`state machine at ${appliedIndex}`);
+    const snapshot = await member.persistence.createSnapshot(appliedIndex, undefined, state);
+    expect(snapshot.metadata).toMatchObject({ index: appliedIndex, confState: CONF });
+    expect(member.persistence.storage.firstIndex()).toBe(appliedIndex - 10 + 1);
+    await member.propose(41, 45);
+    await member.persistence.close();
+
+    const booted = await RaftPersistence.open(options());
+    expect(booted.snapshot!.metadata.index).toBe(appliedIndex);
+    expect(booted.snapshot!.data).toEqual(state);
+    expect(booted.storage.firstIndex()).toBe(appliedIndex + 1);
+    expect(payloads(booted.storage.entries(appliedIndex + 1, booted.storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER))).toEqual(
+      Array.from({ length: 5 }, (_, i) => `put k${i + 41} v${i + 41}`),
+    );
+    await booted.persistence.close();
+  });
+
+  it('an installed snapshot replaces the log, durably, with its hard state in the same record', async () => {
+    const member = await Member.boot();
+    await member.elect();
+    await member.propose(1, 5);
+    const snapshot = { data: new TextEncoder().encode('leader state'), metadata: { index: 500, term: 9, confState: votersConfState([1n, 2n, 3n]) } };
+    const install: Ready = {
+      softState: undefined,
+      hardState: { term: 9, vote: 0n, commit: 500 },
+      readStates: [],
+      entries: [],
+      snapshot,
+      committedEntries: [],
+      messages: [],
+      mustSync: false,
+    };
+    await member.persistence.persist(install);
+    expect(member.persistence.storage.firstIndex()).toBe(501);
+    await member.persistence.close();
+
+    const booted = await RaftPersistence.open(options());
+    expect(booted.snapshot).toEqual(snapshot);
+    expect(booted.hardState).toEqual({ term: 9, vote: 0n, commit: 500 });
+    expect(booted.storage.lastIndex()).toBe(500);
+    expect(booted.storage.initialState().confState).toEqual(votersConfState([1n, 2n, 3n]));
+    await booted.persistence.close();
+  });
+
+  it('an installed snapshot without a hard state committing it is a programming error', async () => {
+    const member = await Member.boot();
+    const bad: Ready = {
+      softState: undefined,
+      hardState: { term: 9, vote: 0n, commit: 10 },
+      readStates: [],
+      entries: [],
+      snapshot: { data: new Uint8Array(1), metadata: { index: 500, term: 9, confState: CONF } },
+      committedEntries: [],
+      messages: [],
+      mustSync: true,
+    };
+    await expect(member.persistence.persist(bad)).rejects.toThrow('assertion failed');
+    await member.persistence.close();
+  });
+
+  it("refuses to open another member's log", async () => {
+    const member = await Member.boot();
+    await member.persistence.close();
+    const error = await RaftPersistence.open(options({ metadata: memberWalMetadata(0xc1n, 2n) })).catch((e: unknown) => e);
+    expect(hasCode(error, 'ERR_STORAGE_METADATA_MISMATCH')).toBe(true);
+  });
+});

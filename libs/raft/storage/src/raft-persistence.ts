@@ -1,0 +1,157 @@
+import {
+  EntryType,
+  MemoryStorage,
+  decodeSnapshot,
+  encodeSnapshot,
+  isEmptySnapshot,
+  type ConfState,
+  type DecodeLimits,
+  type Entry,
+  type HardState,
+  type Index,
+  type Ready,
+  type Snapshot,
+} from '@ward/raft/core';
+import { assert } from '@ward/shared/errors';
+import { SnapshotCorruptError, StateUnrecoverableError } from './errors';
+import { RaftStorage, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
+import type { WalEntry, WalRecord } from './record';
+
+export interface RaftPersistenceOptions extends RaftStorageOptions {
+  /**
+   * Membership of a brand-new cluster, used while no snapshot exists (the core's MemoryStorage
+   * starts from it). Pass the same value at every boot of a member of that cluster.
+   */
+  readonly bootstrapConfState?: ConfState;
+  /** Limits for decoding the snapshot file's content. Default: the core's. */
+  readonly decodeLimits?: DecodeLimits;
+}
+
+/** A member rebuilt from disk. */
+export interface BootedRaft {
+  readonly persistence: RaftPersistence;
+  /** The core's Storage, holding the snapshot, the hard state and the log after the snapshot. */
+  readonly storage: MemoryStorage;
+  /** The snapshot the state machine must be restored from before applying entries (if any). */
+  readonly snapshot: Snapshot | undefined;
+  readonly hardState: HardState | undefined;
+  readonly report: BootReport;
+}
+
+const ENTRY_TYPES: ReadonlySet<number> = new Set(Object.values(EntryType));
+
+/**
+ * The Raft core's durable side: persists each Ready (snapshot file, then entries and hard state in
+ * one write + one fdatasync), keeps the core's MemoryStorage in step with what is durable, takes
+ * local snapshots with log compaction, and rebuilds everything at boot.
+ */
+export class RaftPersistence {
+  private constructor(
+    readonly disk: RaftStorage,
+    readonly storage: MemoryStorage,
+    private readonly catchUpEntries: number,
+  ) {}
+
+  /**
+   * Boot: newest usable snapshot + the log after it, into a fresh MemoryStorage. Throws
+   * WalCorruptError, SnapshotCorruptError or StateUnrecoverableError when that is impossible.
+   */
+  static async open(options: RaftPersistenceOptions): Promise<BootedRaft> {
+    const { storage: disk, state, report } = await RaftStorage.open(options);
+    try {
+      const { memory, snapshot } = rebuild(state, options);
+      const persistence = new RaftPersistence(disk, memory, options.catchUpEntries ?? 5000);
+      return { persistence, storage: memory, snapshot, hardState: state.hardState, report };
+    } catch (error) {
+      await disk.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Step 1 of the Ready contract: makes the Ready's snapshot, entries and hard state durable
+   * (fdatasync when `mustSync` or a snapshot is present), then records them in the MemoryStorage.
+   * Resolve before a follower sends the Ready's messages.
+   */
+  async persist(ready: Ready): Promise<void> {
+    const records: WalRecord[] = [];
+    const snapshot = ready.snapshot !== undefined && !isEmptySnapshot(ready.snapshot) ? ready.snapshot : undefined;
+    if (snapshot !== undefined) {
+      const { index, term } = snapshot.metadata;
+      const hardState = ready.hardState;
+      assert(hardState !== undefined && hardState.commit >= index, `an installed snapshot at ${index} must come with a hard state committing it`);
+      await this.disk.snapshots.save({ index, term }, encodeSnapshot(snapshot));
+      records.push({ kind: 'snapshot', snapshot: { index, term, restartsLog: true, hardState } });
+    }
+    for (const entry of ready.entries) records.push({ kind: 'entry', entry });
+    if (ready.hardState !== undefined) records.push({ kind: 'hardState', hardState: ready.hardState });
+    await this.disk.wal.append(records, { sync: ready.mustSync || snapshot !== undefined });
+    if (snapshot !== undefined) {
+      this.storage.applySnapshot(snapshot);
+      await this.disk.compact(snapshot.metadata);
+    }
+    if (ready.hardState !== undefined) this.storage.setHardState(ready.hardState);
+    if (ready.entries.length > 0) this.storage.append(ready.entries);
+  }
+
+  /**
+   * Records a snapshot of the state machine taken at applied index `index`: the file, its marker
+   * (synced), then compaction of the log and the MemoryStorage, keeping `catchUpEntries` entries
+   * behind the snapshot for slow followers.
+   */
+  async createSnapshot(index: Index, confState: ConfState | undefined, data: Uint8Array): Promise<Snapshot> {
+    const snapshot = this.storage.createSnapshot(index, confState, data);
+    await this.disk.saveSnapshot({ index, term: snapshot.metadata.term, data: encodeSnapshot(snapshot) });
+    const compactIndex = index - this.catchUpEntries;
+    if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
+    return snapshot;
+  }
+
+  close(): Promise<void> {
+    return this.disk.close();
+  }
+}
+
+function rebuild(state: RecoveredState, options: RaftPersistenceOptions): { memory: MemoryStorage; snapshot: Snapshot | undefined } {
+  const memory = new MemoryStorage(options.bootstrapConfState);
+  const decodeLimits = options.decodeLimits;
+  let snapshot: Snapshot | undefined;
+  if (state.snapshot !== undefined) {
+    const file = `index ${state.snapshot.index} term ${state.snapshot.term}`;
+    try {
+      snapshot = decodeSnapshot(state.snapshot.data, decodeLimits);
+    } catch (error) {
+      throw new SnapshotCorruptError(file, `content does not decode: ${(error as Error).message}`);
+    }
+    if (snapshot.metadata.index !== state.snapshot.index || snapshot.metadata.term !== state.snapshot.term) {
+      throw new SnapshotCorruptError(file, 'content names another index or term');
+    }
+    memory.applySnapshot(snapshot);
+  }
+  if (state.hardState !== undefined) memory.setHardState(state.hardState);
+  memory.append(state.entries.map(toEntry));
+  const commit = state.hardState?.commit ?? 0;
+  if (commit > memory.lastIndex()) {
+    throw new StateUnrecoverableError(`the hard state commits ${commit}, but the log ends at ${memory.lastIndex()}`);
+  }
+  return { memory, snapshot };
+}
+
+function toEntry(entry: WalEntry): Entry {
+  if (!ENTRY_TYPES.has(entry.type)) throw new StateUnrecoverableError(`entry ${entry.index} has unknown type ${entry.type}`);
+  return entry as Entry;
+}
+
+/**
+ * WAL metadata identifying a member's log: a format tag, the cluster id and the member id. A log
+ * created for one member refuses to open for another.
+ */
+export function memberWalMetadata(clusterId: bigint, memberId: bigint): Uint8Array {
+  const tag = new TextEncoder().encode('ward-raft-wal/1');
+  const bytes = new Uint8Array(tag.length + 16);
+  bytes.set(tag);
+  const view = new DataView(bytes.buffer);
+  view.setBigUint64(tag.length, clusterId, true);
+  view.setBigUint64(tag.length + 8, memberId, true);
+  return bytes;
+}

@@ -1,0 +1,142 @@
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32c } from '@ward/shared/checksum';
+import { SnapshotCorruptError, SnapshotTooLargeError } from './errors';
+import { fsyncDirectory, fsyncFile, writeFully } from './fs-io';
+import {
+  SNAPSHOT_HEADER_BYTES,
+  decodeSnapshotFile,
+  encodeSnapshotHeader,
+  formatSnapshotName,
+  parseSnapshotName,
+  type SnapshotPosition,
+} from './snapshot-file';
+
+export interface SnapshotStoreOptions {
+  /** Directory of the snapshot files; created when missing. */
+  readonly dir: string;
+  /** Largest snapshot data written or read. Default 1 GiB. */
+  readonly maxSnapshotBytes?: number;
+}
+
+/** A snapshot file found on disk (not yet verified). */
+export interface SnapshotFileInfo extends SnapshotPosition {
+  readonly file: string;
+}
+
+/** A verified snapshot. */
+export interface StoredSnapshot extends SnapshotPosition {
+  readonly data: Uint8Array;
+}
+
+export const DEFAULT_MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024;
+const TEMP_SUFFIX = '.tmp';
+const BROKEN_SUFFIX = '.broken';
+
+/**
+ * Snapshot files of the state machine, written atomically: a temporary file is written and
+ * fsynced, renamed into place, and the directory fsynced. A crash at any point leaves the old
+ * snapshot, or the old and the new one, never a half-written file under a snapshot name.
+ */
+export class SnapshotStore {
+  readonly dir: string;
+  readonly maxSnapshotBytes: number;
+
+  private constructor(dir: string, maxSnapshotBytes: number) {
+    this.dir = dir;
+    this.maxSnapshotBytes = maxSnapshotBytes;
+  }
+
+  /** Opens the directory and removes temporary files of interrupted saves (returned). */
+  static async open(options: SnapshotStoreOptions): Promise<{ store: SnapshotStore; removedTempFiles: string[] }> {
+    const maxSnapshotBytes = options.maxSnapshotBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES;
+    if (!Number.isSafeInteger(maxSnapshotBytes) || maxSnapshotBytes <= 0) throw new TypeError(`SnapshotStore: maxSnapshotBytes must be a positive integer, got ${maxSnapshotBytes}`);
+    await mkdir(options.dir, { recursive: true });
+    const removedTempFiles = (await readdir(options.dir)).filter((name) => name.endsWith(TEMP_SUFFIX));
+    for (const name of removedTempFiles) await unlink(join(options.dir, name));
+    if (removedTempFiles.length > 0) await fsyncDirectory(options.dir);
+    return { store: new SnapshotStore(options.dir, maxSnapshotBytes), removedTempFiles };
+  }
+
+  /**
+   * Writes a snapshot atomically and returns its file. `data` is a buffer or a stream of chunks
+   * (a snapshot received from the leader); more than `maxSnapshotBytes` fails with
+   * SnapshotTooLargeError and leaves nothing behind.
+   */
+  async save(position: SnapshotPosition, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<SnapshotFileInfo> {
+    checkPosition(position);
+    const file = formatSnapshotName(position);
+    const tempPath = join(this.dir, `${file}${TEMP_SUFFIX}`);
+    const handle = await open(tempPath, 'w');
+    try {
+      let dataBytes = 0;
+      let dataCrc = 0;
+      const chunks = data instanceof Uint8Array ? [data] : data;
+      for await (const chunk of chunks) {
+        if (!(chunk instanceof Uint8Array)) throw new TypeError('SnapshotStore.save: data chunks must be Uint8Arrays');
+        if (dataBytes + chunk.length > this.maxSnapshotBytes) throw new SnapshotTooLargeError(dataBytes + chunk.length, this.maxSnapshotBytes);
+        await writeFully(handle, chunk, SNAPSHOT_HEADER_BYTES + dataBytes);
+        dataCrc = crc32c(chunk, dataCrc);
+        dataBytes += chunk.length;
+      }
+      await writeFully(handle, encodeSnapshotHeader(position, dataBytes, dataCrc), 0);
+      await fsyncFile(handle);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await unlink(tempPath).catch(() => undefined);
+      throw error;
+    }
+    await handle.close();
+    await rename(tempPath, join(this.dir, file));
+    await fsyncDirectory(this.dir);
+    return { file, ...position };
+  }
+
+  /** Snapshot files by name, newest (highest index, then term) first. */
+  async list(): Promise<SnapshotFileInfo[]> {
+    const infos: SnapshotFileInfo[] = [];
+    for (const file of await readdir(this.dir)) {
+      const position = parseSnapshotName(file);
+      if (position !== undefined) infos.push({ file, ...position });
+    }
+    return infos.sort((a, b) => b.index - a.index || b.term - a.term);
+  }
+
+  /** Reads and verifies a snapshot; throws SnapshotCorruptError naming the file and the reason. */
+  async load(info: SnapshotFileInfo): Promise<StoredSnapshot> {
+    const path = join(this.dir, info.file);
+    const sizeBytes = (await stat(path)).size;
+    if (sizeBytes - SNAPSHOT_HEADER_BYTES > this.maxSnapshotBytes) {
+      throw new SnapshotCorruptError(info.file, `${sizeBytes} bytes exceed maxSnapshotBytes (${this.maxSnapshotBytes})`);
+    }
+    const decoded = decodeSnapshotFile(new Uint8Array(await readFile(path)));
+    if (!decoded.ok) throw new SnapshotCorruptError(info.file, decoded.reason);
+    if (decoded.position.index !== info.index || decoded.position.term !== info.term) {
+      throw new SnapshotCorruptError(info.file, `header says index ${decoded.position.index} term ${decoded.position.term}, unlike the file name`);
+    }
+    return { ...decoded.position, data: decoded.data };
+  }
+
+  /** Renames an unusable snapshot to `<file>.broken` (kept for inspection); returns the new name. */
+  async markBroken(info: SnapshotFileInfo): Promise<string> {
+    const broken = `${info.file}${BROKEN_SUFFIX}`;
+    await rename(join(this.dir, info.file), join(this.dir, broken));
+    await fsyncDirectory(this.dir);
+    return broken;
+  }
+
+  /** Deletes all but the newest `keep` snapshot files; returns the deleted names. */
+  async purge(keep: number): Promise<string[]> {
+    if (!Number.isSafeInteger(keep) || keep < 1) throw new TypeError(`SnapshotStore.purge: keep must be a positive integer, got ${keep}`);
+    const doomed = (await this.list()).slice(keep);
+    for (const info of doomed) await unlink(join(this.dir, info.file));
+    if (doomed.length > 0) await fsyncDirectory(this.dir);
+    return doomed.map((info) => info.file);
+  }
+}
+
+function checkPosition(position: SnapshotPosition): void {
+  for (const [name, value] of [['index', position.index], ['term', position.term]] as const) {
+    if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`snapshot ${name} must be a safe non-negative integer, got ${value}`);
+  }
+}

@@ -1,0 +1,163 @@
+import { status as GrpcStatus, type ServerReadableStream, type ServiceDefinition } from '@grpc/grpc-js';
+import { crc32c } from '@ward/shared/checksum';
+import { GrpcStatusError, type ClientStreamHandler, type ServiceHandlers } from '@ward/platform/grpc-server';
+import { FrameInvalidError } from './errors';
+import { decodeBatch, decodeSnapshotFrame, type FrameRoute, type SnapshotHeader } from './frame-codec';
+import type { TransportHooks } from './hooks';
+import type { TransportLimits } from './options';
+import { EMPTY_RESPONSE, peerServiceDefinition } from './peer-service';
+
+/** What the node does with what arrives. */
+export interface PeerReceiver {
+  /**
+   * A batch from peer `from`, in the order sent. A returned promise holds back that peer's
+   * stream until it settles (backpressure); other peers' streams are not affected.
+   */
+  onMessages(from: bigint, messages: Uint8Array[]): void | Promise<void>;
+  /**
+   * A complete snapshot, size and checksum verified. The sender is answered once the promise
+   * resolves; a rejection fails the transfer.
+   */
+  onSnapshot?(from: bigint, metadata: Uint8Array, data: Uint8Array): Promise<void>;
+}
+
+export interface PeerServiceOptions {
+  readonly localId: bigint;
+  readonly clusterId: bigint;
+  readonly limits: TransportLimits;
+  readonly receiver: PeerReceiver;
+  readonly hooks: TransportHooks;
+}
+
+/** Counters of the receiving side. */
+export interface ReceiveStats {
+  receivedMessages: number;
+  receivedBatches: number;
+  receivedBytes: number;
+  rejectedFrames: number;
+  snapshotsReceived: number;
+  snapshotChunksReceived: number;
+  inboundSnapshots: number;
+}
+
+/**
+ * The server side of the peer service, as handlers for `@ward/platform/grpc-server`. Malformed,
+ * oversized or misrouted frames end the offending stream with INVALID_ARGUMENT or
+ * FAILED_PRECONDITION; nothing a peer sends can crash the process.
+ */
+export function createPeerService(options: PeerServiceOptions): { definition: ServiceDefinition; handlers: ServiceHandlers; stats: ReceiveStats } {
+  const stats: ReceiveStats = { receivedMessages: 0, receivedBatches: 0, receivedBytes: 0, rejectedFrames: 0, snapshotsReceived: 0, snapshotChunksReceived: 0, inboundSnapshots: 0 };
+  const reject = (reason: string, code: GrpcStatus): GrpcStatusError => {
+    stats.rejectedFrames++;
+    options.hooks.onRejected?.(reason);
+    return new GrpcStatusError(code, reason);
+  };
+  const checkRoute = (route: FrameRoute): void => {
+    if (route.clusterId !== options.clusterId) throw reject(`frame for cluster ${route.clusterId.toString(16)}, this is ${options.clusterId.toString(16)}`, GrpcStatus.FAILED_PRECONDITION);
+    if (route.to !== options.localId) throw reject(`frame for member ${route.to.toString(16)}, this is ${options.localId.toString(16)}`, GrpcStatus.FAILED_PRECONDITION);
+  };
+  const send: ClientStreamHandler<Buffer, Buffer> = (call) =>
+    readStream(call, reject, async (frame) => {
+      const batch = decodeOrReject(() => decodeBatch(frame, options.limits), reject);
+      checkRoute(batch);
+      stats.receivedBatches++;
+      stats.receivedMessages += batch.messages.length;
+      stats.receivedBytes += frame.length;
+      options.hooks.onReceived?.(batch.from, batch.messages.length, frame.length);
+      await options.receiver.onMessages(batch.from, batch.messages);
+    }).then(() => EMPTY_RESPONSE);
+  const sendSnapshot: ClientStreamHandler<Buffer, Buffer> = async (call) => {
+    const onSnapshot = options.receiver.onSnapshot;
+    if (onSnapshot === undefined) throw reject('this member does not accept snapshots', GrpcStatus.UNIMPLEMENTED);
+    if (stats.inboundSnapshots >= options.limits.maxInboundSnapshots) throw reject('too many snapshots in flight', GrpcStatus.RESOURCE_EXHAUSTED);
+    stats.inboundSnapshots++;
+    try {
+      const assembler = new SnapshotAssembler(options.limits, checkRoute, reject);
+      await readStream(call, reject, async (frame) => assembler.add(frame));
+      const { header, data, chunkCount } = assembler.finish();
+      stats.snapshotChunksReceived += chunkCount;
+      await onSnapshot(header.from, header.metadata, data);
+      stats.snapshotsReceived++;
+      return EMPTY_RESPONSE;
+    } finally {
+      stats.inboundSnapshots--;
+    }
+  };
+  return { definition: peerServiceDefinition, handlers: { Send: send, SendSnapshot: sendSnapshot }, stats };
+}
+
+type Reject = (reason: string, code: GrpcStatus) => GrpcStatusError;
+
+function decodeOrReject<T>(decode: () => T, reject: Reject): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof FrameInvalidError) throw reject(error.reason, GrpcStatus.INVALID_ARGUMENT);
+    throw error;
+  }
+}
+
+/** Reads frames one at a time (the next is pulled only after `onFrame` settles). */
+async function readStream(call: ServerReadableStream<Buffer, Buffer>, reject: Reject, onFrame: (frame: Buffer) => Promise<void>): Promise<void> {
+  try {
+    for await (const frame of call as AsyncIterable<Buffer>) await onFrame(frame);
+  } catch (error) {
+    if (error instanceof GrpcStatusError) throw error;
+    // The stream itself failed: the client went away, or grpc-js refused an oversized message.
+    const code = (error as { code?: unknown }).code;
+    const details = (error as { details?: unknown }).details;
+    throw reject(typeof details === 'string' ? details : 'peer stream failed', typeof code === 'number' && code > 0 && code <= 16 ? code : GrpcStatus.CANCELLED);
+  }
+}
+
+/** Builds a snapshot from its frames, checking order, sizes and checksums as they come. */
+class SnapshotAssembler {
+  private header: SnapshotHeader | undefined;
+  private data: Uint8Array | undefined;
+  private received = 0;
+  private nextSeq = 0;
+  private dataCrc = 0;
+  private complete = false;
+
+  constructor(
+    private readonly limits: TransportLimits,
+    private readonly checkRoute: (route: FrameRoute) => void,
+    private readonly reject: Reject,
+  ) {}
+
+  add(frame: Uint8Array): void {
+    const invalid = (reason: string): GrpcStatusError => this.reject(reason, GrpcStatus.INVALID_ARGUMENT);
+    if (this.complete) throw invalid('frame after the snapshot trailer');
+    const decoded = decodeOrReject(() => decodeSnapshotFrame(frame, this.limits.maxSnapshotMetadataBytes), this.reject);
+    if (decoded.kind === 'header') {
+      if (this.header !== undefined) throw invalid('second snapshot header');
+      this.checkRoute(decoded);
+      if (decoded.totalBytes > this.limits.maxSnapshotBytes) throw this.reject(`snapshot of ${decoded.totalBytes} bytes exceeds ${this.limits.maxSnapshotBytes}`, GrpcStatus.RESOURCE_EXHAUSTED);
+      this.header = decoded;
+      this.data = new Uint8Array(decoded.totalBytes);
+      return;
+    }
+    if (this.header === undefined || this.data === undefined) throw invalid('snapshot stream does not start with a header');
+    if (decoded.kind === 'chunk') {
+      if (decoded.seq !== this.nextSeq) throw invalid(`chunk ${decoded.seq} arrived, expected ${this.nextSeq}`);
+      if (decoded.data.length > this.limits.snapshotChunkBytes) throw invalid(`chunk of ${decoded.data.length} bytes exceeds ${this.limits.snapshotChunkBytes}`);
+      if (this.received + decoded.data.length > this.data.length) throw invalid('chunks exceed the announced snapshot size');
+      this.data.set(decoded.data, this.received);
+      this.dataCrc = crc32c(decoded.data, this.dataCrc);
+      this.received += decoded.data.length;
+      this.nextSeq++;
+      return;
+    }
+    if (decoded.chunkCount !== this.nextSeq) throw invalid(`trailer counts ${decoded.chunkCount} chunks, ${this.nextSeq} arrived`);
+    if (this.received !== this.data.length) throw invalid(`snapshot has ${this.received} of ${this.data.length} bytes`);
+    if (decoded.dataCrc !== this.dataCrc) throw invalid('snapshot data checksum mismatch');
+    this.complete = true;
+  }
+
+  finish(): { header: SnapshotHeader; data: Uint8Array; chunkCount: number } {
+    if (!this.complete || this.header === undefined || this.data === undefined) {
+      throw this.reject('snapshot stream ended before its trailer', GrpcStatus.INVALID_ARGUMENT);
+    }
+    return { header: this.header, data: this.data, chunkCount: this.nextSeq };
+  }
+}

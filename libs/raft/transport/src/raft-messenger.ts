@@ -1,0 +1,100 @@
+import {
+  DEFAULT_DECODE_LIMITS,
+  MessageType,
+  decodeMessage,
+  encodeMessage,
+  message,
+  type DecodeLimits,
+  type Message,
+  type NodeId,
+} from '@ward/raft/core';
+import { EMPTY_BYTES } from '@ward/shared/bytes';
+import type { TransportHooks } from './hooks';
+import { PeerTransport, type PeerTransportOptions } from './transport';
+
+export interface RaftMessengerOptions extends Omit<PeerTransportOptions, 'receiver'> {
+  /** A decoded message for this member, ready for `RawNode.step`. */
+  readonly onMessage: (message: Message) => void;
+  /** How a snapshot transfer ended, for `RawNode.reportSnapshot`. */
+  readonly onSnapshotStatus?: (to: NodeId, succeeded: boolean) => void;
+  /** A peer could not be reached, for `RawNode.reportUnreachable`. */
+  readonly onUnreachable?: (to: NodeId) => void;
+  /** A received message that did not decode or was misaddressed (dropped). */
+  readonly onInvalidMessage?: (from: NodeId, reason: string) => void;
+  readonly decodeLimits?: DecodeLimits;
+}
+
+/**
+ * The Raft core's messages over the peer transport: each Message is encoded with the core's
+ * codec and sent as one opaque message; a MsgSnap travels on the snapshot stream (the message
+ * without its data as metadata, the snapshot data as the chunked body) and is reassembled on
+ * the other side.
+ */
+export class RaftMessenger {
+  readonly transport: PeerTransport;
+  private readonly localId: NodeId;
+
+  constructor(private readonly options: RaftMessengerOptions) {
+    this.localId = options.localId;
+    const hooks: TransportHooks = {
+      ...options.hooks,
+      onUnreachable: (peer, error) => {
+        options.hooks?.onUnreachable?.(peer, error);
+        options.onUnreachable?.(peer);
+      },
+    };
+    this.transport = new PeerTransport({
+      ...options,
+      hooks,
+      receiver: {
+        onMessages: (from, messages) => {
+          for (const bytes of messages) this.deliver(from, bytes, undefined);
+        },
+        onSnapshot: async (from, metadata, data) => this.deliver(from, metadata, data),
+      },
+    });
+  }
+
+  /** Sends a Ready's messages (never blocks; MsgSnap transfers run in the background). */
+  send(messages: readonly Message[]): void {
+    for (const m of messages) {
+      if (m.type === MessageType.Snap && m.snapshot !== undefined) this.sendSnapshot(m);
+      else this.transport.send(m.to, encodeMessage(m));
+    }
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private sendSnapshot(m: Message): void {
+    const snapshot = m.snapshot!;
+    const metadata = encodeMessage(message(m.type, { ...m, snapshot: { ...snapshot, data: EMPTY_BYTES } }));
+    this.transport.sendSnapshot(m.to, metadata, snapshot.data, snapshot.data.length).then(
+      () => this.options.onSnapshotStatus?.(m.to, true),
+      () => this.options.onSnapshotStatus?.(m.to, false),
+    );
+  }
+
+  private deliver(from: NodeId, bytes: Uint8Array, snapshotData: Uint8Array | undefined): void {
+    let decoded: Message;
+    try {
+      decoded = decodeMessage(bytes, this.options.decodeLimits ?? DEFAULT_DECODE_LIMITS);
+    } catch (error) {
+      this.options.onInvalidMessage?.(from, (error as Error).message);
+      return;
+    }
+    if (decoded.from !== from || decoded.to !== this.localId) {
+      this.options.onInvalidMessage?.(from, `message from ${decoded.from.toString(16)} to ${decoded.to.toString(16)} arrived on the stream from ${from.toString(16)}`);
+      return;
+    }
+    if (snapshotData !== undefined) {
+      if (decoded.type !== MessageType.Snap || decoded.snapshot === undefined) {
+        this.options.onInvalidMessage?.(from, 'snapshot stream without a snapshot message');
+        return;
+      }
+      decoded = message(decoded.type, { ...decoded, snapshot: { ...decoded.snapshot, data: snapshotData } });
+    }
+    this.options.onMessage(decoded);
+  }
+}

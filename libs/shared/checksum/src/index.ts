@@ -1,0 +1,1 @@
+export { crc32c } from './crc32c';

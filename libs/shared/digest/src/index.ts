@@ -1,0 +1,1 @@
+export { Sha256, sha256 } from './sha256';
