@@ -3,7 +3,7 @@ import type { RaftConfig } from './config';
 import { resolveRaftConfig } from './config';
 import { MessageInvalidError, ProposalDroppedError, StepLocalMessageError, StepPeerNotFoundError } from './errors';
 import type { NodeId } from './ids';
-import { NO_NODE, isNodeId } from './ids';
+import { isNodeId } from './ids';
 import type { Message } from './message';
 import { MessageType, isLocalMessageType, isResponseMessageType, message } from './message';
 import { Raft } from './raft';
@@ -275,6 +275,6 @@ export class RawNode {
 
   /** The leader this node knows of, or NO_NODE. */
   leader(): NodeId {
-    return this.raft.lead === NO_NODE ? NO_NODE : this.raft.lead;
+    return this.raft.lead;
   }
 }
