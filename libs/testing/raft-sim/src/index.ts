@@ -1,6 +1,8 @@
 // @ward/testing/raft-sim: a deterministic fault simulator for @ward/raft/core.
 export type { SimProfile } from './profile';
-export { CALM_PROFILE, CHAOS_PROFILE, LOSSY_PROFILE, PROFILES, withOverrides } from './profile';
+export { CALM_PROFILE, CHAOS_PROFILE, FIGURE8_PROFILE, LOSSY_PROFILE, PROFILES, withOverrides } from './profile';
+export type { SeedFailure, SeedsSummary } from './seed-runner';
+export { isCleanRun, runSeeds, seedRange } from './seed-runner';
 export type { RunOptions, SimResult, SimStats } from './simulation';
 export { Simulation, runSimulation } from './simulation';
 export type { Violation, ViolationKind } from './violations';
@@ -15,3 +17,4 @@ export { SimDisk } from './sim-disk';
 export type { MessageFate, PartitionKind } from './sim-network';
 export { SimNetwork } from './sim-network';
 export { SafetyChecker } from './invariants';
+export type { HistoryChecker, HistoryVerdict, SimKvInput, SimKvOutput, SimOperation } from './history';

@@ -17,6 +17,16 @@ export interface SimProfile {
     readonly maxDelayTicks: number;
     /** Round-trip every n-th message through the binary codec (1 = all, 0 = none). */
     readonly encodeEveryNthMessage: number;
+    /**
+     * Clogs: all links out of one node stall for a while; what is sent meanwhile arrives after
+     * the clog ends (late, stale messages from an old term, as after a long GC pause).
+     */
+    readonly clogs: {
+      /** Per tick: chance that a clog starts. */
+      readonly probability: number;
+      readonly minTicks: number;
+      readonly maxTicks: number;
+    };
     readonly partitions: {
       /** Per tick, while healed and stable: chance that a partition starts. */
       readonly startProbability: number;
@@ -26,9 +36,13 @@ export interface SimProfile {
       readonly minStableTicks: number;
     };
   };
+  /** Per tick: chance that the leader is asked to hand leadership to a random other node. */
+  readonly leaderTransferProbability: number;
   readonly crashes: {
     /** Per tick per live node. */
     readonly probability: number;
+    /** Per tick for a node that leads (on top of `probability`): kills leaders mid-replication. */
+    readonly leaderProbability: number;
     readonly minUpTicks: number;
     readonly minDownTicks: number;
     readonly maxDownTicks: number;
@@ -95,12 +109,14 @@ export const CHAOS_PROFILE: SimProfile = {
     minDelayTicks: 1,
     maxDelayTicks: 10,
     encodeEveryNthMessage: 4,
+    clogs: { probability: 0.002, minTicks: 20, maxTicks: 120 },
     partitions: { startProbability: 0.01, healProbability: 0.01, minStableTicks: 50 },
   },
-  crashes: { probability: 0.002, minUpTicks: 50, minDownTicks: 5, maxDownTicks: 200, loss: 'random-prefix' },
+  leaderTransferProbability: 0.001,
+  crashes: { probability: 0.002, leaderProbability: 0, minUpTicks: 50, minDownTicks: 5, maxDownTicks: 200, loss: 'random-prefix' },
   disk: { minSyncTicks: 0, maxSyncTicks: 2, slowProbability: 0.05, slowSyncTicks: 25 },
   workload: { clients: 5, keys: 3, readRatio: 0.4, casRatio: 0.3, opTimeoutTicks: 80, maxThinkTicks: 10 },
-  snapshots: { everyEntries: 100, catchUpEntries: 20 },
+  snapshots: { everyEntries: 40, catchUpEntries: 10 },
   liveness: { leaderWithinTicks: 10 * 2 * ELECTION_TICKS, convergeWithinTicks: 2_000 },
   mutations: [],
 };
@@ -109,8 +125,15 @@ export const CHAOS_PROFILE: SimProfile = {
 export const CALM_PROFILE: SimProfile = {
   ...CHAOS_PROFILE,
   name: 'calm',
-  network: { ...CHAOS_PROFILE.network, dropRate: 0, duplicateRate: 0, partitions: { ...CHAOS_PROFILE.network.partitions, startProbability: 0 } },
+  network: {
+    ...CHAOS_PROFILE.network,
+    dropRate: 0,
+    duplicateRate: 0,
+    clogs: { ...CHAOS_PROFILE.network.clogs, probability: 0 },
+    partitions: { ...CHAOS_PROFILE.network.partitions, startProbability: 0 },
+  },
   crashes: { ...CHAOS_PROFILE.crashes, probability: 0 },
+  leaderTransferProbability: 0,
   disk: { ...CHAOS_PROFILE.disk, slowProbability: 0 },
 };
 
@@ -121,7 +144,28 @@ export const LOSSY_PROFILE: SimProfile = {
   network: { ...CALM_PROFILE.network, dropRate: 0.2, duplicateRate: 0.05 },
 };
 
-export const PROFILES: Readonly<Record<string, SimProfile>> = { chaos: CHAOS_PROFILE, calm: CALM_PROFILE, lossy: LOSSY_PROFILE };
+/**
+ * Figure 8 of the Raft paper needs leaders that die while catching followers up entry by entry:
+ * 3 nodes, 30% drops, one entry per MsgApp, leaders crashing 5% of their ticks (after 5 ticks up,
+ * back within 40), no leader transfers.
+ */
+export const FIGURE8_PROFILE: SimProfile = {
+  ...CHAOS_PROFILE,
+  name: 'figure8',
+  nodes: 3,
+  ticks: 5_000,
+  raft: { ...CHAOS_PROFILE.raft, maxMessageBytes: 0 },
+  network: { ...CHAOS_PROFILE.network, dropRate: 0.3 },
+  leaderTransferProbability: 0,
+  crashes: { ...CHAOS_PROFILE.crashes, leaderProbability: 0.05, minUpTicks: 5, maxDownTicks: 40 },
+};
+
+export const PROFILES: Readonly<Record<string, SimProfile>> = {
+  chaos: CHAOS_PROFILE,
+  calm: CALM_PROFILE,
+  lossy: LOSSY_PROFILE,
+  figure8: FIGURE8_PROFILE,
+};
 
 /** A profile with some fields replaced (ticks, node count, mutations...). */
 export function withOverrides(profile: SimProfile, overrides: Partial<SimProfile>): SimProfile {

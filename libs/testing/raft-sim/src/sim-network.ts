@@ -14,6 +14,8 @@ export type PartitionKind = 'isolate-one' | 'split' | 'asymmetric-in' | 'asymmet
  */
 export class SimNetwork {
   private readonly cut = new Set<number>();
+  /** Per sending node: the tick until which its outgoing links are clogged. */
+  private readonly cloggedUntil = new Map<NodeId, number>();
   private partitioned = false;
   private changedAt = 0;
   private faultsEnabled = true;
@@ -34,9 +36,15 @@ export class SimNetwork {
     return !this.cut.has(SimNetwork.link(from, to));
   }
 
-  /** Advances the partition state machine; returns the new partition kind when one starts. */
-  step(now: number): PartitionKind | 'healed' | undefined {
+  /** Advances clogs and the partition state machine; returns the new partition kind when one starts. */
+  step(now: number): PartitionKind | 'healed' | 'clog' | undefined {
     if (!this.faultsEnabled) return undefined;
+    const clogs = this.config.clogs;
+    if (clogs.probability > 0 && this.rng.nextFloat() < clogs.probability) {
+      const node = this.pickNode();
+      this.cloggedUntil.set(node, now + clogs.minTicks + this.rng.nextInt(clogs.maxTicks - clogs.minTicks + 1));
+      return 'clog';
+    }
     const p = this.config.partitions;
     if (now - this.changedAt < p.minStableTicks) return undefined;
     if (!this.partitioned && this.rng.nextFloat() < p.startProbability) {
@@ -99,9 +107,10 @@ export class SimNetwork {
     this.current = undefined;
   }
 
-  /** Stops all faults (drops, duplicates, partitions) for the liveness phase; delays remain. */
+  /** Stops all faults (drops, duplicates, partitions, clogs) for the liveness phase; delays remain. */
   disableFaults(): void {
     this.faultsEnabled = false;
+    this.cloggedUntil.clear();
     this.heal();
   }
 
@@ -111,9 +120,11 @@ export class SimNetwork {
   send(now: number, m: Message, deliverAt: (time: number) => void): MessageFate {
     if (!this.connected(m.from, m.to)) return 'partitioned';
     if (this.faultsEnabled && this.rng.nextFloat() < this.config.dropRate) return 'dropped';
-    deliverAt(now + this.delay());
+    // A clogged sender's messages wait until the clog clears.
+    const from = Math.max(now, this.cloggedUntil.get(m.from) ?? 0);
+    deliverAt(from + this.delay());
     if (this.faultsEnabled && this.rng.nextFloat() < this.config.duplicateRate) {
-      deliverAt(now + this.delay());
+      deliverAt(from + this.delay());
       return 'duplicated';
     }
     return 'delivered';

@@ -1,7 +1,7 @@
 import type { Rng } from '@ward/shared/clock';
 import { utf8 } from '@ward/shared/bytes';
-import type { KvInput, KvOutput, Operation } from '@ward/testing/linearizability';
 import type { NodeId } from '@ward/raft/core';
+import type { SimKvInput as KvInput, SimKvOutput as KvOutput, SimOperation } from './history';
 import type { CasCompare, KvApplyResult, KvCommand } from './kv-state-machine';
 import { encodeCommand } from './kv-state-machine';
 import type { SimProfile } from './profile';
@@ -34,7 +34,7 @@ export interface WorkloadHost {
  * linearizability checker, and gives up after a timeout (outcome unknown).
  */
 export class Workload {
-  readonly history: Operation<KvInput, KvOutput>[] = [];
+  readonly history: SimOperation[] = [];
   /** History position of each unknown-outcome operation, with its sequence number. */
   private readonly unknownSeqs = new Map<number, number>();
   private readonly pending = new Map<number, PendingOp>();
