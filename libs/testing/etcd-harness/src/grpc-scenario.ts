@@ -45,7 +45,20 @@ export interface GrpcWatchStep {
   readonly etcd34?: GrpcExpectation;
 }
 
-export type GrpcStep = GrpcCallStep | GrpcWatchStep;
+/**
+ * Decodes a saved JWT (no verification: the server did that) and reports its username and its
+ * `revision` claim relative to another saved JWT's — auth-revision arithmetic, comparable across
+ * servers whose absolute revisions differ.
+ */
+export interface GrpcJwtClaimsStep {
+  readonly label: string;
+  readonly jwtClaimsOf: string;
+  readonly relativeTo: string;
+  readonly expect: GrpcExpectation;
+  readonly etcd34?: GrpcExpectation;
+}
+
+export type GrpcStep = GrpcCallStep | GrpcWatchStep | GrpcJwtClaimsStep;
 
 /** A scripted session of raw gRPC calls (what etcdctl cannot express: tokens, metadata, nesting). */
 export interface GrpcScenario {
@@ -84,7 +97,12 @@ export async function runGrpcScenario(target: Target, scenario: GrpcScenario): P
     }
     for (const [index, step] of scenario.steps.entries()) {
       if ('wardOnly' in step && step.wardOnly === true && target.kind === 'etcd') continue;
-      const raw = 'watchCreate' in step ? await watchCreate(client, step, tokens) : await callStep(client, step, tokens, baselineRevision);
+      const raw =
+        'watchCreate' in step
+          ? await watchCreate(client, step, tokens)
+          : 'jwtClaimsOf' in step
+            ? jwtClaims(step, tokens)
+            : await callStep(client, step, tokens, baselineRevision);
       const outcome = normalizeOutcome(raw, baselineRevision);
       const differs = step.etcd34 !== undefined;
       const compared = 'outcomeOnly' in step && step.outcomeOnly === true && outcome.ok ? { ok: true as const, response: '<not compared>' } : outcome;
@@ -121,6 +139,22 @@ async function callStep(
   const outcome = await client.call<Record<string, unknown>>(step.service, step.method, request, credentialsFor(step, tokens));
   if (step.save !== undefined && outcome.ok && typeof outcome.response.token === 'string') tokens.set(step.save, outcome.response.token);
   return outcome;
+}
+
+function jwtClaims(step: GrpcJwtClaimsStep, tokens: Map<string, string>): GrpcOutcome<unknown> {
+  const claims = (name: string): { username?: unknown; revision?: unknown; exp?: unknown } => {
+    const token = tokens.get(name);
+    if (token === undefined) throw new TypeError(`grpc scenario: no saved token ${name}`);
+    const payload = token.split('.')[1];
+    if (payload === undefined) throw new TypeError(`grpc scenario: token ${name} is not a JWT`);
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { username?: unknown; revision?: unknown; exp?: unknown };
+  };
+  const of = claims(step.jwtClaimsOf);
+  const base = claims(step.relativeTo);
+  return {
+    ok: true,
+    response: { username: of.username, revisionDelta: Number(of.revision) - Number(base.revision), hasExp: typeof of.exp === 'number' },
+  };
 }
 
 async function watchCreate(client: EtcdGrpcClient, step: GrpcWatchStep, tokens: Map<string, string>): Promise<GrpcOutcome<unknown>> {

@@ -3,6 +3,8 @@
 // same reset state. Each must do what its script says on both (for spec §8.2 steps: 3.4.23's
 // old behaviour on etcd, the 3.7 behaviour on ward), and the normalised transcripts of all steps
 // where 3.4.23 equals the target (§8.3) must be EQUAL. The etcd3 npm client sees the same on both.
+// A second pair, both started with the same RS256 JWT key, compares the JWT revision behaviour.
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EQUAL_SCENARIOS,
@@ -12,6 +14,7 @@ import {
   resetTarget,
   GRPC_SCENARIOS,
   jsonGateway,
+  jwtRevisions,
   runGrpcScenario,
   runHttpScenario,
   runScenario,
@@ -20,6 +23,7 @@ import {
   type EtcdCluster,
   type WardCluster,
 } from '../src/index';
+import { writeRsaKeyFiles, type JwtKeyFiles } from './support/jwt-forgery';
 
 const denied = { error: 'EtcdPermissionDeniedError', message: '7 PERMISSION_DENIED: etcdserver: permission denied' };
 
@@ -93,5 +97,31 @@ describe.sequential('etcd 3.4.23 and ward, scenario by scenario', () => {
       grpc.close();
       expect(await etcd3Session(target, ROOT_PASSWORD), target.kind).toEqual(EXPECTED_TRANSCRIPT);
     }
+  });
+});
+
+describe.sequential('JWT tokens: etcd 3.4.23 and ward started with the same RS256 key', () => {
+  let etcd: EtcdCluster;
+  let ward: WardCluster;
+  let keys: JwtKeyFiles;
+  beforeAll(async () => {
+    keys = await writeRsaKeyFiles();
+    const option = `jwt,pub-key=${keys.publicKeyPath},priv-key=${keys.privateKeyPath},sign-method=RS256,ttl=10m`;
+    [etcd, ward] = await Promise.all([
+      startEtcdCluster({ members: 1, bcryptCost: 4, authToken: option }),
+      startWardCluster({ nodes: 3, bcryptCost: 4, authToken: option }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([etcd?.stop(), ward?.stop()]);
+    if (keys) await rm(keys.dir, { recursive: true, force: true });
+  });
+
+  it(`gRPC: ${jwtRevisions.name} (${jwtRevisions.spec})`, async () => {
+    const reference = await runGrpcScenario(etcd, jwtRevisions);
+    expect(reference.failures, 'etcd 3.4.23 does not follow the script').toEqual([]);
+    const candidate = await runGrpcScenario(ward, jwtRevisions);
+    expect(candidate.failures, 'ward does not follow the script').toEqual([]);
+    expect(candidate.records).toEqual(reference.records);
   });
 });

@@ -7,6 +7,7 @@
 //   apps/etcd-gateway/test/password-race.int.test.ts);
 // - malformed and oversized input gets etcd's answers, nothing crashes, the cluster still serves;
 // - forged, expired, unsigned and key-confused JWTs are refused.
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EtcdGrpcClient,
@@ -150,6 +151,7 @@ describe.sequential('ward with RS256 JWTs: forged tokens', () => {
   afterAll(async () => {
     client?.close();
     await ward?.stop();
+    await Promise.all([keys, foreign].filter(Boolean).map((files) => rm(files.dir, { recursive: true, force: true })));
   });
 
   const put = (token: string) => client.call('KV', 'Put', { key: b('j/k'), value: b('v') }, { token });
