@@ -124,7 +124,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     auth: new AuthApi({ executor, authenticator, passwords, status }),
     maintenance: new MaintenanceApi({ executor, authEnabled, status }),
     cluster: new ClusterApi({ executor, authEnabled, status, memberList: (signal) => cluster.memberList(signal), advertisedClientUrl: () => advertisedClientUrl }),
-    lease: new LeaseApi(executor),
+    lease: new LeaseApi(),
   });
   const watch = new WatchRelay({
     openStream: () => cluster.openWatch(),
