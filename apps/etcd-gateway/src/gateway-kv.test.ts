@@ -123,10 +123,10 @@ describe('Maintenance and Cluster', () => {
   ] as const)('%s.%s is honestly unimplemented', async (service, method) => {
     const result = await etcd.call(service, method, {});
     expect(result).toMatchObject({ ok: false, code: 12 });
-    expect((result as { details: string }).details).toMatch(new RegExp(`^ward: ${method} is not supported`));
+    expect((result as { details: string }).details).toBe(`ward: ${method} is not supported`);
   });
 
   it('leases are refused rather than granted without expiry', async () => {
-    expect(await etcd.call('Lease', 'LeaseGrant', { TTL: '10' })).toEqual({ ok: false, code: 12, details: 'ward: LeaseGrant is not supported (no lessor expires leases yet)' });
+    expect(await etcd.call('Lease', 'LeaseGrant', { TTL: '10' })).toEqual({ ok: false, code: 12, details: 'ward: LeaseGrant is not supported' });
   });
 });

@@ -21,7 +21,7 @@ function unaryHandlers(service: EtcdServiceName, table: readonly UnaryRpc[]): Se
 
 /** The streaming methods that are not relayed: refused honestly. */
 function streamingHandlers(service: EtcdServiceName): ServiceHandlers {
-  if (service === 'Lease') return { LeaseKeepAlive: () => Promise.reject(unimplemented('LeaseKeepAlive', 'no lessor expires leases yet')) };
+  if (service === 'Lease') return { LeaseKeepAlive: () => Promise.reject(unimplemented('LeaseKeepAlive')) };
   if (service === 'Maintenance') return { Snapshot: () => Promise.reject(unimplemented('Snapshot')) };
   return {};
 }
