@@ -13,18 +13,23 @@ function keyFor(method: JwtSignMethod): JwtKeyConfig {
   return { signMethod: method, privateKeyPem: pem(generateKeyPairSync('ec', { namedCurve: curve }).privateKey) };
 }
 
-async function rate(durationMs: number, op: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const startedAt = performance.now();
-  while (performance.now() - startedAt < durationMs) {
-    await op();
-    count += 1;
+/** Operations per second: the best of `rounds` rounds (the machine is shared; the best round is the least disturbed). */
+async function rate(durationMs: number, op: () => Promise<unknown>, rounds = 3): Promise<number> {
+  let best = 0;
+  for (let round = 0; round < rounds; round++) {
+    let count = 0;
+    const startedAt = performance.now();
+    while (performance.now() - startedAt < durationMs) {
+      await op();
+      count += 1;
+    }
+    best = Math.max(best, count / ((performance.now() - startedAt) / 1000));
   }
-  return count / ((performance.now() - startedAt) / 1000);
+  return best;
 }
 
 const clock = new ManualClock(Date.now());
-console.log('JWT per second, one event loop, RSA 2048 (shared 2-CPU machine: indicative)\n');
+console.log('JWT per second (best of 3 rounds), one event loop, RSA 2048 (shared 2-CPU machine: indicative)\n');
 console.log('| method | sign/s | verify/s | token chars |');
 console.log('|---|---:|---:|---:|');
 for (const method of JWT_SIGN_METHODS) {
@@ -33,7 +38,7 @@ for (const method of JWT_SIGN_METHODS) {
     policy: { ttlMs: 300_000, clockToleranceSeconds: 30, maxTokenLengthChars: 8192, requireExpiry: true, maxLifetimeSeconds: 86_400, includeKeyIdHeader: true, clock },
   });
   const token = await provider.sign({ username: 'bench', revision: 1 });
-  const signs = await rate(700, () => provider.sign({ username: 'bench', revision: 1 }));
-  const verifies = await rate(700, () => provider.verify(token));
+  const signs = await rate(400, () => provider.sign({ username: 'bench', revision: 1 }));
+  const verifies = await rate(400, () => provider.verify(token));
   console.log(`| ${method} | ${signs.toFixed(0)} | ${verifies.toFixed(0)} | ${token.length} |`);
 }

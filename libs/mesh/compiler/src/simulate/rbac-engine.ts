@@ -2,7 +2,7 @@
 // of their names, first match wins; permissions and principals ORed inside a policy.
 import type { Permission, Policy, Principal, RBAC } from '@ward/mesh/envoy-api';
 import { assert } from '@ward/shared/errors';
-import { cidrContains, parseCidr, parseIp, CidrParseError, type IpAddress } from '../authz/cidr';
+import { cidrContains, parseCidr, parseIp, CidrParseError, type IpAddress, type ParsedCidr } from '../authz/cidr';
 import { SimulatorError } from './errors';
 import { matchHeader, matchMetadata, matchString, type DynamicMetadata, type HeaderMap } from './matchers';
 import { matchUriTemplate } from './uri-template';
@@ -36,9 +36,19 @@ export interface RbacAttributes {
 /** Bound on nesting while evaluating (Envoy configs from istiod stay tiny). */
 const MAX_DEPTH = 64;
 
+const MAX_CACHED_RANGES = 4_096;
+const parsedRanges = new Map<string, ParsedCidr>();
+
 function inCidr(range: { addressPrefix?: string; prefixLen?: number }, address: IpAddress): boolean {
-  const parsed = parseCidr(`${range.addressPrefix ?? ''}/${range.prefixLen ?? 0}`);
-  if (parsed instanceof CidrParseError) throw new SimulatorError('ERR_MESH_SIM_UNSUPPORTED_MATCHER', 'bad CIDR range in config', JSON.stringify(range));
+  const text = `${range.addressPrefix ?? ''}/${range.prefixLen ?? 0}`;
+  let parsed = parsedRanges.get(text);
+  if (parsed === undefined) {
+    const fresh = parseCidr(text);
+    if (fresh instanceof CidrParseError) throw new SimulatorError('ERR_MESH_SIM_UNSUPPORTED_MATCHER', 'bad CIDR range in config', JSON.stringify(range));
+    if (parsedRanges.size >= MAX_CACHED_RANGES) parsedRanges.clear();
+    parsedRanges.set(text, fresh);
+    parsed = fresh;
+  }
   return cidrContains(parsed, address);
 }
 
@@ -110,6 +120,8 @@ export function matchPolicy(policy: Policy, attributes: RbacAttributes): boolean
 
 /** Envoy orders policies by name as bytes (std::map<std::string>). */
 export function compareBytewise(a: string, b: string): number {
+  // UTF-16 code-unit order equals UTF-8 byte order unless a surrogate pair meets U+E000..U+FFFF.
+  if (!/[\uD800-\uFFFF]/.test(a) && !/[\uD800-\uFFFF]/.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   const ab = utf8(a);
   const bb = utf8(b);
   for (let i = 0; i < Math.min(ab.length, bb.length); i++) {
@@ -140,10 +152,21 @@ export interface EngineResult {
   readonly matchedPolicy?: string;
 }
 
+const sortedNames = new WeakMap<RBAC, readonly string[]>();
+
+function policyNamesInOrder(rbac: RBAC): readonly string[] {
+  let names = sortedNames.get(rbac);
+  if (names === undefined) {
+    names = Object.keys(rbac.policies ?? {}).sort(compareBytewise);
+    sortedNames.set(rbac, names);
+  }
+  return names;
+}
+
 /** Evaluates an RBAC message: first matching policy in byte order decides. */
 export function evaluateRbac(rbac: RBAC, attributes: RbacAttributes): EngineResult {
   const action = rbac.action ?? 'ALLOW';
-  const names = Object.keys(rbac.policies ?? {}).sort(compareBytewise);
+  const names = policyNamesInOrder(rbac);
   const matchedPolicy = names.find((name) => {
     const policy = rbac.policies?.[name];
     return policy !== undefined && matchPolicy(policy, attributes);

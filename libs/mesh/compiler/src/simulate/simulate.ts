@@ -3,6 +3,7 @@
 // chain's network filters (TCP) or HTTP filters (HCM), reporting stats and the deciding filter.
 import type { DownstreamTlsContext, FilterChain, HttpConnectionManager, Listener, MetadataMatcher, NetworkFilter } from '@ward/mesh/envoy-api';
 import { FILTER_NAMES } from '@ward/mesh/envoy-api';
+import { parseIp } from '../authz/cidr';
 import type { WorkloadConfig } from '../compile-workload';
 import { detectConnection, selectFilterChain, type DetectedConnection } from './filter-chain-match';
 import { runExtAuthzFilter, runRbacFilter, type RbacFilterConfig, type StepContext } from './filter-steps';
@@ -94,7 +95,18 @@ function httpAttributes(base: RbacAttributes, traffic: SimulatedTraffic, tls: bo
     const principal = request.requestPrincipal === undefined ? {} : slash < 0 ? { iss: request.requestPrincipal } : { iss: request.requestPrincipal.slice(0, slash), sub: request.requestPrincipal.slice(slash + 1) };
     metadata.set('envoy.filters.http.jwt_authn', { payload: { ...(request.jwtClaims ?? {}), ...principal } });
   }
-  return { ...base, headers, urlPath: pathWithoutQuery(path), metadata };
+  return { ...base, remoteIp: httpRemoteIp(base, traffic, headers), headers, urlPath: pathWithoutQuery(path), metadata };
+}
+
+/**
+ * The inbound HCM has use_remote_address false and no trusted hops: the downstream remote
+ * address is the rightmost x-forwarded-for entry when there is one (unless `remoteIp` is given).
+ */
+function httpRemoteIp(base: RbacAttributes, traffic: SimulatedTraffic, headers: ReadonlyMap<string, readonly string[]>): RbacAttributes['remoteIp'] {
+  if (traffic.remoteIp !== undefined) return base.remoteIp;
+  const forwarded = (headers.get('x-forwarded-for') ?? []).join(',').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const last = forwarded.at(-1);
+  return (last === undefined ? undefined : parseIp(last)) ?? base.remoteIp;
 }
 
 function finish(partial: Omit<SimulationResult, 'dynamicMetadata' | 'allowed'>, metadata: DynamicMetadata): SimulationResult {
