@@ -7,7 +7,7 @@ import { describeReport, runJepsen } from './jepsen/run';
 describe('Jepsen-style run', () => {
   it('keeps a linearizable history and every acknowledged write through kills, pauses, partitions, delays and cuts', async () => {
     const seed = Number(process.env.WARD_JEPSEN_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    const report = await runJepsen({ entry: buildRaftNodeBundle(), seed, faultSeconds: 30, clients: 6, keys: 6, maxCheckSteps: 50_000_000 });
+    const report = await runJepsen({ entry: buildRaftNodeBundle(), seed, faultSeconds: 30, clients: 6, keys: 6, keyGenerationMs: 10_000, maxCheckSteps: 50_000_000, maxCheckMs: 120_000 });
     console.log(describeReport(report));
     console.log(JSON.stringify(report.faults));
     expect(report.faults.length).toBeGreaterThanOrEqual(6);

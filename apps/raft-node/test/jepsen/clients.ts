@@ -25,16 +25,37 @@ const RPC_DEADLINE_MS = 2500;
 /** Wire errors that mean "not proposed": the operation did not and will not happen. */
 const DEFINITE_FAILURES = new Set(['etcdserver: too many requests', 'etcdserver: request is too large']);
 
-export function startWorkload(cluster: LocalCluster, options: { clients: number; keys: number; rng: SeededRng; now: () => number }): Workload {
+export interface WorkloadOptions {
+  readonly clients: number;
+  /** Hot keys per generation. */
+  readonly keys: number;
+  /**
+   * Every this-many milliseconds the clients move to a fresh set of keys (Jepsen's independent
+   * keys): each key sees a bounded number of operations, which keeps the per-key search small
+   * however long the run.
+   */
+  readonly keyGenerationMs: number;
+  readonly rng: SeededRng;
+  readonly now: () => number;
+}
+
+/** The hot key `index` of generation `generation`. */
+export function hotKey(generation: number, index: number): string {
+  return `g${generation}-k${index}`;
+}
+
+export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): Workload & { generation(): number } {
   const recorder = new HistoryRecorder<KvInput, KvOutput>(options.now);
   const acknowledgedFresh = new Set<string>();
   const stats: ClientStats = { ok: 0, failed: 0, unknown: 0 };
   const ids = cluster.members.map((m) => m.id);
   let stopped = false;
   let leaderGuess = ids[0]!;
+  const startedAt = options.now();
+  const generation = (): number => Math.floor((options.now() - startedAt) / options.keyGenerationMs);
 
   const runOne = async (client: number, rng: SeededRng, counter: number, seen: Map<string, string | null>): Promise<void> => {
-    const key = `k${rng.nextInt(options.keys)}`;
+    const key = hotKey(generation(), rng.nextInt(options.keys));
     const value = `c${client}-${counter}`;
     const roll = rng.nextInt(10);
     if (roll < 4) {
@@ -109,6 +130,7 @@ export function startWorkload(cluster: LocalCluster, options: { clients: number;
     recorder,
     acknowledgedFresh,
     stats,
+    generation,
     stop: async () => {
       stopped = true;
       await Promise.all(loops);

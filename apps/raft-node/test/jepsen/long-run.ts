@@ -9,7 +9,7 @@ const seconds = Number(process.env.WARD_JEPSEN_SECONDS ?? 300);
 const seed = Number(process.env.WARD_JEPSEN_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const clients = Number(process.env.WARD_JEPSEN_CLIENTS ?? 8);
 const keys = Number(process.env.WARD_JEPSEN_KEYS ?? 8);
-const report = await runJepsen({ entry: buildRaftNodeBundle(), seed, faultSeconds: seconds, clients, keys, maxCheckSteps: 500_000_000 });
+const report = await runJepsen({ entry: buildRaftNodeBundle(), seed, faultSeconds: seconds, clients, keys, keyGenerationMs: 10_000, maxCheckSteps: 200_000_000, maxCheckMs: 30 * 60_000 });
 console.log(describeReport(report));
 for (const fault of report.faults) console.log(`  ${String(fault.atMs).padStart(7)} ms  ${fault.kind.padEnd(9)} member ${fault.member} for ${fault.durationMs} ms`);
 if (report.check.verdict !== 'ok') console.log(report.explanation);

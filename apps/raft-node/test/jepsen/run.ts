@@ -1,11 +1,11 @@
 // One Jepsen-style run: a 3-member cluster behind fault-injecting proxies, concurrent clients,
 // the nemesis, then the verdicts: the history is linearizable, and no acknowledged write is missing.
-import { checkLinearizability, formatCheckResult, kvModel, type CheckResult, type KvInput, type KvOutput, type Operation } from '@ward/testing/linearizability';
+import { checkLinearizability, formatCheckResult, kvModel, type Budget, type CheckResult, type KvInput, type KvOutput, type Operation } from '@ward/testing/linearizability';
 import { LocalCluster, getRequest } from '@ward/testing/cluster';
 import { startNetProxy, type NetProxy } from '@ward/testing/net-proxy';
-import { SeededRng } from '@ward/shared/clock';
+import { SeededRng, systemClock } from '@ward/shared/clock';
 import { valueOf } from '../helpers';
-import { startWorkload, type ClientStats } from './clients';
+import { hotKey, startWorkload, type ClientStats } from './clients';
 import { runNemesis, type FaultRecord } from './nemesis';
 
 export interface JepsenOptions {
@@ -15,7 +15,11 @@ export interface JepsenOptions {
   readonly faultSeconds: number;
   readonly clients: number;
   readonly keys: number;
+  /** Clients move to fresh keys this often (see WorkloadOptions). */
+  readonly keyGenerationMs: number;
   readonly maxCheckSteps: number;
+  /** Wall-time budget of the linearizability check; running out is a verdict of `unknown`. */
+  readonly maxCheckMs: number;
 }
 
 export interface JepsenReport {
@@ -46,14 +50,15 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
   try {
     await cluster.waitForLeader(30_000);
     const now = (): number => performance.now();
-    const workload = startWorkload(cluster, { clients: options.clients, keys: options.keys, rng: rng.fork(), now });
+    const workload = startWorkload(cluster, { clients: options.clients, keys: options.keys, keyGenerationMs: options.keyGenerationMs, rng: rng.fork(), now });
     const faults = await runNemesis(cluster, rng.fork(), options.faultSeconds * 1000, now);
     await new Promise((r) => setTimeout(r, 3000)); // recovery under load
     await workload.stop();
     const leader = await cluster.waitForLeader(60_000);
-    // Final reads of every hot key, recorded too.
+    // Final reads of the last generation's hot keys, recorded too.
+    const last = workload.generation();
     for (let k = 0; k < options.keys; k++) {
-      const key = `k${k}`;
+      const key = hotKey(last, k);
       const handle = workload.recorder.invoke(options.clients, { kind: 'get', key });
       const answer = await cluster.client(leader).read(getRequest(key), false, 5000);
       workload.recorder.complete(handle, { kind: 'get', value: valueOf(answer) });
@@ -64,7 +69,8 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
     }
     const history = workload.recorder.history();
     const started = performance.now();
-    const check = checkLinearizability(kvModel, history, { budget: { maxSteps: options.maxCheckSteps } });
+    const budget = { maxSteps: options.maxCheckSteps, deadline: { clock: systemClock, timeoutMs: options.maxCheckMs } };
+    const check = checkLinearizability(kvModel, history, { budget });
     const checkMs = performance.now() - started;
     const faultCounts: Record<string, number> = {};
     for (const fault of faults) faultCounts[fault.kind] = (faultCounts[fault.kind] ?? 0) + 1;
@@ -85,7 +91,7 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
       explanation: check.verdict === 'ok' ? '' : formatCheckResult(kvModel, history, check),
       acknowledgedFresh: workload.acknowledgedFresh.size,
       missingFresh,
-      corruptedVerdict: corruptedVerdict(history, options.maxCheckSteps),
+      corruptedVerdict: corruptedVerdict(history, budget),
     };
   } finally {
     await cluster.stop();
@@ -97,8 +103,8 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
  * acknowledged put overwrote (values are unique, so nothing can have written it again): a stale
  * read the checker must reject. Undefined when the history has no such pair.
  */
-function corruptedVerdict(history: readonly Operation<KvInput, KvOutput>[], maxSteps: number): string | undefined {
-  const puts = history.filter((op) => op.status === 'ok' && op.input.kind === 'put' && op.input.key.startsWith('k')) as (Operation<KvInput, KvOutput> & { returnTime: number })[];
+function corruptedVerdict(history: readonly Operation<KvInput, KvOutput>[], budget: Budget): string | undefined {
+  const puts = history.filter((op) => op.status === 'ok' && op.input.kind === 'put' && op.input.key.startsWith('g')) as (Operation<KvInput, KvOutput> & { returnTime: number })[];
   for (const older of puts) {
     const newer = puts.find((op) => op.input.key === older.input.key && op.callTime > older.returnTime);
     if (newer === undefined) continue;
@@ -111,7 +117,7 @@ function corruptedVerdict(history: readonly Operation<KvInput, KvOutput>[], maxS
       output: { kind: 'get', value: (older.input as Extract<KvInput, { kind: 'put' }>).value },
       returnTime: end + 1,
     };
-    return checkLinearizability(kvModel, [...history, stale], { budget: { maxSteps } }).verdict;
+    return checkLinearizability(kvModel, [...history, stale], { budget }).verdict;
   }
   return undefined;
 }
