@@ -12,7 +12,7 @@ const MIB = 1024 * 1024;
 export const RAFT_NODE_CONFIG = defineConfig({
   prefix: 'RAFT_NODE',
   options: {
-    memberId: string({ default: '', pattern: /^(0x[0-9a-fA-F]{1,16}|[0-9]{1,20})$/, maxLengthChars: 20, why: 'This member: its id in the member list (decimal or 0x-hex). Required.' }),
+    memberId: string({ default: '', pattern: /^(|0x[0-9a-fA-F]{1,16}|[0-9]{1,20})$/, maxLengthChars: 20, why: 'This member: its id in the member list (decimal or 0x-hex). Required.' }),
     members: list({
       default: [],
       maxItems: 9,

@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AppliedWaiters } from './applied-waiters';
+import { ProposalWaiters } from './proposals';
+import { ReadIndexBatcher } from './read-index';
+import { RequestIdGenerator } from './request-ids';
+import { TokenTtlKeeper } from './token-ttl';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const OK = { ok: true as const, header: { revision: 2 }, result: { type: 'put' as const, response: { revision: 2 } } };
+
+describe('ProposalWaiters', () => {
+  it('resolves on apply, times out, refuses beyond its bound, and stops', async () => {
+    const waiters = new ProposalWaiters(2);
+    const a = waiters.register(1n, 1000);
+    const b = waiters.register(2n, 1000);
+    expect(waiters.hasRoom()).toBe(false);
+    waiters.applied(1n, OK);
+    waiters.applied(99n, OK); // someone else's entry: ignored
+    expect(await a).toEqual({ kind: 'applied', result: OK });
+    vi.advanceTimersByTime(1000);
+    expect(await b).toEqual({ kind: 'timeout' });
+    const c = waiters.register(3n, 1000);
+    waiters.close();
+    expect(await c).toEqual({ kind: 'stopped' });
+    expect(() => new ProposalWaiters(0)).toThrow(TypeError);
+  });
+});
+
+describe('AppliedWaiters', () => {
+  it('answers at once when applied, later when it gets there, false at the deadline', async () => {
+    let applied = 5;
+    const waiters = new AppliedWaiters(10, () => applied);
+    expect(await waiters.wait(5, 100)).toBe(true);
+    const later = waiters.wait(7, 100);
+    const never = waiters.wait(100, 100);
+    applied = 7;
+    waiters.applied(7);
+    expect(await later).toBe(true);
+    vi.advanceTimersByTime(100);
+    expect(await never).toBe(false);
+    expect(waiters.size).toBe(0);
+  });
+});
+
+describe('ReadIndexBatcher', () => {
+  it('batches everyone queued before a request is issued, re-issues unanswered ones, and times out', async () => {
+    const issued: string[] = [];
+    const batcher = new ReadIndexBatcher({ issue: (context) => issued.push(Buffer.from(context).toString('hex')), retryMs: 50, maxWaiting: 10 });
+    const first = batcher.request(1000);
+    const second = batcher.request(1000); // queued behind the first (in flight)
+    expect(issued.length).toBe(1);
+    batcher.onReadStates([{ index: 4, context: Buffer.from(issued[0]!, 'hex') }]);
+    expect(await first).toBe(4);
+    expect(issued.length).toBe(2); // the queued one got its own request, issued after the first answer
+    vi.advanceTimersByTime(50); // unanswered: re-issued with a fresh context
+    expect(issued.length).toBe(3);
+    batcher.onReadStates([{ index: 9, context: Buffer.from(issued[1]!, 'hex') }]); // stale context: ignored
+    batcher.onReadStates([{ index: 6, context: Buffer.from(issued[2]!, 'hex') }]);
+    expect(await second).toBe(6);
+    const third = batcher.request(120);
+    vi.advanceTimersByTime(120);
+    expect(await third).toBeUndefined();
+  });
+});
+
+describe('RequestIdGenerator', () => {
+  it('puts the member in the top 16 bits and counts in the low 48', () => {
+    const ids = new RequestIdGenerator(0xabcd1234n, 1_700_000_000_000);
+    const a = ids.next();
+    const b = ids.next();
+    expect(a >> 48n).toBe(0x1234n);
+    expect(b - a).toBe(1n);
+    expect(new RequestIdGenerator(0x1234n, 1_700_000_000_001).next()).not.toBe(a);
+  });
+});
+
+describe('TokenTtlKeeper', () => {
+  it('expires tokens idle past the TTL (sliding), forgets dead ones, does not repropose at once', () => {
+    const keeper = new TokenTtlKeeper({ ttlMs: 1000, maxTokens: 3, maxTokensPerProposal: 10, reproposeAfterMs: 5000 });
+    keeper.touch('a.1', 0);
+    keeper.touch('b.2', 0);
+    keeper.touch('c.3', 0);
+    keeper.touch('b.2', 900); // used: slides
+    // (a clock that starts near 0, as a fresh process's monotonic clock does, proposes at once)
+    expect(keeper.expired(1000, (t) => t !== 'c.3')).toEqual(['a.1']);
+    expect(keeper.size).toBe(2); // c.3 no longer live: forgotten
+    expect(keeper.expired(1200, () => true)).toEqual([]); // a.1 just proposed
+    expect(keeper.expired(1900, () => true)).toEqual(['b.2']);
+    expect(keeper.expired(6000, () => true)).toEqual(['a.1']); // proposed again after reproposeAfterMs
+    keeper.renewAll(7000);
+    expect(keeper.expired(7500, () => true)).toEqual([]);
+    keeper.touch('d.4', 7500);
+    keeper.touch('e.5', 7500); // beyond maxTokens: the oldest tracked is dropped
+    expect(keeper.size).toBe(3);
+  });
+});
