@@ -121,6 +121,12 @@ describe('Maintenance and Cluster', () => {
     ['Cluster', 'MemberAdd'],
     ['Lease', 'LeaseTimeToLive'],
   ] as const)('%s.%s is honestly unimplemented', async (service, method) => {
-    expect(await etcd.call(service, method, {})).toEqual({ ok: false, code: 12, details: `ward: ${method} is not supported` });
+    const result = await etcd.call(service, method, {});
+    expect(result).toMatchObject({ ok: false, code: 12 });
+    expect((result as { details: string }).details).toBe(`ward: ${method} is not supported`);
+  });
+
+  it('leases are refused rather than granted without expiry', async () => {
+    expect(await etcd.call('Lease', 'LeaseGrant', { TTL: '10' })).toEqual({ ok: false, code: 12, details: 'ward: LeaseGrant is not supported' });
   });
 });

@@ -6,7 +6,7 @@ import { CredentialChecker } from '@ward/auth/password-hashing';
 import type { PasswordVerifier } from '@ward/auth/password-jobs';
 import { CryptoRng } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
-import { createGrpcServer } from '@ward/platform/grpc-server';
+import { createGrpcServer, type GrpcServer } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
@@ -30,9 +30,9 @@ import { registerEtcdServices } from './services/grpc-services';
 import { KvApi } from './services/kv-api';
 import { LeaseApi } from './services/lease-api';
 import { MaintenanceApi } from './services/maintenance-api';
-import { unaryRpcs } from './services/rpc-table';
+import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
-import { createGatewayMetrics } from './gateway-metrics';
+import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
 
 /** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
 const READ_ENTRY_OVERHEAD_BYTES = 64 * 1024;
@@ -94,46 +94,58 @@ function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng:
   });
 }
 
-/** Starts a gateway: connects nothing eagerly but the password tier, binds both ports. */
-export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
-  const logger = deps.logger ?? createLogger({ name: 'etcd-gateway', level: config.logLevel });
-  const clock = deps.clock ?? systemClock;
-  const rng = deps.rng ?? new CryptoRng();
-  const tokenSetup = await createTokenSetup(config, clock);
-  const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
-  const passwords = deps.passwordVerifier ?? tier!.verifier;
-  const cluster = createCluster(config, logger, clock, rng);
+interface Wiring {
+  readonly config: GatewayConfig;
+  readonly deps: GatewayDeps;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly cluster: ClusterClient;
+  readonly passwords: PasswordVerifier;
+  readonly tokenSetup: TokenSetup;
+  readonly metrics: GatewayMetrics;
+}
+
+/** The etcd API: identity resolution, request execution, Authenticate, every service. */
+async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; advertise: { url: string } }> {
+  const { config, cluster } = w;
   const ids = new RequestIds();
-  const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
-  const { verifier, issuer } = tokenParts(tokenSetup, cluster, clock, rng, config, ids);
+  const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
   const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
   const identities = new IdentityResolver(verifier, { authEnabled });
-  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes: config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES });
+  const maxReadEntryBytes = config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES;
+  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes });
   const authenticator = new Authenticator({
     authCheck: (name, signal) => cluster.authCheck(name, signal),
-    checker: await CredentialChecker.create(passwords),
+    checker: await CredentialChecker.create(w.passwords),
     issuer,
     maxAttemptsCount: config.authenticateMaxAttemptsCount,
-    logger: logger.child({ component: 'authenticate' }),
-    hooks: deps.authenticateHooks,
+    logger: w.logger.child({ component: 'authenticate' }),
+    hooks: w.deps.authenticateHooks,
   });
   const status = (signal?: AbortSignal) => cluster.status(signal);
-  let advertisedClientUrl = config.advertiseClientUrl;
+  const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
+  const advertise = { url: config.advertiseClientUrl };
   const table = unaryRpcs({
     kv: new KvApi(executor, DEFAULT_KV_REQUEST_LIMITS),
-    auth: new AuthApi({ executor, authenticator, passwords, status }),
+    auth: new AuthApi({ executor, authenticator, passwords: w.passwords, status }),
     maintenance: new MaintenanceApi({ executor, authEnabled, status }),
-    cluster: new ClusterApi({ executor, authEnabled, status, memberList: (signal) => cluster.memberList(signal), advertisedClientUrl: () => advertisedClientUrl }),
-    lease: new LeaseApi(executor),
+    cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
+    lease: new LeaseApi(),
   });
   const watch = new WatchRelay({
     openStream: () => cluster.openWatch(),
     identities,
     status,
     maxStreamsCount: config.maxWatchStreamsCount,
-    onStreamsChange: (count) => metrics.setWatchStreams(count),
+    onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
+  return { table, watch, advertise };
+}
 
+/** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
+async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
+  const { config, logger } = w;
   const grpc = createGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
@@ -143,36 +155,53 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,
     maxConcurrentStreams: config.grpcMaxConcurrentStreamsCount,
     logger,
-    metrics: metrics.registry,
+    metrics: w.metrics.registry,
     mapError: mapGatewayError,
   });
   registerEtcdServices(grpc, table, watch);
-
   const http = createHttpServer({
     logger,
-    metrics: metrics.registry,
+    metrics: w.metrics.registry,
     bodyLimitBytes: config.httpBodyLimitBytes,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: 5000,
-    readiness: readinessProbe(cluster, clock),
+    readiness: readinessProbe(w.cluster, w.clock),
     mapError: (error) => httpErrorOf(error, logger),
   });
   await registerJsonGateway(http, { table, maxRequestMessageBytes: grpcMaxReceiveBytes(config), bodyLimitBytes: config.httpBodyLimitBytes, logger });
+  return { grpc, http };
+}
 
+/** Starts a gateway: connects nothing eagerly but the password tier, binds both ports. */
+export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
+  const logger = deps.logger ?? createLogger({ name: 'etcd-gateway', level: config.logLevel });
+  const clock = deps.clock ?? systemClock;
+  const tokenSetup = await createTokenSetup(config, clock);
+  const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
+  const rng = deps.rng ?? new CryptoRng();
+  const cluster = createCluster(config, logger, clock, rng);
+  const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
+  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics };
+  let servers: { grpc: GrpcServer; http: FastifyInstance } | undefined;
   let grpcPort: number;
+  let advertise: { url: string };
   try {
-    grpcPort = await grpc.start();
-    await http.listen({ host: config.httpHost, port: config.httpPort });
+    const apis = await wireApis(w);
+    advertise = apis.advertise;
+    servers = await createServers(w, apis.table, apis.watch);
+    grpcPort = await servers.grpc.start();
+    await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {
-    await Promise.allSettled([grpc.stop(0), http.close(), tier?.close()]);
+    await Promise.allSettled([servers?.grpc.stop(0), servers?.http.close(), tier?.close()]);
     cluster.close();
     throw error;
   }
+  const { grpc, http } = servers;
   const address = http.server.address();
   const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
-  if (advertisedClientUrl === '') advertisedClientUrl = `http://${hostForUrl(config.grpcHost)}:${grpcPort}`;
-  logger.info({ grpcPort, httpPort, tokenType: tokenSetup.type, passwordTier: tier?.kind ?? 'injected', nodes: config.nodeEndpoints }, 'etcd gateway started');
-
+  if (advertise.url === '') advertise.url = `http://${hostForUrl(config.grpcHost)}:${grpcPort}`;
+  const passwordTier = tier?.kind ?? 'injected';
+  logger.info({ grpcPort, httpPort, tokenType: tokenSetup.type, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
   let stopping: Promise<void> | undefined;
   return {
     grpcPort,
@@ -180,10 +209,10 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     grpcAddress: `${hostForUrl(config.grpcHost)}:${grpcPort}`,
     httpAddress: `${hostForUrl(config.httpHost)}:${httpPort}`,
     get advertisedClientUrl() {
-      return advertisedClientUrl;
+      return advertise.url;
     },
     tokenType: tokenSetup.type,
-    passwordTier: tier?.kind ?? 'injected',
+    passwordTier,
     injectHttp: http.inject.bind(http),
     stop() {
       stopping ??= (async () => {

@@ -35,7 +35,7 @@ function rawCall(path: string, body: Buffer, metadata = new Metadata()): Promise
     { Call: { path, requestStream: false, responseStream: false, requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b } },
     'Raw',
   );
-  const client = new Raw(ward.gateways[0]!.grpcAddress, credentials.createInsecure(), { 'grpc.max_send_message_length': 64 * 1024 * 1024 }) as Client & { Call: (b: Buffer, m: Metadata, cb: (e: ServiceError | null) => void) => void };
+  const client = new Raw(ward.gateways[0]!.grpcAddress, credentials.createInsecure(), { 'grpc.max_send_message_length': 64 * 1024 * 1024 }) as unknown as Client & { Call: (b: Buffer, m: Metadata, cb: (e: ServiceError | null) => void) => void };
   return new Promise((resolve) => {
     client.Call(body, metadata, (error) => {
       client.close();

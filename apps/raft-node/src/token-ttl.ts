@@ -37,7 +37,7 @@ export class TokenTtlKeeper {
       const oldest = this.tokens.keys().next().value;
       if (oldest !== undefined) this.tokens.delete(oldest);
     }
-    this.tokens.set(token, { lastUseMs: nowMs, proposedAtMs: 0 });
+    this.tokens.set(token, { lastUseMs: nowMs, proposedAtMs: Number.NEGATIVE_INFINITY });
   }
 
   forget(token: string): void {

@@ -82,19 +82,21 @@ describe('RequestIdGenerator', () => {
 
 describe('TokenTtlKeeper', () => {
   it('expires tokens idle past the TTL (sliding), forgets dead ones, does not repropose at once', () => {
-    const keeper = new TokenTtlKeeper({ ttlMs: 1000, maxTokens: 3, maxTokensPerProposal: 10, reproposeAfterMs: 500 });
+    const keeper = new TokenTtlKeeper({ ttlMs: 1000, maxTokens: 3, maxTokensPerProposal: 10, reproposeAfterMs: 5000 });
     keeper.touch('a.1', 0);
     keeper.touch('b.2', 0);
     keeper.touch('c.3', 0);
     keeper.touch('b.2', 900); // used: slides
+    // (a clock that starts near 0, as a fresh process's monotonic clock does, proposes at once)
     expect(keeper.expired(1000, (t) => t !== 'c.3')).toEqual(['a.1']);
     expect(keeper.size).toBe(2); // c.3 no longer live: forgotten
     expect(keeper.expired(1200, () => true)).toEqual([]); // a.1 just proposed
-    expect(keeper.expired(1900, () => true)).toEqual(['a.1', 'b.2']);
-    keeper.renewAll(2000);
-    expect(keeper.expired(2500, () => true)).toEqual([]);
-    keeper.touch('d.4', 2500);
-    keeper.touch('e.5', 2500); // beyond maxTokens: the oldest tracked is dropped
+    expect(keeper.expired(1900, () => true)).toEqual(['b.2']);
+    expect(keeper.expired(6000, () => true)).toEqual(['a.1']); // proposed again after reproposeAfterMs
+    keeper.renewAll(7000);
+    expect(keeper.expired(7500, () => true)).toEqual([]);
+    keeper.touch('d.4', 7500);
+    keeper.touch('e.5', 7500); // beyond maxTokens: the oldest tracked is dropped
     expect(keeper.size).toBe(3);
   });
 });

@@ -139,6 +139,19 @@ describe('ClusterClient', () => {
     expect(leader.options.calls['Propose']).toBe(1);
   });
 
+  it('opens a watch stream at a reachable member, skipping a dead one', async () => {
+    const dead = await node();
+    const alive = await node();
+    dead.kill();
+    const cluster = client([dead.address, alive.address]);
+    const stream = await cluster.openWatch();
+    stream.on('error', () => undefined); // cancel() below ends it with CANCELLED
+    stream.write({ username: '', auth_revision: '0', request: Buffer.from([0x0a, 0x03, 0x0a, 0x01, 0x61]) });
+    await new Promise((resolve) => stream.once('data', resolve));
+    expect(alive.options.watchRequests).toHaveLength(1);
+    stream.cancel();
+  });
+
   it('a cancelled caller stops the loop', async () => {
     const hanging = await node({ onPropose: () => new Promise(() => undefined) });
     const cluster = client([hanging.address]);

@@ -130,10 +130,19 @@ export class ClusterClient {
     return this.simpleCall<NodeMemberListResponse__Output>('MemberList', signal);
   }
 
-  /** Opens an internal Watch stream at the current target (no retry: the client re-watches). */
-  openWatch(): ClientDuplexStream<NodeWatchRequest, NodeWatchResponse__Output> {
+  /**
+   * Opens an internal Watch stream at the first member that is reachable, starting with the
+   * current target (each member gets at most CONNECT_WAIT_MS). A stream that breaks later is not
+   * reopened here: the client re-watches from its last revision, as etcd clients do.
+   */
+  async openWatch(): Promise<ClientDuplexStream<NodeWatchRequest, NodeWatchResponse__Output>> {
     this.assertOpen();
-    return this.connectionTo(this.currentTarget).client.Watch();
+    for (let tries = 0; tries < this.options.endpoints.length; tries++) {
+      const connection = this.connectionTo(this.currentTarget);
+      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS)) return connection.client.Watch();
+      this.moveOn(connection);
+    }
+    throw wireError('Unhealthy');
   }
 
   close(): void {

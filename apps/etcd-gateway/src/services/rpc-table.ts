@@ -90,8 +90,8 @@ function clusterRpcs(cluster: ClusterApi): UnaryRpc[] {
 
 function leaseRpcs(lease: LeaseApi): UnaryRpc[] {
   return [
-    rpc('Lease', 'LeaseGrant', '/v3/lease/grant', (r, c, s) => lease.grant(r, c, s)),
-    rpc('Lease', 'LeaseRevoke', '/v3/lease/revoke', (r, c, s) => lease.revoke(r, c, s)),
+    rpc('Lease', 'LeaseGrant', '/v3/lease/grant', () => lease.grant()),
+    rpc('Lease', 'LeaseRevoke', '/v3/lease/revoke', () => lease.revoke()),
     rpc('Lease', 'LeaseTimeToLive', '/v3/lease/timetolive', () => lease.timeToLive()),
     rpc('Lease', 'LeaseLeases', '/v3/lease/leases', () => lease.leases()),
   ];

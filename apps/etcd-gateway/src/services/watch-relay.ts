@@ -14,7 +14,7 @@ import { tokenFromMetadata } from '../identity/token-extraction';
 import { responseHeaderOf } from './response-header';
 
 export interface WatchRelayOptions {
-  readonly openStream: () => ClientDuplexStream<NodeWatchRequest, NodeWatchResponse__Output>;
+  readonly openStream: () => Promise<ClientDuplexStream<NodeWatchRequest, NodeWatchResponse__Output>>;
   readonly identities: IdentityResolver;
   readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
   readonly maxStreamsCount: number;
@@ -45,12 +45,19 @@ export class WatchRelay {
   }
 
   /** The gRPC handler of etcdserverpb.Watch/Watch. Settles when the client stream is done. */
-  handle(call: ClientStream, context: CallContext): Promise<void> {
-    if (this.openCount >= this.options.maxStreamsCount) return Promise.reject(wireError('TooManyRequests'));
+  async handle(call: ClientStream, context: CallContext): Promise<void> {
+    if (this.openCount >= this.options.maxStreamsCount) throw wireError('TooManyRequests');
     this.openCount += 1;
     this.options.onStreamsChange?.(this.openCount);
+    let node: NodeStream;
+    try {
+      node = await this.options.openStream();
+    } catch (error) {
+      this.openCount -= 1;
+      this.options.onStreamsChange?.(this.openCount);
+      throw error;
+    }
     const token = tokenFromMetadata(call.metadata);
-    const node = this.options.openStream();
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const finish = (error?: unknown): void => {

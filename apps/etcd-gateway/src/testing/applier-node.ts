@@ -52,7 +52,7 @@ function unary(calls: Record<string, number>, method: string, run: (request: Rec
   };
 }
 
-function answer(result: ReturnType<Applier["apply"]>): object {
+function answer(result: ReturnType<Applier['apply']>): object {
   if (!result.ok) return { error: { code: result.error.grpcCode, message: result.error.message } };
   return { response: Buffer.from(encodeApplyResponse(result.result as never, result.header.revision, CONTEXT)) };
 }
@@ -119,7 +119,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
       if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
       const entry = request['entry'] as Buffer;
       state.entries.push(new Uint8Array(entry));
-      const decoded = decodeApplyRequest(new Uint8Array(entry));
+      const decoded = decodeApplyRequest(entry);
       state.proposals.push(decoded);
       await state.onPropose?.(decoded);
       index += 1;
@@ -131,7 +131,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
         state.failReadsCount -= 1;
         return { error: { code: Status.UNAVAILABLE, message: 'etcdserver: no leader' } };
       }
-      return answer(applier.read(decodeApplyRequest(new Uint8Array(request["entry"] as Buffer))));
+      return answer(applier.read(decodeApplyRequest(request['entry'] as Buffer)));
     }),
     AuthCheck: unary(state.calls, 'AuthCheck', (request) => {
       if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };

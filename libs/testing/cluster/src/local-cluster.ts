@@ -39,6 +39,8 @@ export interface ClusterMember {
   readonly peerPort: number;
   readonly httpPort: number;
   readonly dataDir: string;
+  /** stdout and stderr of every run of the member, appended. */
+  readonly logFile: string;
   process: MemberProcess | undefined;
 }
 
@@ -66,6 +68,7 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
       peerPort: ports[3 * i + 1]!,
       httpPort: ports[3 * i + 2]!,
       dataDir: join(root, `node-${i + 1}`),
+      logFile: join(root, `node-${i + 1}.log`),
       process: undefined,
     }));
     const proxies = new Map<string, P>();
@@ -85,7 +88,7 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
       specs.set(self.id, {
         entry: options.entry,
         name: self.name,
-        logFile: join(root, `${self.name}.log`),
+        logFile: self.logFile,
         env: {
           RAFT_NODE_MEMBER_ID: self.id.toString(),
           RAFT_NODE_MEMBERS: list.join(','),
@@ -115,6 +118,14 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
       this.clients.set(id, client);
     }
     return client;
+  }
+
+  /** Spawns a member's process without waiting for it (for boots expected to fail). */
+  spawnMember(id: bigint): MemberProcess {
+    const member = this.member(id);
+    if (member.process?.running) throw new TypeError(`member ${id} is running`);
+    member.process = MemberProcess.spawn(this.specs.get(id)!);
+    return member.process;
   }
 
   /** Starts (or restarts) a member's process and waits until it serves /healthz. */
