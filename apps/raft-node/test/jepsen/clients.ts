@@ -17,6 +17,8 @@ export interface Workload {
   /** Fresh keys whose put was acknowledged: every one must exist at the end. */
   readonly acknowledgedFresh: Set<string>;
   readonly stats: ClientStats;
+  /** Writes whose outcome the client never learned: their history handle and the unique value written. */
+  readonly unknownWrites: readonly { readonly handle: number; readonly value: string }[];
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
   const recorder = new HistoryRecorder<KvInput, KvOutput>(options.now);
   const acknowledgedFresh = new Set<string>();
   const stats: ClientStats = { ok: 0, failed: 0, unknown: 0 };
+  const unknownWrites: { handle: number; value: string }[] = [];
   const ids = cluster.members.map((m) => m.id);
   let stopped = false;
   let leaderGuess = ids[0]!;
@@ -92,6 +95,7 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
     } catch {
       // no answer: it may or may not have been applied
       stats.unknown++;
+      unknownWrites.push({ handle, value });
       leaderGuess = ids[(ids.indexOf(leaderGuess) + 1) % ids.length]!;
       return;
     }
@@ -115,6 +119,7 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
       stats.failed++;
     } else {
       stats.unknown++; // timed out after proposing: left open
+      unknownWrites.push({ handle, value });
     }
   };
 
@@ -130,6 +135,7 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
     recorder,
     acknowledgedFresh,
     stats,
+    unknownWrites,
     generation,
     stop: async () => {
       stopped = true;

@@ -4,7 +4,7 @@ import { checkLinearizability, formatCheckResult, kvModel, type Budget, type Che
 import { LocalCluster, getRequest } from '@ward/testing/cluster';
 import { startNetProxy, type NetProxy } from '@ward/testing/net-proxy';
 import { SeededRng, systemClock } from '@ward/shared/clock';
-import { valueOf } from '../helpers';
+import { openWatch, valueOf } from '../helpers';
 import { hotKey, startWorkload, type ClientStats } from './clients';
 import { runNemesis, type FaultRecord } from './nemesis';
 
@@ -31,6 +31,8 @@ export interface JepsenReport {
   readonly clientStats: ClientStats;
   readonly check: CheckResult;
   readonly checkMs: number;
+  /** Unknown-outcome writes found never applied (in no member's event history) and recorded as failed. */
+  readonly resolvedUnknown: number;
   readonly explanation: string;
   readonly acknowledgedFresh: number;
   readonly missingFresh: readonly string[];
@@ -63,6 +65,15 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
       const answer = await cluster.client(leader).read(getRequest(key), false, 5000);
       workload.recorder.complete(handle, { kind: 'get', value: valueOf(answer) });
     }
+    // Unknown-outcome writes whose unique value no member ever applied did not happen: recorded as
+    // failed (were one applied after all, a read of its value would make the history illegal).
+    const applied = await appliedValues(cluster, leader);
+    let resolvedUnknown = 0;
+    for (const { handle, value } of workload.unknownWrites) {
+      if (applied.has(value)) continue;
+      workload.recorder.fail(handle);
+      resolvedUnknown++;
+    }
     const missingFresh: string[] = [];
     for (const key of workload.acknowledgedFresh) {
       if (valueOf(await cluster.client(leader).read(getRequest(key), false, 5000)) === null) missingFresh.push(key);
@@ -89,6 +100,7 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
       check,
       checkMs,
       explanation: check.verdict === 'ok' ? '' : formatCheckResult(kvModel, history, check),
+      resolvedUnknown,
       acknowledgedFresh: workload.acknowledgedFresh.size,
       missingFresh,
       corruptedVerdict: corruptedVerdict(history, budget),
@@ -96,6 +108,33 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
   } finally {
     await cluster.stop();
   }
+}
+
+/**
+ * Every value any put applied, from a Watch of the whole key space from revision 1 on the
+ * leader (the run never compacts and stays far below the event-history bound).
+ */
+async function appliedValues(cluster: LocalCluster<NetProxy>, leader: bigint): Promise<Set<string>> {
+  const target = Number((await cluster.client(leader).status()).revision);
+  const watch = openWatch(cluster.client(leader));
+  watch.send({ type: 'create', request: { key: new Uint8Array([0]), rangeEnd: new Uint8Array([0]), startRevision: 1, progressNotify: false, filters: ['NODELETE'], prevKv: false, watchId: 0n, fragment: false } });
+  const values = new Set<string>();
+  const deadline = Date.now() + 60_000;
+  let seenRevision = 0;
+  while (seenRevision < target) {
+    if (Date.now() > deadline) throw new Error(`watch reached revision ${seenRevision} of ${target} in 60 s`);
+    for (const response of watch.responses.splice(0)) {
+      if (response.canceled) throw new Error(`watch canceled: ${response.cancel_reason || `compacted at ${response.compact_revision}`}`);
+      for (const event of response.events) {
+        values.add(event.kv!.value.toString());
+        seenRevision = Math.max(seenRevision, Number(event.kv!.mod_revision));
+      }
+      if (!response.created && response.events.length > 0) seenRevision = Math.max(seenRevision, Number(response.header!.revision));
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  watch.close();
+  return values;
 }
 
 /**
@@ -128,7 +167,7 @@ export function describeReport(report: JepsenReport): string {
   const ops = report.operations;
   return [
     `seed ${report.seed}: ${report.faultSeconds} s of faults (${report.faults.length}: ${faults})`,
-    `${ops.total} operations checked (${ops.ok} ok, ${ops.failed} failed, ${ops.unknown} unknown outcome)`,
+    `${ops.total} operations checked (${ops.ok} ok, ${ops.failed} failed, ${ops.unknown} unknown outcome; ${report.resolvedUnknown} more unknown ones were never applied and count as failed)`,
     `linearizability: ${report.check.verdict} (${report.check.steps} steps, ${Math.round(report.checkMs)} ms)`,
     `acknowledged fresh-key writes: ${report.acknowledgedFresh}, missing at the end: ${report.missingFresh.length}`,
     `stale read injected into the same history: ${report.corruptedVerdict ?? 'no candidate'}`,

@@ -1,0 +1,77 @@
+// The parts of a member built from its configuration and what boot found on disk.
+import { randomInt } from 'node:crypto';
+import type { Logger } from '@ward/platform/logging';
+import type { Metrics } from '@ward/platform/metrics';
+import { RawNode, type Message, type NodeId } from '@ward/raft/core';
+import type { BootedRaft } from '@ward/raft/storage';
+import { RaftMessenger, transportMetricsHooks } from '@ward/raft/transport';
+import { SeededRng } from '@ward/shared/clock';
+import type { RaftNodeConfig } from './config';
+import { formatMemberId } from './members';
+import type { NodeMetrics } from './node-metrics';
+import { ENTRY_OVERHEAD_BYTES } from './service/decode-entry';
+import { StateMachine } from './state-machine';
+
+const MIB = 1024 * 1024;
+
+/** Largest log entry a member accepts: the proposal limit plus room for the request header. */
+export function maxEntryBytesOf(config: RaftNodeConfig): number {
+  return config.maxRequestBytes + ENTRY_OVERHEAD_BYTES;
+}
+
+export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, metrics: NodeMetrics, logger: Logger): StateMachine {
+  return StateMachine.boot(
+    {
+      applier: { kv: { maxTxnOps: config.maxTxnOpsCount, eventHistoryMaxEvents: config.eventHistoryEventsCount } },
+      maxEntryBytes: maxEntryBytesOf(config),
+      onUndecodable: (index, error) => {
+        metrics.undecodableEntry();
+        logger.error({ index, err: error }, 'committed entry does not decode; skipped');
+      },
+    },
+    booted.snapshot,
+  );
+}
+
+/**
+ * The Raft core: PreVote and CheckQuorum on, ReadIndex safe, 1 MiB per MsgApp, 256 messages and
+ * 16 MiB in flight per follower (which also bounds what one follower Ready persists), at most
+ * 64 MiB of uncommitted proposals.
+ */
+export function createRawNode(config: RaftNodeConfig, booted: BootedRaft, appliedIndex: number): RawNode {
+  return new RawNode({
+    id: config.memberId,
+    storage: booted.storage,
+    rng: new SeededRng(randomInt(0, 2 ** 31)),
+    applied: appliedIndex,
+    electionTimeoutTicks: config.electionTicks,
+    heartbeatIntervalTicks: config.heartbeatTicks,
+    checkQuorum: true,
+    preVote: true,
+    maxMessageBytes: MIB,
+    maxInflightMessages: 256,
+    maxInflightBytes: 16 * MIB,
+    maxUncommittedEntriesBytes: 64 * MIB,
+  });
+}
+
+/** Where the messenger delivers (the driver, once it exists). */
+export interface PeerInbox {
+  step(message: Message): void;
+  reportSnapshot(to: NodeId, succeeded: boolean): void;
+  reportUnreachable(to: NodeId): void;
+}
+
+export function createMessenger(config: RaftNodeConfig, inbox: () => PeerInbox | undefined, metrics: Metrics, logger: Logger): RaftMessenger {
+  return new RaftMessenger({
+    localId: config.memberId,
+    clusterId: config.clusterId,
+    peers: config.members.filter((m) => m.id !== config.memberId).map((m) => [m.id, m.peerAddress] as const),
+    onMessage: (message) => inbox()?.step(message),
+    onSnapshotStatus: (to, ok) => inbox()?.reportSnapshot(to, ok),
+    onUnreachable: (to) => inbox()?.reportUnreachable(to),
+    onInvalidMessage: (from, reason) => logger.warn({ from: formatMemberId(from), reason }, 'invalid peer message dropped'),
+    limits: { maxMessageBytes: Math.max(16 * MIB, 2 * maxEntryBytesOf(config)) },
+    hooks: transportMetricsHooks(metrics),
+  });
+}

@@ -1,0 +1,194 @@
+// One running member: the parts wired together, the driver's hooks, housekeeping and shutdown.
+import { DEFAULT_MAX_SIMPLE_TOKENS, encodeApplyRequest } from '@ward/etcd/apply';
+import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
+import type { Logger } from '@ward/platform/logging';
+import type { Metrics } from '@ward/platform/metrics';
+import { NO_NODE, votersConfState, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
+import type { BootedRaft } from '@ward/raft/storage';
+import type { RaftMessenger } from '@ward/raft/transport';
+import type { Clock } from '@ward/shared/clock';
+import { AppliedWaiters } from './applied-waiters';
+import type { RaftNodeConfig } from './config';
+import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf } from './member-parts';
+import { formatMemberId } from './members';
+import { createNodeMetrics, type NodeMetrics } from './node-metrics';
+import { ProposalWaiters } from './proposals';
+import { RaftDriver } from './raft-driver';
+import { ReadIndexBatcher } from './read-index';
+import { RequestIdGenerator } from './request-ids';
+import type { NodeCore } from './service/node-core';
+import type { AppliedRequest, StateMachine } from './state-machine';
+import { TokenTtlKeeper } from './token-ttl';
+import { WatchHub } from './watch/watch-hub';
+
+export interface MemberInputs {
+  readonly config: RaftNodeConfig;
+  readonly booted: BootedRaft;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly clock: Clock;
+}
+
+export class Member implements NodeCore {
+  readonly config: RaftNodeConfig;
+  readonly driver: RaftDriver;
+  readonly stateMachine: StateMachine;
+  readonly proposals: ProposalWaiters;
+  readonly reads: ReadIndexBatcher;
+  readonly applied: AppliedWaiters;
+  readonly watches: WatchHub;
+  readonly tokens: TokenTtlKeeper;
+  readonly ids: RequestIdGenerator;
+  readonly metrics: NodeMetrics;
+  readonly clock: Clock;
+  readonly messenger: RaftMessenger;
+  /** Size of the last snapshot written or booted from (Status' db_size_bytes). */
+  snapshotBytes: number;
+  /** Settles with the error when storage fails and the member stops by itself. */
+  readonly fatal: Promise<unknown>;
+  private readonly node: RawNode;
+  private readonly logger: Logger;
+  private housekeeping: NodeJS.Timeout | undefined;
+  private resolveFatal: (error: unknown) => void = () => undefined;
+
+  constructor(inputs: MemberInputs) {
+    const { config, booted, clock } = inputs;
+    this.config = config;
+    this.clock = clock;
+    this.logger = inputs.logger.child({ component: 'raft' });
+    this.metrics = createNodeMetrics(inputs.metrics);
+    this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
+    this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
+    this.messenger = createMessenger(config, () => this.driver, inputs.metrics, this.logger);
+    this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
+    this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
+    this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: DEFAULT_MAX_SIMPLE_TOKENS, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
+    this.ids = new RequestIdGenerator(config.memberId, clock.nowMs());
+    this.reads = new ReadIndexBatcher({ issue: (context) => this.driver.readIndex(context), retryMs: 500, maxWaiting: config.maxPendingReadsCount });
+    this.watches = this.createWatchHub(inputs.logger);
+    this.snapshotBytes = booted.snapshot?.data.length ?? 0;
+    this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
+    this.driver = this.createDriver(booted);
+  }
+
+  /** Starts ticking and housekeeping (token expiry, gauges) once a second. */
+  start(): void {
+    this.driver.start();
+    this.housekeeping = setInterval(() => this.housekeep(), 1000);
+  }
+
+  raftIndexes(): { commit: number; last: number } {
+    const status = this.node.basicStatus();
+    return { commit: status.commit, last: status.lastIndex };
+  }
+
+  /** A leader is known and everything known committed is applied. */
+  isReady(): boolean {
+    const status = this.node.basicStatus();
+    return status.lead !== NO_NODE && this.stateMachine.appliedIndex >= status.commit;
+  }
+
+  /** Stops the raft side (the servers are stopped by the caller first). */
+  async stop(): Promise<void> {
+    if (this.housekeeping !== undefined) clearInterval(this.housekeeping);
+    this.watches.stop();
+    await this.driver.stop();
+    this.proposals.close();
+    this.reads.close();
+    this.applied.close();
+    await this.messenger.close();
+  }
+
+  private createWatchHub(logger: Logger): WatchHub {
+    return new WatchHub({
+      applier: () => this.stateMachine.applier,
+      context: () => ({ clusterId: this.config.clusterId, memberId: this.config.memberId, raftTerm: this.driver.currentTerm }),
+      limits: {
+        maxWatchers: this.config.maxWatchersPerStreamCount,
+        batchEvents: this.config.watchBatchEventsCount,
+        fragmentBytes: this.config.maxRequestBytes + GRPC_OVERHEAD_BYTES,
+        maxUnreadResponses: 1024,
+      },
+      maxStreams: this.config.maxWatchStreamsCount,
+      progressIntervalMs: this.config.watchProgressIntervalMs,
+      logger: logger.child({ component: 'watch' }),
+    });
+  }
+
+  private createDriver(booted: BootedRaft): RaftDriver {
+    return new RaftDriver({
+      node: this.node,
+      persistence: booted.persistence,
+      send: (messages) => this.messenger.send(messages),
+      stateMachine: this.stateMachine,
+      confState: votersConfState(this.config.members.map((m) => m.id)),
+      tickMs: this.config.tickMs,
+      snapshotEntries: this.config.snapshotEntriesCount,
+      bootSnapshotIndex: booted.snapshot?.metadata.index ?? 0,
+      logger: this.logger,
+      hooks: {
+        onLeaderChange: (lead, term) => this.onLeaderChange(lead, term),
+        onApplied: (batch, index) => this.onApplied(batch, index),
+        onRestored: (snapshot) => this.onRestored(snapshot),
+        onReadStates: (states) => this.reads.onReadStates(states),
+        onSnapshot: (index, bytes, ms) => this.onSnapshot(index, bytes, ms),
+        onFatal: (error) => {
+          this.logger.fatal({ err: error }, 'storage failed; the member stops');
+          this.resolveFatal(error);
+        },
+      },
+    });
+  }
+
+  private onLeaderChange(lead: NodeId, term: number): void {
+    const isLeader = lead === this.config.memberId;
+    this.logger.info({ leader: lead === NO_NODE ? null : formatMemberId(lead), term, isLeader }, 'leader changed');
+    this.metrics.leaderChange(isLeader, lead !== NO_NODE, term);
+    if (isLeader) this.tokens.renewAll(this.clock.monotonicMs());
+    this.reads.leaderChanged();
+  }
+
+  private onApplied(batch: readonly AppliedRequest[], index: number): void {
+    const now = this.clock.monotonicMs();
+    for (const { request, result } of batch) {
+      this.proposals.applied(request.header.id, result);
+      if (result.ok && result.result.type === 'authenticate') this.tokens.touch(result.result.response.token, now);
+    }
+    this.applied.applied(index);
+    this.watches.notify();
+    this.metrics.progress(index, this.node.basicStatus().commit);
+  }
+
+  private onRestored(snapshot: Snapshot): void {
+    this.logger.info({ index: snapshot.metadata.index, term: snapshot.metadata.term, bytes: snapshot.data.length }, 'snapshot installed from the leader');
+    this.applied.applied(this.stateMachine.appliedIndex);
+    this.watches.notify();
+  }
+
+  private onSnapshot(index: number, bytes: number, ms: number): void {
+    this.snapshotBytes = bytes;
+    this.metrics.snapshot(bytes, ms / 1000);
+    this.logger.info({ index, bytes, durationMs: Math.round(ms) }, 'snapshot written');
+  }
+
+  private housekeep(): void {
+    this.expireIdleTokens();
+    this.metrics.watch(this.watches.streamCount, this.watches.watcherCount);
+    this.metrics.progress(this.stateMachine.appliedIndex, this.node.basicStatus().commit);
+  }
+
+  /** The leader proposes simpleTokenExpire, as root, for tokens idle longer than the TTL. */
+  private expireIdleTokens(): void {
+    const applier = this.stateMachine.applier;
+    if (!this.driver.isLeader || !applier.authView.enabled) return;
+    const due = this.tokens.expired(this.clock.monotonicMs(), (token) => applier.resolveSimpleToken(token) !== undefined);
+    if (due.length === 0) return;
+    const header = { id: this.ids.next(), username: 'root', authRevision: applier.authView.revision };
+    try {
+      this.driver.propose(encodeApplyRequest({ header, operation: { type: 'simpleTokenExpire', request: { tokens: due } } }, { maxEntryBytes: maxEntryBytesOf(this.config) }));
+      this.logger.info({ tokens: due.length }, 'proposed expiry of idle simple tokens');
+    } catch (error) {
+      this.logger.debug({ err: error }, 'token expiry not proposed');
+    }
+  }
+}
