@@ -8,7 +8,10 @@
 //
 // Overrides (tests use free ports and a temp dir): WARD_DATA_DIR, WARD_CLIENT_PORT (2379),
 // WARD_HTTP_PORT (2381), WARD_NODE_API_PORTS (23791,23792,23793), WARD_NODE_PEER_PORTS
-// (23801,23802,23803), WARD_BCRYPT_COST (10), WARD_LOG_LEVEL (info).
+// (23801,23802,23803), WARD_NODE_HTTP_PORTS (23821,23822,23823: raft-node health and metrics, as
+// in tools/local-raft-cluster.mjs), WARD_BCRYPT_COST (10), WARD_LOG_LEVEL (info).
+// (tools/local-raft-cluster.mjs starts the raft-nodes alone; this launcher also watches every
+// child, so one that dies stops the rest, and it stops the gateway before the raft-nodes.)
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -37,6 +40,7 @@ const [clientPort] = ports('WARD_CLIENT_PORT', '2379', 1);
 const [httpPort] = ports('WARD_HTTP_PORT', '2381', 1);
 const apiPorts = ports('WARD_NODE_API_PORTS', '23791,23792,23793', 3);
 const peerPorts = ports('WARD_NODE_PEER_PORTS', '23801,23802,23803', 3);
+const nodeHttpPorts = ports('WARD_NODE_HTTP_PORTS', '23821,23822,23823', 3);
 const logLevel = env.WARD_LOG_LEVEL ?? 'info';
 const bcryptCost = env.WARD_BCRYPT_COST ?? '10';
 const redisUrl = env.WARD_REDIS_URL ?? '';
@@ -99,6 +103,7 @@ for (let i = 0; i < 3; i++) {
     RAFT_NODE_MEMBER_ID: String(i + 1),
     RAFT_NODE_MEMBERS: members,
     RAFT_NODE_DATA_DIR: join(dataDir, 'data', `node-${i + 1}`),
+    RAFT_NODE_HTTP_ADDRESS: `${HOST}:${nodeHttpPorts[i]}`,
     RAFT_NODE_LOG_LEVEL: logLevel,
   });
 }

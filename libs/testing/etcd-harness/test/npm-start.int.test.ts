@@ -45,13 +45,14 @@ describe.sequential('npm start', () => {
   let endpoint: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ward-start-'));
-    const ports = await findFreePorts(8);
+    const ports = await findFreePorts(11);
     env = {
       WARD_DATA_DIR: dataDir,
       WARD_CLIENT_PORT: String(ports[0]),
       WARD_HTTP_PORT: String(ports[1]),
       WARD_NODE_API_PORTS: ports.slice(2, 5).join(','),
       WARD_NODE_PEER_PORTS: ports.slice(5, 8).join(','),
+      WARD_NODE_HTTP_PORTS: ports.slice(8, 11).join(','),
       WARD_BCRYPT_COST: '4',
     };
     endpoint = `127.0.0.1:${ports[0]}`;
