@@ -126,6 +126,16 @@ async function expandPath(path: string, limits: InputLimits, files: string[]): P
   return listDirectory(path, 0, limits, files);
 }
 
+/** Reads one regular file (a directory or an unreadable file is a problem, never an exception). */
+export async function readSingleFile(path: string, limit: number): Promise<SourceText | Diagnostic> {
+  try {
+    if ((await stat(path)).isDirectory()) return problem(path, 'MESH_INPUT_UNREADABLE', `${JSON.stringify(path)} is a directory, not a file`);
+    return await readFileBounded(path, limit);
+  } catch (error) {
+    return problem(path, 'MESH_INPUT_UNREADABLE', `cannot read file ${JSON.stringify(path)}: ${errnoText(error)}`);
+  }
+}
+
 /** Reads every input named in `paths` (`-` reads `stdin`), in order. */
 export async function readInputs(paths: readonly string[], stdin: AsyncIterable<Uint8Array | string>, limits: InputLimits): Promise<ReadInputsResult> {
   const sources: SourceText[] = [];
