@@ -22,6 +22,7 @@ export const CLI_INPUT_LIMITS: InputLimits = Object.freeze({
   maxFilesCount: 1_000,
   maxFileBytes: DEFAULT_LOAD_LIMITS.maxSourceBytes,
   maxDirectoryDepthCount: 16,
+  maxTotalBytes: 64 * 1024 * 1024,
 });
 
 function usage(message: string): CommandResult {
