@@ -90,6 +90,36 @@ function boundaryRule({ banExternals, allowTestingLibs }) {
   ];
 }
 
+/**
+ * Each infrastructure package has exactly one owning project (docs/architecture.md): only that
+ * project's source may import it, so replacing or upgrading it touches one place. Test files are
+ * exempt (tests may use any package as an independent oracle). A separate rule id
+ * (@typescript-eslint/no-restricted-imports) keeps these bans from overriding the
+ * no-restricted-imports blocks below.
+ */
+const EXCLUSIVE_PACKAGES = [
+  { name: 'jose', owner: 'libs/auth/tokens' },
+  { name: 'bcrypt', owner: 'libs/auth/password-hashing' },
+  { name: 'bullmq', owner: 'libs/platform/redis-queue' },
+  { name: 'ioredis', owner: 'libs/platform/redis-queue' },
+];
+
+function exclusivePackageBlocks() {
+  const rule = '@typescript-eslint/no-restricted-imports';
+  const bansFor = (project) => ({
+    paths: EXCLUSIVE_PACKAGES.filter(({ owner }) => owner !== project).map(({ name, owner }) => ({
+      name,
+      message: `Only ${owner} imports ${name}; use its API.`,
+    })),
+  });
+  const owners = [...new Set(EXCLUSIVE_PACKAGES.map(({ owner }) => owner))];
+  // Later blocks override earlier ones for the files they match: owners get a narrower ban.
+  return [
+    { files: ['apps/**/*.ts', 'libs/**/*.ts'], ignores: TEST_FILES, rules: { [rule]: ['error', bansFor(undefined)] } },
+    ...owners.map((owner) => ({ files: [`${owner}/**/*.ts`], ignores: TEST_FILES, rules: { [rule]: ['error', bansFor(owner)] } })),
+  ];
+}
+
 export default [
   {
     ignores: [
@@ -182,4 +212,5 @@ export default [
       ],
     },
   },
+  ...exclusivePackageBlocks(),
 ];

@@ -130,3 +130,29 @@ describe('test harnesses are for tests', () => {
     expect(ids).toContain('no-restricted-imports');
   });
 });
+
+describe('each infrastructure package has one owning project', () => {
+  const cases: [string, string, string][] = [
+    ['jose', 'libs/auth/tokens', `import { SignJWT } from 'jose';\nexport const s = SignJWT;\n`],
+    ['bcrypt', 'libs/auth/password-hashing', `import bcrypt from 'bcrypt';\nexport const b = bcrypt;\n`],
+    ['bullmq', 'libs/platform/redis-queue', `import { Queue } from 'bullmq';\nexport const q = Queue;\n`],
+    ['ioredis', 'libs/platform/redis-queue', `import { Redis } from 'ioredis';\nexport const r = Redis;\n`],
+  ];
+  const projectAt = (root: string): { root: string } => {
+    const project = projects.find((p) => p.root === root);
+    if (!project) throw new Error(`no project at ${root}`);
+    return project;
+  };
+
+  it.each(cases)('%s: another adapter importing it fails lint; its owner passes', async (_name, owner, code) => {
+    const other = projectAt(owner === 'libs/auth/tokens' ? 'libs/auth/password-hashing' : 'libs/auth/tokens');
+    expect(await ruleIds(code, other)).toContain('@typescript-eslint/no-restricted-imports');
+    expect(await ruleIds(code, projectAt(owner))).not.toContain('@typescript-eslint/no-restricted-imports');
+  });
+
+  it('an app importing jose fails lint; its tests may', async () => {
+    const code = `import { SignJWT } from 'jose';\nexport const s = SignJWT;\n`;
+    expect(await ruleIds(code, projectAt('apps/password-verifier'))).toContain('@typescript-eslint/no-restricted-imports');
+    expect(await ruleIds(code, projectAt('apps/password-verifier'), 'oracle.test.ts')).toEqual([]);
+  });
+});

@@ -25,10 +25,18 @@ function fmix(value: number): number {
   return h >>> 0;
 }
 
-/** Two-lane running hash over bytes and numbers. */
+/**
+ * Two-lane running hash over bytes and numbers. One instance is reused for every record (the
+ * store is single-threaded and hashing never re-enters), so hashing allocates nothing.
+ */
 class LaneHasher {
   a = LANE_A_SEED;
   b = LANE_B_SEED;
+
+  reset(): void {
+    this.a = LANE_A_SEED;
+    this.b = LANE_B_SEED;
+  }
 
   byte(value: number): void {
     this.a = Math.imul(this.a ^ value, PRIME_A);
@@ -36,7 +44,15 @@ class LaneHasher {
   }
 
   text(value: ByteString): void {
-    for (let i = 0; i < value.length; i++) this.byte(value.charCodeAt(i));
+    let a = this.a;
+    let b = this.b;
+    for (let i = 0; i < value.length; i++) {
+      const byte = value.charCodeAt(i);
+      a = Math.imul(a ^ byte, PRIME_A);
+      b = Math.imul(b ^ byte, PRIME_B) ^ (b >>> 15);
+    }
+    this.a = a;
+    this.b = b;
     this.number(value.length);
   }
 
@@ -51,14 +67,22 @@ class LaneHasher {
   }
 
   bigint(value: bigint): void {
+    if (value === 0n) {
+      this.number(0);
+      this.number(0);
+      return;
+    }
     this.number(Number(BigInt.asUintN(32, value)));
     this.number(Number(BigInt.asUintN(32, value >> 32n)));
   }
 }
 
-/** The two lane hashes of one (key, record) pair. */
-export function recordDigest(key: ByteString, record: KeyRecord): [number, number] {
-  const hasher = new LaneHasher();
+const recordHasher = new LaneHasher();
+
+/** Hashes one (key, record) pair into `recordHasher`'s lanes (not yet mixed). */
+function hashRecord(key: ByteString, record: KeyRecord): void {
+  const hasher = recordHasher;
+  hasher.reset();
   hasher.text(key);
   hasher.number(record.modRevision);
   hasher.number(record.subRevision);
@@ -71,7 +95,12 @@ export function recordDigest(key: ByteString, record: KeyRecord): [number, numbe
     hasher.bigint(record.lease);
     hasher.text(record.value);
   }
-  return [fmix(hasher.a), fmix(hasher.b)];
+}
+
+/** The two lane hashes of one (key, record) pair. */
+export function recordDigest(key: ByteString, record: KeyRecord): [number, number] {
+  hashRecord(key, record);
+  return [fmix(recordHasher.a), fmix(recordHasher.b)];
 }
 
 /** The running sums. */
@@ -80,15 +109,15 @@ export class StateDigest {
   private laneB = 0;
 
   add(key: ByteString, record: KeyRecord): void {
-    const [a, b] = recordDigest(key, record);
-    this.laneA = (this.laneA + a) >>> 0;
-    this.laneB = (this.laneB + b) >>> 0;
+    hashRecord(key, record);
+    this.laneA = (this.laneA + fmix(recordHasher.a)) >>> 0;
+    this.laneB = (this.laneB + fmix(recordHasher.b)) >>> 0;
   }
 
   remove(key: ByteString, record: KeyRecord): void {
-    const [a, b] = recordDigest(key, record);
-    this.laneA = (this.laneA - a) >>> 0;
-    this.laneB = (this.laneB - b) >>> 0;
+    hashRecord(key, record);
+    this.laneA = (this.laneA - fmix(recordHasher.a)) >>> 0;
+    this.laneB = (this.laneB - fmix(recordHasher.b)) >>> 0;
   }
 
   /** Subtracts every record of a chain from `first` down (records compaction drops). */

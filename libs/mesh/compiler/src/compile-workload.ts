@@ -92,6 +92,7 @@ export function compileWorkload(input: CompileInput): CompileResult {
       untranslatable: options.untranslatableRules,
       defaultNamespace: options.defaultNamespace,
       scope: 'all',
+      ...(input.cache !== undefined ? { cache: input.cache } : {}),
     },
     sink,
   );

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { checkEnvoyMessage, MESSAGE_NAMES, type EnvoyCheckResult } from '@ward/mesh/envoy-api';
 import { authorizationPolicyArbitrary, peerAuthenticationArbitrary } from '../test/policy-arbitraries';
-import { GOLDEN_CASES, buildGoldenCase } from './authz/authz-goldens.test';
+import { GOLDEN_CASES, buildGoldenCase } from '../test/golden-cases';
 import { compileWorkload } from './compile-workload';
 import { HTTPBIN, compileYaml } from './testing';
 

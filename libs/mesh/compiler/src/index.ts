@@ -31,6 +31,7 @@ export type {
 export { COMPILER_DIAGNOSTIC_CODES, hasCompileErrors } from './diagnostics';
 export type { CompilerDiagnostic, CompilerDiagnosticCode, CompilerSeverity, DiagnosticResource } from './diagnostics';
 export { buildAuthorizationFilters } from './authz/authz-filters';
+export { PolicyTranslationCache } from './authz/rule-set';
 export type { AuthzBuildInput, AuthzFilters, BuilderScope } from './authz/authz-filters';
 export type { SelectedPolicies, SelectedPolicy } from './authz/policy-selection';
 export { mtlsModeForPort } from './authn/peer-authentication';
@@ -40,9 +41,16 @@ export { INBOUND_NAMES } from './listener/inbound-listener';
 // Output format
 export { toGoYaml, MAX_YAML_DEPTH } from './yaml/go-yaml';
 
-// Simulating (exported for the ward-mesh explain command)
-export { simulate } from './simulate/simulate';
+// Simulating and explaining
+export { prepareSimulation, simulate } from './simulate/simulate';
+export type { PreparedSimulation } from './simulate/simulate';
 export { SimulatorError } from './simulate/errors';
 export type { SimulatorErrorCode } from './simulate/errors';
+export { DEFAULT_SOURCE_PRINCIPAL, DEFAULT_TRAFFIC_ADDRESSES, spiffeUri } from './simulate/traffic';
 export type { ClientTransport, SimulatedCertificate, SimulatedHttpRequest, SimulatedTraffic } from './simulate/traffic';
 export type { Decision, EngineVerdict, FilterEvaluation, SelectedChain, SimulationOutcome, SimulationResult } from './simulate/result';
+export type { DetectedConnection } from './simulate/filter-chain-match';
+export { evaluateRbac } from './simulate/rbac-engine';
+export type { EngineResult, PeerCertificate, RbacAttributes } from './simulate/rbac-engine';
+export { explainSimulation, explainWorkload, matchesEverything, matchesNothing } from './explain';
+export type { Explanation, Finding, FindingCode } from './explain';

@@ -1,6 +1,7 @@
 // What the compiler needs to know about one workload and the mesh it lives in. Field names follow
 // Istio's (meshConfig, Service ports) so that configuration can be pasted in.
 import type { AuthorizationPolicy, PeerAuthentication } from '@ward/mesh/istio-api';
+import type { PolicyTranslationCache } from './authz/rule-set';
 import type { CompilerDiagnostic } from './diagnostics';
 
 /** Service port protocols, as Istio names them. `UNKNOWN` means "not declared": protocol sniffing. */
@@ -128,6 +129,8 @@ export interface CompileInput {
   /** The service registry for ext_authz providers. */
   readonly services?: readonly MeshService[];
   readonly options?: Partial<CompileOptions>;
+  /** Share translations when compiling many workloads against the same policies. */
+  readonly cache?: PolicyTranslationCache;
 }
 
 /** Knobs of the translation itself. */
@@ -194,8 +197,15 @@ function isPort(value: unknown): boolean {
 export function validateCompileInput(input: CompileInput, mesh: MeshSettings): CompilerDiagnostic[] {
   const problems: CompilerDiagnostic[] = [];
   const { workload } = input;
+  if (typeof workload !== 'object' || workload === null) return [invalid('workload must be an object', 'workload')];
   if (typeof workload.namespace !== 'string' || workload.namespace === '') problems.push(invalid('workload namespace must be set', 'workload.namespace'));
-  if (Object.keys(workload.labels).length > COMPILE_LIMITS.maxWorkloadLabels) problems.push(invalid('too many workload labels', 'workload.labels'));
+  const labels: unknown = workload.labels;
+  if (typeof labels !== 'object' || labels === null || Object.values(labels).some((v) => typeof v !== 'string')) {
+    problems.push(invalid('workload labels must map strings to strings', 'workload.labels'));
+  } else if (Object.keys(labels).length > COMPILE_LIMITS.maxWorkloadLabels) {
+    problems.push(invalid('too many workload labels', 'workload.labels'));
+  }
+  if (!Array.isArray(workload.ports)) return [...problems, invalid('workload ports must be a list', 'workload.ports')];
   if (workload.ports.length > COMPILE_LIMITS.maxWorkloadPorts) problems.push(invalid('too many workload ports', 'workload.ports'));
   workload.ports.forEach((p, i) => {
     if (!isPort(p.port)) problems.push(invalid(`port must be in 1..65535, got ${String(p.port)}`, `workload.ports[${i}].port`));

@@ -58,6 +58,7 @@ describe('raft config validation', () => {
       [{ maxInflightBytes: 10, maxMessageBytes: 100 }, 'maxInflightBytes'],
       [{ maxUncommittedEntriesBytes: 0 }, 'maxUncommittedEntriesBytes'],
       [{ maxCommittedBytesPerReady: 0 }, 'maxCommittedBytesPerReady'],
+      [{ maxProposalBytes: 0 }, 'maxProposalBytes'],
       [{ checkQuorum: 'yes' }, 'checkQuorum'],
       [{ preVote: 1 }, 'preVote'],
       [{ readOnlyOption: 'fast' }, 'readOnlyOption'],

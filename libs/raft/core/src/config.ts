@@ -36,6 +36,8 @@ export interface RaftConfig {
   readonly maxInflightBytes?: number;
   /** Uncommitted payload bytes a leader accepts before dropping proposals [MaxUncommittedEntriesSize]. Default 1 GiB. */
   readonly maxUncommittedEntriesBytes?: number;
+  /** Largest accepted proposal (entry data); larger ones are dropped with reason 'entry-too-large'. Default 8 MiB. */
+  readonly maxProposalBytes?: number;
   /** Leader steps down when it has not heard from a quorum for an election timeout [CheckQuorum]. Default true. */
   readonly checkQuorum?: boolean;
   /** Pre-election round before bumping the term (thesis §9.6) [PreVote]. Default true. */
@@ -61,6 +63,7 @@ export interface ResolvedRaftConfig {
   readonly maxInflightMessages: number;
   readonly maxInflightBytes: number;
   readonly maxUncommittedEntriesBytes: number;
+  readonly maxProposalBytes: number;
   readonly checkQuorum: boolean;
   readonly preVote: boolean;
   readonly readOnlyOption: ReadOnlyOption;
@@ -116,6 +119,7 @@ export function resolveRaftConfig(config: RaftConfig): ResolvedRaftConfig {
     throw new RaftConfigError('maxInflightBytes', `must be 0 (no limit) or >= maxMessageBytes (${maxMessageBytes}), got ${maxInflightBytes}`);
   }
   const maxUncommittedEntriesBytes = integerIn('maxUncommittedEntriesBytes', config.maxUncommittedEntriesBytes ?? 1024 * MIB, 1, maxBytes);
+  const maxProposalBytes = integerIn('maxProposalBytes', config.maxProposalBytes ?? 8 * MIB, 1, maxBytes);
   const checkQuorum = booleanOr('checkQuorum', config.checkQuorum, true);
   const readOnlyOption = config.readOnlyOption ?? 'safe';
   if (readOnlyOption !== 'safe' && readOnlyOption !== 'lease-based') throw new RaftConfigError('readOnlyOption', `must be 'safe' or 'lease-based', got ${String(readOnlyOption)}`);
@@ -134,6 +138,7 @@ export function resolveRaftConfig(config: RaftConfig): ResolvedRaftConfig {
     maxInflightMessages,
     maxInflightBytes,
     maxUncommittedEntriesBytes,
+    maxProposalBytes,
     checkQuorum,
     preVote: booleanOr('preVote', config.preVote, true),
     readOnlyOption,

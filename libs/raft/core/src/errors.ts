@@ -1,17 +1,20 @@
 import { CodedError } from '@ward/shared/errors';
 
-/** Every code a raft/core error can carry. */
-export type RaftErrorCode =
-  | 'ERR_RAFT_CONFIG_INVALID'
-  | 'ERR_RAFT_PROPOSAL_DROPPED'
-  | 'ERR_RAFT_COMPACTED'
-  | 'ERR_RAFT_UNAVAILABLE'
-  | 'ERR_RAFT_SNAPSHOT_OUT_OF_DATE'
-  | 'ERR_RAFT_SNAPSHOT_TEMPORARILY_UNAVAILABLE'
-  | 'ERR_RAFT_STEP_LOCAL_MESSAGE'
-  | 'ERR_RAFT_STEP_PEER_NOT_FOUND'
-  | 'ERR_RAFT_MESSAGE_INVALID'
-  | 'ERR_RAFT_CODEC_MALFORMED';
+/** Every code a raft/core error can carry (documented in README.md; a test keeps them in step). */
+export const RAFT_ERROR_CODES = [
+  'ERR_RAFT_CONFIG_INVALID',
+  'ERR_RAFT_PROPOSAL_DROPPED',
+  'ERR_RAFT_COMPACTED',
+  'ERR_RAFT_UNAVAILABLE',
+  'ERR_RAFT_SNAPSHOT_OUT_OF_DATE',
+  'ERR_RAFT_SNAPSHOT_TEMPORARILY_UNAVAILABLE',
+  'ERR_RAFT_STEP_LOCAL_MESSAGE',
+  'ERR_RAFT_STEP_PEER_NOT_FOUND',
+  'ERR_RAFT_MESSAGE_INVALID',
+  'ERR_RAFT_CODEC_MALFORMED',
+] as const;
+
+export type RaftErrorCode = (typeof RAFT_ERROR_CODES)[number];
 
 /** Base class of raft/core's expected operating failures. */
 export class RaftError<Code extends RaftErrorCode = RaftErrorCode> extends CodedError<Code> {}
@@ -33,6 +36,7 @@ export type ProposalDropReason =
   | 'leader-transfer-in-progress'
   | 'uncommitted-size-limit'
   | 'not-a-member'
+  | 'entry-too-large'
   | 'unsupported-entry-type';
 
 /**

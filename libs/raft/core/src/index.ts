@@ -24,6 +24,7 @@ export {
   CompactedError,
   MessageInvalidError,
   ProposalDroppedError,
+  RAFT_ERROR_CODES,
   RaftConfigError,
   RaftError,
   SnapshotOutOfDateError,

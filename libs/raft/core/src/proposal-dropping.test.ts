@@ -38,6 +38,15 @@ describe('proposal dropping', () => {
     expect(cluster.appliedData(2n).length).toBe(11);
   });
 
+  it('proposals above maxProposalBytes are refused on the proposing node and on the leader', () => {
+    const cluster = new Cluster(3, () => ({ maxProposalBytes: 100 }));
+    cluster.elect(1n);
+    expect(dropReason(cluster.raw(1n), 'x'.repeat(101))).toBe('entry-too-large');
+    expect(dropReason(cluster.raw(1n), 'x'.repeat(100))).toBeUndefined();
+    cluster.stabilize();
+    expect(cluster.appliedData(3n)).toEqual(['x'.repeat(100)]);
+  });
+
   it('a follower without a leader, a candidate, and a follower told not to forward all drop proposals', () => {
     const cluster = new Cluster(3, (id) => ({ disableProposalForwarding: id === 3n }));
     expect(dropReason(cluster.raw(2n), 'no leader yet')).toBe('no-leader');

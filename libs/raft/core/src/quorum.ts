@@ -17,7 +17,7 @@ export type VoteResult = (typeof VoteResult)[keyof typeof VoteResult];
 export function majorityCommittedIndex(acked: readonly Index[], scratch: Index[]): Index {
   const n = acked.length;
   if (n === 0) return Number.POSITIVE_INFINITY;
-  scratch.length = n;
+  if (scratch.length !== n) scratch.length = n;
   for (let i = 0; i < n; i++) {
     // Insertion sort, descending: voter sets are small.
     const value = acked[i]!;

@@ -11,6 +11,7 @@ import { MessageType, message, voteResponseType } from './message';
 import type { RaftMutation } from './mutations';
 import { RaftLog } from './raft-log';
 import { ReadOnly } from './read-only';
+import { bcastAppend } from './replication';
 import { stepRaft } from './step';
 import { ProgressTracker } from './tracker';
 import type { Entry, HardState, Index, ReadState, SoftState, Term } from './types';
@@ -46,6 +47,11 @@ export class Raft {
   /** Highest log index that may hold an unapplied membership change (for when they land). */
   pendingConfIndex: Index = 0;
   uncommittedBytes = 0;
+  /**
+   * Proposals were appended since the last broadcast. Appends go out when the next Ready is
+   * built, so that every proposal made between two Readies travels in one MsgApp per follower.
+   */
+  appendsPending = false;
   pendingReadIndexMessages: Message[] = [];
   electionElapsed = 0;
   heartbeatElapsed = 0;
@@ -57,6 +63,7 @@ export class Raft {
   readonly disableProposalForwarding: boolean;
   readonly maxMessageBytes: number;
   readonly maxUncommittedBytes: number;
+  readonly maxProposalBytes: number;
   readonly mutations: ReadonlySet<RaftMutation>;
   private readonly rng: Rng;
   private stepDepth = 0;
@@ -71,6 +78,7 @@ export class Raft {
     this.disableProposalForwarding = config.disableProposalForwarding;
     this.maxMessageBytes = config.maxMessageBytes;
     this.maxUncommittedBytes = config.maxUncommittedEntriesBytes;
+    this.maxProposalBytes = config.maxProposalBytes;
     this.mutations = config.mutations;
     this.readOnly = new ReadOnly(config.readOnlyOption);
     this.log = new RaftLog(config.storage, config.maxCommittedBytesPerReady);
@@ -219,6 +227,7 @@ export class Raft {
     for (const id of this.trk.ids) this.trk.mustGet(id).resetForTerm(id === this.id ? last : 0, last + 1);
     this.pendingConfIndex = 0;
     this.uncommittedBytes = 0;
+    this.appendsPending = false;
     this.readOnly = new ReadOnly(this.readOnly.option);
     this.pendingReadIndexMessages = [];
   }
@@ -312,6 +321,13 @@ export class Raft {
     // The leader acknowledges its own entries once they are durable (it sends itself no MsgApp).
     this.send(MessageType.AppResp, { to: this.id, index: last });
     return true;
+  }
+
+  /** Sends the appends that proposals made since the last Ready are waiting for. */
+  flushAppends(): void {
+    if (!this.appendsPending) return;
+    this.appendsPending = false;
+    if (this.role === Role.Leader) bcastAppend(this);
   }
 
   /** Advances the commit index from the quorum's acknowledgements; true if it moved. */

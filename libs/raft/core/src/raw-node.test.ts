@@ -87,6 +87,11 @@ describe('RawNode.step: untrusted input', () => {
   const { node } = singleNode();
   const before = node.basicStatus();
 
+  it('rejects oversized read contexts and non-byte input from callers', () => {
+    expect(() => node.readIndex(new Uint8Array(64 * 1024 + 1))).toThrow(TypeError);
+    expect(() => node.propose('text' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+
   it('rejects local message kinds from the network', () => {
     expect(() => node.step(message(MessageType.Hup, { from: 2n, to: 1n }))).toThrow(StepLocalMessageError);
     expect(() => node.step(message(MessageType.Beat, { from: 2n, to: 1n }))).toThrow(StepLocalMessageError);

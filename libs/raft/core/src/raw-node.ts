@@ -1,12 +1,15 @@
 import { assert } from '@ward/shared/errors';
 import type { RaftConfig } from './config';
 import { resolveRaftConfig } from './config';
-import { MessageInvalidError, StepLocalMessageError, StepPeerNotFoundError } from './errors';
+import { MessageInvalidError, ProposalDroppedError, StepLocalMessageError, StepPeerNotFoundError } from './errors';
 import type { NodeId } from './ids';
-import { NO_NODE, isNodeId } from './ids';
+import { isNodeId } from './ids';
 import type { Message } from './message';
 import { MessageType, isLocalMessageType, isResponseMessageType, message } from './message';
 import { Raft } from './raft';
+
+/** Largest ReadIndex context accepted (a request id, not a payload). */
+export const MAX_READ_CONTEXT_BYTES = 64 * 1024;
 import type { Ready } from './ready';
 import type { ProgressStatus, Status } from './status';
 import type { HardState, Index, Snapshot, SoftState, Term } from './types';
@@ -69,6 +72,7 @@ export class RawNode {
    */
   propose(data: Uint8Array): void {
     if (!(data instanceof Uint8Array)) throw new TypeError('propose: data must be a Uint8Array');
+    if (data.length > this.raft.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
     const entry = { term: 0, index: 0, type: EntryType.Normal, data };
     this.raft.step(message(MessageType.Prop, { from: this.raft.id, entries: [entry] }));
   }
@@ -76,7 +80,9 @@ export class RawNode {
   /**
    * Steps a message received from a peer. Throws MessageInvalidError for a malformed message,
    * StepLocalMessageError for a kind peers may not send, StepPeerNotFoundError for a response
-   * from an untracked node; in each case nothing changed.
+   * from an untracked node; in each case nothing changed. A proposal forwarded by a follower that
+   * the leader cannot take throws ProposalDroppedError (the transport may ignore it: the
+   * follower's client learns the outcome from the log, or times out).
    */
   step(m: Message): void {
     validateMessage(m);
@@ -92,6 +98,7 @@ export class RawNode {
    */
   readIndex(context: Uint8Array): void {
     if (!(context instanceof Uint8Array)) throw new TypeError('readIndex: context must be a Uint8Array');
+    if (context.length > MAX_READ_CONTEXT_BYTES) throw new TypeError(`readIndex: context exceeds ${MAX_READ_CONTEXT_BYTES} bytes`);
     this.raft.step(message(MessageType.ReadIndex, { context }));
   }
 
@@ -119,6 +126,7 @@ export class RawNode {
   /** True when ready() would return something to do. */
   hasReady(): boolean {
     const r = this.raft;
+    r.flushAppends();
     if (r.msgs.length > 0 || r.msgsAfterAppend.length > 0 || r.readStates.length > 0) return true;
     if (r.lead !== this.prevSoftState.lead || r.role !== this.prevSoftState.role) return true;
     const hs = this.prevHardState;
@@ -136,6 +144,7 @@ export class RawNode {
 
   private buildReady(): Ready {
     const r = this.raft;
+    r.flushAppends();
     const softState = r.lead !== this.prevSoftState.lead || r.role !== this.prevSoftState.role ? r.softState() : undefined;
     const hs = r.hardState();
     const hardState = equalHardStates(hs, this.prevHardState) ? undefined : hs;
@@ -266,6 +275,6 @@ export class RawNode {
 
   /** The leader this node knows of, or NO_NODE. */
   leader(): NodeId {
-    return this.raft.lead === NO_NODE ? NO_NODE : this.raft.lead;
+    return this.raft.lead;
   }
 }

@@ -8,7 +8,7 @@ import { ProgressState } from './progress';
 import type { Raft } from './raft';
 import { confirmReads, readIndex } from './read-index';
 import { handleAppendRejection, handleAppendSuccess, transferLeader } from './leader-responses';
-import { bcastAppend, bcastHeartbeat, sendAppend } from './replication';
+import { bcastHeartbeat, sendAppend } from './replication';
 import { EntryType } from './types';
 
 /** The leader: heartbeats, proposals, reads, and the answers of its followers. */
@@ -74,9 +74,11 @@ function propose(r: Raft, m: Message): void {
   for (const e of m.entries) {
     // Membership changes are not implemented yet (README): refuse them rather than mis-apply.
     if (e.type !== EntryType.Normal) throw new ProposalDroppedError('unsupported-entry-type');
+    if (e.data.length > r.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
   }
   if (!r.appendEntry(m.entries)) throw new ProposalDroppedError('uncommitted-size-limit');
-  bcastAppend(r);
+  // Batched: the MsgApps leave with the next Ready (RawNode flushes them).
+  r.appendsPending = true;
 }
 
 function handleHeartbeatResponse(r: Raft, pr: Progress, m: Message): void {

@@ -25,6 +25,8 @@ export class ProgressTracker {
   private readonly votes = new Map<NodeId, boolean>();
   /** Every tracked id, ascending: the deterministic order of broadcasts. */
   ids: NodeId[] = [];
+  /** Progress of ids[i]. */
+  private byPosition: Progress[] = [];
   private incoming: Progress[] = [];
   private outgoing: Progress[] = [];
   private readonly scratch: Index[] = [];
@@ -57,6 +59,7 @@ export class ProgressTracker {
       }
     }
     this.ids = all;
+    this.byPosition = all.map((id) => this.progress.get(id)!);
     this.incoming = this.config.voters[0].map((id) => this.progress.get(id)!);
     this.outgoing = this.config.voters[1].map((id) => this.progress.get(id)!);
   }
@@ -89,7 +92,7 @@ export class ProgressTracker {
 
   private committedOf(voters: readonly Progress[]): Index {
     const acked = this.acked;
-    acked.length = voters.length;
+    if (acked.length !== voters.length) acked.length = voters.length;
     for (let i = 0; i < voters.length; i++) acked[i] = voters[i]!.match;
     return majorityCommittedIndex(acked, this.scratch);
   }
@@ -134,11 +137,17 @@ export class ProgressTracker {
   }
 
   get(id: NodeId): Progress | undefined {
+    // Clusters are small: a scan of the id array beats hashing a bigint.
+    const ids = this.ids;
+    if (ids.length <= 16) {
+      for (let i = 0; i < ids.length; i++) if (ids[i] === id) return this.byPosition[i];
+      return undefined;
+    }
     return this.progress.get(id);
   }
 
   mustGet(id: NodeId): Progress {
-    const pr = this.progress.get(id);
+    const pr = this.get(id);
     assert(pr !== undefined, `no progress for ${id}`);
     return pr;
   }

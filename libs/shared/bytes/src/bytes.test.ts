@@ -20,7 +20,19 @@ describe('compareBytes', () => {
   });
 });
 
+/** A Uint8Array whose slice is a view, as Node's Buffer.slice is. */
+function viewSlicing(bytes: Uint8Array): Uint8Array {
+  return Object.assign(bytes, { slice: (start?: number, end?: number) => bytes.subarray(start, end) });
+}
+
 describe('prefixRangeEnd', () => {
+  it('never writes into its argument, even when slice() returns a view (Node Buffers)', () => {
+    const prefix = viewSlicing(utf8('foo'));
+    expect(prefix.slice(0, 1).buffer).toBe(prefix.buffer); // the double really slices as a view
+    expect(fromUtf8(prefixRangeEnd(prefix))).toBe('fop');
+    expect(fromUtf8(prefix)).toBe('foo');
+  });
+
   it('matches etcd GetPrefixRangeEnd examples', () => {
     expect(fromUtf8(prefixRangeEnd(utf8('foo')))).toBe('fop');
     expect(toHex(prefixRangeEnd(new Uint8Array([0x61, 0xff])))).toBe('62');

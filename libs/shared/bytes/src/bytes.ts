@@ -76,11 +76,13 @@ export function fromHex(hex: string): Uint8Array {
  * The smallest key greater than every key with this prefix (etcd's `GetPrefixRangeEnd`):
  * increment the last byte below 0xff and cut after it; an all-0xff (or empty) prefix has no
  * such key, which etcd writes as the single byte 0x00 ("to the end of the key space").
+ * Always a fresh array: `prefix` may be a Node Buffer, whose `slice` is a view, not a copy.
  */
 export function prefixRangeEnd(prefix: Uint8Array): Uint8Array {
   for (let i = prefix.length - 1; i >= 0; i--) {
     if (prefix[i]! < 0xff) {
-      const end = prefix.slice(0, i + 1);
+      const end = new Uint8Array(i + 1);
+      end.set(prefix.subarray(0, i + 1));
       end[i] = prefix[i]! + 1;
       return end;
     }

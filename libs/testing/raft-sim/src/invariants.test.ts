@@ -114,6 +114,22 @@ describe('SimDisk', () => {
     expect(disk.durable.hardState.term).toBe(1);
   });
 
+  it('a leader snapshot, its entries and its HardState survive a crash together or not at all', () => {
+    const disk = new SimDisk();
+    disk.writeEntries([e(1, 1)]);
+    disk.writeHardState({ term: 1, vote: 1n, commit: 1 });
+    disk.sync();
+    const snapshot = { data: new Uint8Array(), metadata: { index: 5, term: 2, confState: { voters: [1n], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } } };
+    disk.writeInstall(snapshot, [e(6, 2)], { term: 2, vote: 0n, commit: 6 });
+    disk.writeHardState({ term: 2, vote: 0n, commit: 6 });
+    disk.crash({ nextInt: () => 0, nextFloat: () => 0, nextUint32: () => 0 }, 'random-prefix');
+    expect([disk.durable.snapshot, disk.durable.hardState.commit]).toEqual([undefined, 1]);
+    disk.writeInstall(snapshot, [e(6, 2)], { term: 2, vote: 0n, commit: 6 });
+    disk.writeHardState({ term: 2, vote: 0n, commit: 6 });
+    disk.crash({ nextInt: () => 1, nextFloat: () => 0, nextUint32: () => 0 }, 'random-prefix');
+    expect([disk.durable.snapshot?.metadata.index, disk.durable.entries.map((x) => x.index), disk.durable.hardState.commit]).toEqual([5, [6], 6]);
+  });
+
   it('overwrites a suffix, installs leader snapshots, and compacts behind its own snapshots', () => {
     const disk = new SimDisk();
     disk.writeEntries([e(1, 1), e(2, 1), e(3, 1)]);
@@ -126,9 +142,10 @@ describe('SimDisk', () => {
     expect(disk.durablyHolds(1, 1)).toBe(true);
     expect(disk.durablyHolds(2, 2)).toBe(true);
     expect(disk.durablyHolds(2, 1)).toBe(false);
-    disk.writeSnapshot({ ...snapshot, metadata: { ...snapshot.metadata, index: 9, term: 3 } });
+    disk.writeInstall({ ...snapshot, metadata: { ...snapshot.metadata, index: 9, term: 3 } }, [e(10, 3)], { term: 3, vote: 2n, commit: 9 });
     disk.sync();
-    expect(disk.durable.entries).toEqual([]);
+    expect(disk.durable.entries.map((x) => x.index)).toEqual([10]);
+    expect(disk.durable.hardState.commit).toBe(9);
     expect(disk.durablyHolds(9, 3)).toBe(true);
   });
 });

@@ -21,7 +21,7 @@ const HUNTS: Record<RaftMutation, { profile: SimProfile; maxSeeds: number }> = {
   'read-index-without-heartbeat': { profile: CHAOS_PROFILE, maxSeeds: 100 },
   'accept-stale-term-append': { profile: CHAOS_PROFILE, maxSeeds: 300 },
   // Figure 8 needs leaders dying while they catch followers up one entry at a time.
-  'commit-prior-term-by-counting': { profile: FIGURE8_PROFILE, maxSeeds: 400 },
+  'commit-prior-term-by-counting': { profile: FIGURE8_PROFILE, maxSeeds: 300 },
 };
 
 /** What caught a run: its first safety violation, or a non-linearizable history. */

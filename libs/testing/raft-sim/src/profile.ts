@@ -36,6 +36,8 @@ export interface SimProfile {
       readonly minStableTicks: number;
     };
   };
+  /** Per tick: chance that the leader is asked to hand leadership to a random other node. */
+  readonly leaderTransferProbability: number;
   readonly crashes: {
     /** Per tick per live node. */
     readonly probability: number;
@@ -110,10 +112,11 @@ export const CHAOS_PROFILE: SimProfile = {
     clogs: { probability: 0.002, minTicks: 20, maxTicks: 120 },
     partitions: { startProbability: 0.01, healProbability: 0.01, minStableTicks: 50 },
   },
+  leaderTransferProbability: 0.001,
   crashes: { probability: 0.002, leaderProbability: 0, minUpTicks: 50, minDownTicks: 5, maxDownTicks: 200, loss: 'random-prefix' },
   disk: { minSyncTicks: 0, maxSyncTicks: 2, slowProbability: 0.05, slowSyncTicks: 25 },
   workload: { clients: 5, keys: 3, readRatio: 0.4, casRatio: 0.3, opTimeoutTicks: 80, maxThinkTicks: 10 },
-  snapshots: { everyEntries: 100, catchUpEntries: 20 },
+  snapshots: { everyEntries: 40, catchUpEntries: 10 },
   liveness: { leaderWithinTicks: 10 * 2 * ELECTION_TICKS, convergeWithinTicks: 2_000 },
   mutations: [],
 };
@@ -130,6 +133,7 @@ export const CALM_PROFILE: SimProfile = {
     partitions: { ...CHAOS_PROFILE.network.partitions, startProbability: 0 },
   },
   crashes: { ...CHAOS_PROFILE.crashes, probability: 0 },
+  leaderTransferProbability: 0,
   disk: { ...CHAOS_PROFILE.disk, slowProbability: 0 },
 };
 
@@ -142,7 +146,8 @@ export const LOSSY_PROFILE: SimProfile = {
 
 /**
  * Figure 8 of the Raft paper needs leaders that die while catching followers up entry by entry:
- * 3 nodes, 30% drops, one entry per MsgApp, and leaders crashing often.
+ * 3 nodes, 30% drops, one entry per MsgApp, leaders crashing 5% of their ticks (after 5 ticks up,
+ * back within 40), no leader transfers.
  */
 export const FIGURE8_PROFILE: SimProfile = {
   ...CHAOS_PROFILE,
@@ -151,7 +156,8 @@ export const FIGURE8_PROFILE: SimProfile = {
   ticks: 5_000,
   raft: { ...CHAOS_PROFILE.raft, maxMessageBytes: 0 },
   network: { ...CHAOS_PROFILE.network, dropRate: 0.3 },
-  crashes: { ...CHAOS_PROFILE.crashes, leaderProbability: 0.02, minUpTicks: 10, maxDownTicks: 80 },
+  leaderTransferProbability: 0,
+  crashes: { ...CHAOS_PROFILE.crashes, leaderProbability: 0.05, minUpTicks: 5, maxDownTicks: 40 },
 };
 
 export const PROFILES: Readonly<Record<string, SimProfile>> = {

@@ -20,7 +20,7 @@ export interface SeedsSummary {
   /** Seeds whose history the checker proved linearizable. */
   readonly linearizable: number;
   readonly operations: { readonly completed: number; readonly unknown: number; readonly refused: number };
-  readonly faults: { readonly crashes: number; readonly partitions: number; readonly clogs: number; readonly messagesLost: number };
+  readonly faults: { readonly crashes: number; readonly partitions: number; readonly clogs: number; readonly messagesLost: number; readonly leaderTransfers: number; readonly snapshotsInstalled: number };
   /** Ticks from healing to a stable leader, per seed that got one. */
   readonly leaderAfterHealTicks: readonly number[];
   readonly convergedAfterHealTicks: readonly number[];
@@ -36,7 +36,7 @@ export function runSeeds(profile: SimProfile, seeds: readonly number[], options:
   const failures: SeedFailure[] = [];
   let linearizable = 0;
   const ops = { completed: 0, unknown: 0, refused: 0 };
-  const faults = { crashes: 0, partitions: 0, clogs: 0, messagesLost: 0 };
+  const faults = { crashes: 0, partitions: 0, clogs: 0, messagesLost: 0, leaderTransfers: 0, snapshotsInstalled: 0 };
   const leaderAfterHealTicks: number[] = [];
   const convergedAfterHealTicks: number[] = [];
   for (const seed of seeds) {
@@ -51,6 +51,8 @@ export function runSeeds(profile: SimProfile, seeds: readonly number[], options:
     faults.partitions += r.stats.partitions;
     faults.clogs += r.stats.clogs;
     faults.messagesLost += r.stats.messagesLost;
+    faults.leaderTransfers += r.stats.leaderTransfers;
+    faults.snapshotsInstalled += r.stats.snapshotsInstalled;
     if (r.stats.leaderAfterHealTicks !== undefined) leaderAfterHealTicks.push(r.stats.leaderAfterHealTicks);
     if (r.stats.convergedAfterHealTicks !== undefined) convergedAfterHealTicks.push(r.stats.convergedAfterHealTicks);
   }

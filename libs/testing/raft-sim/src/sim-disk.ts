@@ -13,7 +13,7 @@ export interface DurableImage {
 type PendingWrite =
   | { readonly kind: 'entries'; readonly entries: readonly Entry[] }
   | { readonly kind: 'hardState'; readonly hardState: HardState }
-  | { readonly kind: 'snapshot'; readonly snapshot: Snapshot };
+  | { readonly kind: 'install'; readonly snapshot: Snapshot; readonly entries: readonly Entry[]; readonly hardState: HardState | undefined };
 
 /** How a crash treats writes that were issued but not fsynced. */
 export type CrashLoss = 'all' | 'random-prefix';
@@ -36,9 +36,15 @@ export class SimDisk {
     this.pending.push({ kind: 'hardState', hardState });
   }
 
-  /** A snapshot received from the leader: replaces the whole log. */
-  writeSnapshot(snapshot: Snapshot): void {
-    this.pending.push({ kind: 'snapshot', snapshot });
+  /**
+   * A Ready carrying a snapshot received from the leader, with its entries and HardState, as one
+   * write: after a crash either all of it is durable or none. This is etcd's boot rule (a
+   * snapshot newer than the durable HardState's commit index is not used; the WAL records of the
+   * same save precede that HardState) expressed as atomicity: a snapshot without the HardState
+   * that commits it would leave a node that cannot start (commit below its snapshot).
+   */
+  writeInstall(snapshot: Snapshot, entries: readonly Entry[], hardState: HardState | undefined): void {
+    this.pending.push({ kind: 'install', snapshot, entries, hardState });
   }
 
   hasPending(): boolean {
@@ -76,18 +82,25 @@ export class SimDisk {
     const d = this.durable;
     if (w.kind === 'hardState') {
       d.hardState = w.hardState;
-    } else if (w.kind === 'snapshot') {
+    } else if (w.kind === 'install') {
       d.snapshot = w.snapshot;
       d.entries = [];
+      this.appendDurably(w.entries);
+      if (w.hardState !== undefined) d.hardState = w.hardState;
     } else {
-      const snapIndex = d.snapshot?.metadata.index ?? 0;
-      const fresh = w.entries.filter((e) => e.index > snapIndex);
-      if (fresh.length === 0) return;
-      const from = fresh[0]!.index;
-      const base = d.entries.length === 0 ? snapIndex + 1 : d.entries[0]!.index;
-      const keep = Math.max(0, Math.min(d.entries.length, from - base));
-      d.entries = d.entries.slice(0, keep).concat(fresh);
+      this.appendDurably(w.entries);
     }
+  }
+
+  private appendDurably(entries: readonly Entry[]): void {
+    const d = this.durable;
+    const snapIndex = d.snapshot?.metadata.index ?? 0;
+    const fresh = entries.filter((e) => e.index > snapIndex);
+    if (fresh.length === 0) return;
+    const from = fresh[0]!.index;
+    const base = d.entries.length === 0 ? snapIndex + 1 : d.entries[0]!.index;
+    const keep = Math.max(0, Math.min(d.entries.length, from - base));
+    d.entries = d.entries.slice(0, keep).concat(fresh);
   }
 
   /** Term of `index` in the durable image (snapshot included), undefined if absent. */

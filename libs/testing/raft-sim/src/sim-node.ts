@@ -22,6 +22,7 @@ export interface SimHost {
   onWriteApplied(node: SimNode, cmd: KvCommand, result: KvApplyResult, index: number): void;
   onReadReady(node: SimNode, context: string, readIndex: number): void;
   onCoreError(node: SimNode, error: unknown): void;
+  onSnapshotInstalled(node: SimNode): void;
 }
 
 interface InFlightReady {
@@ -46,6 +47,8 @@ export class SimNode {
   readonly disk = new SimDisk();
   appliedIndex = 0;
   role: Role = Role.Follower;
+  /** Slow fsyncs are a fault: off in the liveness phase. */
+  slowDisksEnabled = true;
   private inFlight: InFlightReady | undefined;
   private pendingReads: { index: number; context: string }[] = [];
   private readonly diskRng: Rng;
@@ -136,6 +139,10 @@ export class SimNode {
     if (this.guarded((n) => n.reportSnapshot(to, ok))) this.pump();
   }
 
+  transferLeader(to: NodeId): void {
+    if (this.guarded((n) => n.transferLeader(to))) this.pump();
+  }
+
   reportUnreachable(to: NodeId): void {
     this.guarded((n) => n.reportUnreachable(to));
   }
@@ -149,9 +156,12 @@ export class SimNode {
       // A leader sends at once, in parallel with its own fsync (thesis §10.2.1).
       const sentEarly = this.role === Role.Leader;
       if (sentEarly) for (const m of rd.messages) this.host.send(this, m);
-      if (rd.snapshot !== undefined) this.disk.writeSnapshot(rd.snapshot);
-      this.disk.writeEntries(rd.entries);
-      if (rd.hardState !== undefined) this.disk.writeHardState(rd.hardState);
+      if (rd.snapshot !== undefined) {
+        this.disk.writeInstall(rd.snapshot, rd.entries, rd.hardState);
+      } else {
+        this.disk.writeEntries(rd.entries);
+        if (rd.hardState !== undefined) this.disk.writeHardState(rd.hardState);
+      }
       const needsSync = rd.mustSync || rd.snapshot !== undefined;
       const latency = needsSync ? this.syncLatency() : 0;
       if (latency === 0) {
@@ -165,7 +175,7 @@ export class SimNode {
 
   private syncLatency(): number {
     const d = this.host.profile.disk;
-    if (d.slowProbability > 0 && this.diskRng.nextFloat() < d.slowProbability) return d.slowSyncTicks;
+    if (this.slowDisksEnabled && d.slowProbability > 0 && this.diskRng.nextFloat() < d.slowProbability) return d.slowSyncTicks;
     return d.minSyncTicks + this.diskRng.nextInt(d.maxSyncTicks - d.minSyncTicks + 1);
   }
 
@@ -187,7 +197,10 @@ export class SimNode {
     // From here on the node acts on this HardState (its messages go out): record its vote.
     if (rd.hardState !== undefined) this.host.checker.onHardState(this.id, rd.hardState);
     if (!sentEarly) for (const m of rd.messages) this.host.send(this, m);
-    if (rd.snapshot !== undefined) this.applySnapshot(rd.snapshot);
+    if (rd.snapshot !== undefined) {
+      this.applySnapshot(rd.snapshot);
+      this.host.onSnapshotInstalled(this);
+    }
     for (const e of rd.committedEntries) this.apply(e);
     for (const rs of rd.readStates) this.pendingReads.push({ index: rs.index, context: fromUtf8(rs.context) });
     this.serveReads();

@@ -28,6 +28,8 @@ export interface SimStats {
   crashes: number;
   partitions: number;
   clogs: number;
+  leaderTransfers: number;
+  snapshotsInstalled: number;
   leaderTerms: number;
   finalCommitIndex: number;
   opsCompleted: number;
@@ -95,6 +97,8 @@ export class Simulation implements SimHost, WorkloadHost {
     crashes: 0,
     partitions: 0,
     clogs: 0,
+    leaderTransfers: 0,
+    snapshotsInstalled: 0,
     leaderTerms: 0,
     finalCommitIndex: 0,
     opsCompleted: 0,
@@ -164,6 +168,10 @@ export class Simulation implements SimHost, WorkloadHost {
     this.workload.onReadReady(node, context, readIndex);
   }
 
+  onSnapshotInstalled(): void {
+    this.stats.snapshotsInstalled++;
+  }
+
   onStaleRead(detail: string): void {
     if (this.options.linearizabilityOnlyForReads !== true) this.checker.fail('stale-read', detail);
   }
@@ -219,6 +227,7 @@ export class Simulation implements SimHost, WorkloadHost {
       if (change === 'clog') this.stats.clogs++;
       else if (change !== 'healed') this.stats.partitions++;
     }
+    if (this.crashesEnabled && this.faultRng.nextFloat() < this.profile.leaderTransferProbability) this.requestTransfer();
     const c = this.profile.crashes;
     for (const node of this.simNodes) {
       if (node.up) {
@@ -235,6 +244,17 @@ export class Simulation implements SimHost, WorkloadHost {
         this.afterEvent(node);
       }
     }
+  }
+
+  private requestTransfer(): void {
+    const leader = this.simNodes.find((n) => n.up && n.role === Role.Leader);
+    if (leader === undefined) return;
+    const others = this.simNodes.filter((n) => n !== leader);
+    const target = others[this.faultRng.nextInt(others.length)]!;
+    this.stats.leaderTransfers++;
+    this.trace.add(3000 + Number(target.id));
+    leader.transferLeader(target.id);
+    this.afterEvent(leader);
   }
 
   /** One tick: faults, due events, every node's tick, clients. */
@@ -288,6 +308,7 @@ export class Simulation implements SimHost, WorkloadHost {
     const { leaderWithinTicks, convergeWithinTicks } = this.profile.liveness;
     this.network.disableFaults();
     this.crashesEnabled = false;
+    for (const node of this.simNodes) node.slowDisksEnabled = false;
     for (const node of this.simNodes) if (!node.up && node.downUntil !== Number.POSITIVE_INFINITY) node.restart(this.clock);
     this.workload.stop();
     const healedAt = this.clock;

@@ -8,7 +8,7 @@ import { buildCustomFilters } from './custom-filters';
 import { resolveExtensionProviders } from './ext-authz';
 import { buildLocalRbac, httpRbacFilter, networkRbacFilter, shadowRulesStatPrefix } from './local-filters';
 import { selectAuthorizationPolicies, type SelectedPolicies } from './policy-selection';
-import type { RuleSetContext } from './rule-set';
+import type { PolicyTranslationCache, RuleSetContext } from './rule-set';
 import type { TrustDomainBundle } from './trust-domain';
 
 /** Which builders run: istiod's golden tests build CUSTOM and local actions separately. */
@@ -25,6 +25,8 @@ export interface AuthzBuildInput {
   readonly untranslatable: UntranslatableRuleMode;
   readonly defaultNamespace: string;
   readonly scope: BuilderScope;
+  /** Reuse translations across workloads (see {@link PolicyTranslationCache}). */
+  readonly cache?: PolicyTranslationCache;
 }
 
 /** The authorization filters of one workload. */
@@ -39,7 +41,7 @@ export function buildAuthorizationFilters(input: AuthzBuildInput, sink: Diagnost
   const selected = selectAuthorizationPolicies(input.policies, input.workload, input.mesh.rootNamespace, input.defaultNamespace, sink);
   const providers = selected.custom.length > 0 ? resolveExtensionProviders(input.mesh.extensionProviders, input.services) : new Map();
   const build = (forTcp: boolean): Array<HttpFilter | NetworkFilter> => {
-    const context: RuleSetContext = { forTcp, bundle: input.bundle, useFilterState: input.useFilterState, untranslatable: input.untranslatable, sink };
+    const context: RuleSetContext = { forTcp, bundle: input.bundle, useFilterState: input.useFilterState, untranslatable: input.untranslatable, sink, ...(input.cache !== undefined ? { cache: input.cache } : {}) };
     const custom = input.scope === 'local' ? [] : buildCustomFilters(selected.custom, providers, input.mesh.enableMultipleCustomAuthzProviders, context);
     const local =
       input.scope === 'custom'

@@ -25,6 +25,32 @@ export interface RuleSetContext {
   readonly useFilterState: boolean;
   readonly untranslatable: UntranslatableRuleMode;
   readonly sink: DiagnosticSink;
+  readonly cache?: PolicyTranslationCache;
+}
+
+/**
+ * Translations of policies, reusable across workloads: a policy's Envoy policies depend only on
+ * the policy and the build settings, never on the workload. Keyed by policy object identity.
+ */
+export class PolicyTranslationCache {
+  private readonly entries = new WeakMap<object, Map<string, { named: NamedPolicies; diagnostics: DiagnosticSink }>>();
+
+  /** The cached translation, or a fresh one (stored) from `build`. */
+  translate(policy: object, key: string, sink: DiagnosticSink, build: (sink: DiagnosticSink) => NamedPolicies): NamedPolicies {
+    let byKey = this.entries.get(policy);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.entries.set(policy, byKey);
+    }
+    let entry = byKey.get(key);
+    if (entry === undefined) {
+      const diagnostics: DiagnosticSink = [];
+      entry = { named: build(diagnostics), diagnostics };
+      byKey.set(key, entry);
+    }
+    sink.push(...entry.diagnostics);
+    return entry.named;
+  }
 }
 
 /** Envoy policy matching every request or connection. */
@@ -58,14 +84,33 @@ function reportProblem(problem: GenerationProblem, action: BuildAction, dropped:
   context.sink.push({ code: 'COMPILE_INVALID_VALUE', severity: 'error', resource, path: problem.path, message: `${problem.failure.message}; ${effect}` });
 }
 
+/** One diagnostic per rule for the HTTP-only values left out on a TCP filter, located at the first one. */
+function reportWidened(problems: readonly GenerationProblem[], rulePath: string, action: BuildAction, selected: SelectedPolicy, context: RuleSetContext): void {
+  const fields = [...new Set(problems.map((p) => p.path.replace(/\[\d+\]$/u, '').slice(rulePath.length + 1)))];
+  context.sink.push({
+    code: 'COMPILE_TCP_RULE_WIDENED',
+    severity: 'warning',
+    resource: resourceOf(selected),
+    path: problems[0]?.path ?? rulePath,
+    message: `${action} rule widened on the TCP filter: HTTP-only ${fields.join(', ')} ignored`,
+  });
+}
+
 /** The fail-closed stand-in for a rule istiod would skip, or undefined to skip it too. */
 function untranslatableStandIn(action: BuildAction, context: RuleSetContext): Policy | undefined {
   if (context.untranslatable === 'istiod') return undefined;
   return action === 'DENY' || action === 'CUSTOM' ? MATCH_ALL_POLICY : undefined;
 }
 
-/** Builds the named policies of `selected` for one action and filter type. */
+/** Builds the named policies of `selected` for one action and filter type (cached when a cache is given). */
 export function buildNamedPolicies(selected: SelectedPolicy, action: BuildAction, customProvider: string | undefined, context: RuleSetContext): NamedPolicies {
+  if (context.cache === undefined) return translatePolicy(selected, action, customProvider, context);
+  const key = [context.forTcp, action, customProvider ?? '', selected.namespace, context.bundle.join(','), context.useFilterState, context.untranslatable].join('|');
+  const named = context.cache.translate(selected.policy, key, context.sink, (sink) => translatePolicy(selected, action, customProvider, { ...context, sink }));
+  return { ...named, source: selected };
+}
+
+function translatePolicy(selected: SelectedPolicy, action: BuildAction, customProvider: string | undefined, context: RuleSetContext): NamedPolicies {
   const rules = selected.policy.spec.rules ?? [];
   const out: Array<readonly [string, Policy]> = [];
   const generatorContext: GeneratorContext = { forTcp: context.forTcp, policyNamespace: selected.namespace, useFilterState: context.useFilterState };
@@ -98,7 +143,9 @@ export function buildNamedPolicies(selected: SelectedPolicy, action: BuildAction
       reportProblem(generated.problem, action, true, selected, context);
       return;
     }
-    for (const problem of generated.ignored) reportProblem(problem, action, false, selected, context);
+    const httpOnly = generated.ignored.filter((p) => p.failure.httpOnly);
+    if (httpOnly.length > 0) reportWidened(httpOnly, `spec.rules[${index}]`, action, selected, context);
+    for (const problem of generated.ignored) if (!problem.failure.httpOnly) reportProblem(problem, action, false, selected, context);
     out.push([name, generated.policy]);
   });
   return { source: selected, policies: out };
@@ -108,7 +155,7 @@ export function buildNamedPolicies(selected: SelectedPolicy, action: BuildAction
 export function dedupeDiagnostics(sink: DiagnosticSink): DiagnosticSink {
   const seen = new Set<string>();
   return sink.filter((d) => {
-    const key = JSON.stringify([d.code, d.severity, d.resource, d.path, d.message]);
+    const key = [d.code, d.severity, d.resource?.kind, d.resource?.namespace, d.resource?.name, d.path, d.message].join('\u0000');
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

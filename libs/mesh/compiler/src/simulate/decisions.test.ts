@@ -60,6 +60,7 @@ const CASES: DecisionCase[] = [
   { name: '58: ipBlocks checks the direct peer', policies: allow('  rules:\n  - from:\n    - source:\n        ipBlocks: ["10.0.0.0/8"]'), traffic: http({}, { sourceIp: '10.1.2.3' }), outcome: 'allowed' },
   { name: '58: ... not the original client behind a proxy', policies: allow('  rules:\n  - from:\n    - source:\n        ipBlocks: ["10.0.0.0/8"]'), traffic: http({}, { sourceIp: '192.168.0.1', remoteIp: '10.1.2.3' }), outcome: 'denied' },
   { name: '58: remoteIpBlocks checks the original client', policies: allow('  rules:\n  - from:\n    - source:\n        remoteIpBlocks: ["10.0.0.0/8"]'), traffic: http({}, { sourceIp: '192.168.0.1', remoteIp: '10.1.2.3' }), outcome: 'allowed' },
+  { name: 'remoteIpBlocks read the rightmost x-forwarded-for entry', policies: allow('  rules:\n  - from:\n    - source:\n        remoteIpBlocks: ["10.0.0.0/8"]'), traffic: http({ headers: { 'x-forwarded-for': '1.1.1.1, 10.1.2.3' } }, { sourceIp: '192.168.0.1' }), outcome: 'allowed' },
   { name: '59: AUDIT never rejects', policies: policyYaml('audit', '  action: AUDIT\n  rules:\n  - {}'), traffic: http({}), outcome: 'allowed' },
   { name: 'connection.sni on TCP with app TLS', policies: allow('  rules:\n  - when:\n    - key: connection.sni\n      values: ["*.svc"]'), traffic: { port: 9000, transport: 'tls', sni: 'db.svc' }, outcome: 'allowed' },
   { name: 'destination.ip', policies: allow('  rules:\n  - when:\n    - key: destination.ip\n      values: ["10.0.0.0/24"]'), traffic: http({}, { destinationIp: '10.0.0.9' }), outcome: 'allowed' },
@@ -109,5 +110,21 @@ describe('CUSTOM (ext_authz)', () => {
     expect(result.outcome).toBe('denied');
     expect(result.decision.policy).toBe('istio-ext-authz-MyAuthz-ns[foo]-policy[ext]-rule[0]-deny-due-to-bad-CUSTOM-action');
     expect(simulate(config, http({ path: '/public' })).outcome).toBe('allowed');
+  });
+
+  it('with PILOT_ENABLE_MULTIPLE_CUSTOM_AUTHZ_PROVIDERS each provider gets its pair, enabled by its own mark', () => {
+    const two: ExtensionProvider[] = [
+      { name: 'foo', envoyExtAuthzGrpc: { service: 'authz.foo.svc.cluster.local', port: 9000 } },
+      { name: 'foo-bar', envoyExtAuthzGrpc: { service: 'authz.foo.svc.cluster.local', port: 9001 } },
+    ];
+    const yaml =
+      policyYaml('a', '  action: CUSTOM\n  provider:\n    name: foo\n  rules:\n  - to:\n    - operation:\n        paths: ["/a"]') +
+      policyYaml('b', '  action: CUSTOM\n  provider:\n    name: foo-bar\n  rules:\n  - to:\n    - operation:\n        paths: ["/b"]');
+    const config = compileYaml(yaml, HTTPBIN, { extensionProviders: two, enableMultipleCustomAuthzProviders: true }, { services: [{ hostname: 'authz.foo.svc.cluster.local', namespace: 'foo' }] });
+    expect(config.httpFilters.map((f) => f.name)).toEqual(['envoy.filters.http.rbac', 'envoy.filters.http.ext_authz', 'envoy.filters.http.rbac', 'envoy.filters.http.ext_authz']);
+    const toB = simulate(config, http({ path: '/b' }));
+    expect(toB.filters.filter((f) => f.extAuthz !== undefined).map((f) => f.extAuthz?.enabled)).toEqual([false, true]);
+    const toA = simulate(config, http({ path: '/a' }));
+    expect(toA.filters.filter((f) => f.extAuthz !== undefined).map((f) => f.extAuthz?.enabled)).toEqual([true, false]);
   });
 });

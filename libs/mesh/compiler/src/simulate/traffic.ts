@@ -40,7 +40,7 @@ export interface SimulatedTraffic {
   /** Explicit client certificate; `null` sends none. Overrides `sourcePrincipal`. */
   readonly peerCertificate?: SimulatedCertificate | null;
   readonly sourceIp?: string;
-  /** Original client address (XFF / proxy protocol); defaults to `sourceIp`. */
+  /** Original client address; defaults to the rightmost x-forwarded-for entry (HTTP), else `sourceIp`. */
   readonly remoteIp?: string;
   readonly destinationIp?: string;
   readonly sni?: string;

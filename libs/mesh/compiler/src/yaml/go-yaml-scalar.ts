@@ -92,57 +92,63 @@ function isBlank(char: string | undefined): boolean {
   return char === ' ' || char === '\t';
 }
 
-/** Port of `yaml_emitter_analyze_scalar`: which styles a value may be written in. */
-export function analyzeScalar(text: string): ScalarAnalysis {
-  if (text === '') return { multiline: false, flowPlainAllowed: false, blockPlainAllowed: true, singleQuotedAllowed: true };
-  const chars = Array.from(text);
-  let blockIndicators = text.startsWith('---') || text.startsWith('...');
-  let flowIndicators = blockIndicators;
-  let lineBreaks = false;
-  let special = false;
-  let leadingSpace = false;
-  let leadingBreak = false;
-  let trailingSpace = false;
-  let trailingBreak = false;
-  let breakSpace = false;
-  let spaceBreak = false;
+/** The indicator part of go-yaml's scalar analysis: characters that end a plain scalar. */
+function indicators(chars: readonly string[]): { flow: boolean; block: boolean } {
+  const text = chars.join('');
+  let block = text.startsWith('---') || text.startsWith('...');
+  let flow = block;
   let precededByWhitespace = true;
-  let previousSpace = false;
-  let previousBreak = false;
   chars.forEach((char, i) => {
     const next = chars[i + 1];
     const followedByWhitespace = next === undefined || isBlank(next);
     if (i === 0) {
       if ('#,[]{}&*!|>\'"%@`'.includes(char)) {
-        flowIndicators = true;
-        blockIndicators = true;
+        flow = true;
+        block = true;
       } else if (char === '?' || char === ':') {
-        flowIndicators = true;
-        if (followedByWhitespace) blockIndicators = true;
+        flow = true;
+        if (followedByWhitespace) block = true;
       } else if (char === '-' && followedByWhitespace) {
-        flowIndicators = true;
-        blockIndicators = true;
+        flow = true;
+        block = true;
       }
     } else if (',?[]{}'.includes(char)) {
-      flowIndicators = true;
+      flow = true;
     } else if (char === ':') {
-      flowIndicators = true;
-      if (followedByWhitespace) blockIndicators = true;
+      flow = true;
+      if (followedByWhitespace) block = true;
     } else if (char === '#' && precededByWhitespace) {
-      flowIndicators = true;
-      blockIndicators = true;
+      flow = true;
+      block = true;
     }
+    precededByWhitespace = isBlank(char) || isBreak(char);
+  });
+  return { flow, block };
+}
+
+/** Port of `yaml_emitter_analyze_scalar`: which styles a value may be written in. */
+export function analyzeScalar(text: string): ScalarAnalysis {
+  if (text === '') return { multiline: false, flowPlainAllowed: false, blockPlainAllowed: true, singleQuotedAllowed: true };
+  const chars = Array.from(text);
+  const { flow: flowIndicators, block: blockIndicators } = indicators(chars);
+  let lineBreaks = false;
+  let special = false;
+  let leadingOrTrailing = false;
+  let breakSpace = false;
+  let spaceBreak = false;
+  let previousSpace = false;
+  let previousBreak = false;
+  chars.forEach((char, i) => {
     if (!isPrintable(char.codePointAt(0) ?? 0)) special = true;
+    const edge = i === 0 || i === chars.length - 1;
     if (char === ' ') {
-      if (i === 0) leadingSpace = true;
-      if (i === chars.length - 1) trailingSpace = true;
+      if (edge) leadingOrTrailing = true;
       if (previousBreak) breakSpace = true;
       previousSpace = true;
       previousBreak = false;
     } else if (isBreak(char)) {
       lineBreaks = true;
-      if (i === 0) leadingBreak = true;
-      if (i === chars.length - 1) trailingBreak = true;
+      if (edge) leadingOrTrailing = true;
       if (previousSpace) spaceBreak = true;
       previousSpace = false;
       previousBreak = true;
@@ -150,24 +156,14 @@ export function analyzeScalar(text: string): ScalarAnalysis {
       previousSpace = false;
       previousBreak = false;
     }
-    precededByWhitespace = isBlank(char) || isBreak(char);
   });
-  let flowPlain = true;
-  let blockPlain = true;
-  let single = true;
-  if (leadingSpace || leadingBreak || trailingSpace || trailingBreak || breakSpace || lineBreaks) {
-    flowPlain = false;
-    blockPlain = false;
-  }
-  if (breakSpace) single = false;
-  if (spaceBreak || special) {
-    flowPlain = false;
-    blockPlain = false;
-    single = false;
-  }
-  if (flowIndicators) flowPlain = false;
-  if (blockIndicators) blockPlain = false;
-  return { multiline: lineBreaks, flowPlainAllowed: flowPlain, blockPlainAllowed: blockPlain, singleQuotedAllowed: single };
+  const noPlain = leadingOrTrailing || breakSpace || lineBreaks || spaceBreak || special;
+  return {
+    multiline: lineBreaks,
+    flowPlainAllowed: !noPlain && !flowIndicators,
+    blockPlainAllowed: !noPlain && !blockIndicators,
+    singleQuotedAllowed: !breakSpace && !spaceBreak && !special,
+  };
 }
 
 /** Port of `yaml_emitter_select_scalar_style` for block context (the only one istiod's files use). */

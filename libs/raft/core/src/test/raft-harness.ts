@@ -60,6 +60,7 @@ export function newTestRaft(
  * are stepped, other after-append messages become sendable.
  */
 export function advanceMessagesAfterAppend(r: Raft): void {
+  r.flushAppends();
   for (;;) {
     const pending = r.msgsAfterAppend;
     if (pending.length === 0) return;
@@ -74,6 +75,7 @@ export function advanceMessagesAfterAppend(r: Raft): void {
 /** Everything the node wants to send (after pretending its state is persisted); clears the queue. */
 export function readMessages(r: Raft): Message[] {
   advanceMessagesAfterAppend(r);
+  r.flushAppends();
   const out = r.msgs;
   r.msgs = [];
   return out;

@@ -1,0 +1,85 @@
+// etcd's Authenticate (v3_server.go), off the Raft path: read the user and the auth revision R
+// (linearizable), verify the password with bcrypt, read again and retry if R moved — a password
+// change or user delete raced the check — then issue the token. A simple token is assigned by a
+// log entry that may apply after a racing change, so R is read a third time after it; a token
+// issued across a change is never handed out. The plaintext password goes nowhere but bcrypt.
+import type { CredentialChecker, StoredCredential } from '@ward/auth/password-hashing';
+import type { Logger } from '@ward/platform/logging';
+import { wireError } from '@ward/etcd/wire-errors';
+import type { AuthCheck__Output } from '@ward/etcd/proto';
+import type { IssuedToken, TokenIssuer } from './token-issuer';
+
+/** Test hooks: run at fixed points of the loop, so a race can be forced deterministically. */
+export interface AuthenticateHooks {
+  /** After the password matched the state read at `authRevision`, before the re-read. */
+  readonly afterPasswordCheck?: (name: string, authRevision: number) => Promise<void>;
+  /** After a token was issued, before the final revision check (simple tokens). */
+  readonly afterTokenIssued?: (name: string, authRevision: number) => Promise<void>;
+}
+
+export interface AuthenticatorOptions {
+  readonly authCheck: (name: string, signal?: AbortSignal) => Promise<AuthCheck__Output>;
+  readonly checker: CredentialChecker;
+  readonly issuer: TokenIssuer;
+  /** Rounds of the loop at most (each one bcrypt verification). */
+  readonly maxAttemptsCount: number;
+  readonly logger: Logger;
+  readonly hooks?: AuthenticateHooks;
+}
+
+/** What Authenticate produced; `authRevision` is the revision the password was checked at. */
+export interface AuthenticateOutcome {
+  readonly issued: IssuedToken;
+  readonly authRevision: number;
+  readonly attemptsCount: number;
+}
+
+function storedCredential(check: AuthCheck__Output): StoredCredential {
+  if (!check.user_exists) return { kind: 'unknown-user' };
+  if (check.no_password) return { kind: 'no-password' };
+  return { kind: 'password', hash: check.password_hash };
+}
+
+function revisionOf(check: AuthCheck__Output): number {
+  return Number(check.auth_revision);
+}
+
+export class Authenticator {
+  constructor(private readonly options: AuthenticatorOptions) {
+    if (!Number.isSafeInteger(options.maxAttemptsCount) || options.maxAttemptsCount < 1) {
+      throw new TypeError('Authenticator: maxAttemptsCount must be a positive integer');
+    }
+  }
+
+  async authenticate(name: string, password: string, signal?: AbortSignal): Promise<AuthenticateOutcome> {
+    const log = this.options.logger;
+    for (let attempt = 1; attempt <= this.options.maxAttemptsCount; attempt++) {
+      const outcome = await this.attempt(name, password, signal);
+      if (outcome !== undefined) return { ...outcome, attemptsCount: attempt };
+      log.info({ user: name, attempt }, 'revision when password checked became stale; retrying');
+    }
+    log.warn({ user: name, attempts: this.options.maxAttemptsCount }, 'authenticate gave up: the auth revision kept moving');
+    throw wireError('Timeout');
+  }
+
+  /** One round: a token, or undefined when the auth revision moved (retry). */
+  private async attempt(name: string, password: string, signal?: AbortSignal): Promise<Omit<AuthenticateOutcome, 'attemptsCount'> | undefined> {
+    const { authCheck, checker, issuer, hooks } = this.options;
+    const check = await authCheck(name, signal);
+    if (!check.auth_enabled) throw wireError('AuthNotEnabled');
+    const authRevision = revisionOf(check);
+    const outcome = await checker.check(password, storedCredential(check));
+    if (outcome === 'no-password-user') throw wireError('NoPasswordUser');
+    if (outcome === 'malformed-hash') this.options.logger.warn({ user: name }, 'stored password hash is unusable');
+    if (outcome !== 'match') throw wireError('AuthFailed');
+    await hooks?.afterPasswordCheck?.(name, authRevision);
+    const recheck = await authCheck(name, signal);
+    if (!recheck.auth_enabled) throw wireError('AuthNotEnabled');
+    if (revisionOf(recheck) !== authRevision) return undefined;
+    const issued = await issuer.issue(name, authRevision, signal);
+    if (!issuer.recheckAfterIssue) return { issued, authRevision };
+    await hooks?.afterTokenIssued?.(name, authRevision);
+    const final = await authCheck(name, signal);
+    return revisionOf(final) === authRevision ? { issued, authRevision } : undefined;
+  }
+}

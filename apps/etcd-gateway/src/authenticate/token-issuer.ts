@@ -1,0 +1,57 @@
+// Issuing a token once the password checked out: a simple token is assigned through Raft (so every
+// member, hence every gateway, knows it), a JWT is signed here.
+import { generateSimpleTokenPrefix } from '@ward/auth/simple-tokens';
+import { TokenError, type JwtTokenProvider } from '@ward/auth/tokens';
+import type { Rng } from '@ward/shared/clock';
+import { authenticateOperation } from '@ward/etcd/api-mapping';
+import { encodeApplyRequest } from '@ward/etcd/apply';
+import { wireError } from '@ward/etcd/wire-errors';
+import type { RequestIds } from '../requests/request-ids';
+
+/** An issued token: the encoded AuthenticateResponse from the cluster, or a JWT to wrap. */
+export type IssuedToken = { readonly kind: 'response'; readonly bytes: Buffer } | { readonly kind: 'token'; readonly token: string };
+
+export interface TokenIssuer {
+  /**
+   * Whether the auth revision must be read again after issuing: a simple token is assigned when
+   * its entry applies, which may be after a password change; a JWT is signed here and now.
+   */
+  readonly recheckAfterIssue: boolean;
+  issue(name: string, authRevision: number, signal?: AbortSignal): Promise<IssuedToken>;
+}
+
+/** Proposes etcd's `authenticate` with a fresh 16-letter prefix drawn from a strong Rng. */
+export class SimpleTokenIssuer implements TokenIssuer {
+  readonly recheckAfterIssue = true;
+
+  constructor(
+    private readonly propose: (entry: Uint8Array, signal?: AbortSignal) => Promise<Buffer>,
+    private readonly ids: RequestIds,
+    private readonly rng: Rng,
+  ) {}
+
+  async issue(name: string, authRevision: number, signal?: AbortSignal): Promise<IssuedToken> {
+    const entry = encodeApplyRequest({
+      // The revision the password was checked at travels along (etcd's header carries none).
+      header: { id: this.ids.next(), username: '', authRevision },
+      operation: authenticateOperation(name, generateSimpleTokenPrefix(this.rng)),
+    });
+    return { kind: 'response', bytes: await this.propose(entry, signal) };
+  }
+}
+
+/** Signs etcd's `{username, revision, exp}` with the configured key. */
+export class JwtTokenIssuer implements TokenIssuer {
+  readonly recheckAfterIssue = false;
+
+  constructor(private readonly provider: JwtTokenProvider) {}
+
+  async issue(name: string, authRevision: number): Promise<IssuedToken> {
+    try {
+      return { kind: 'token', token: await this.provider.sign({ username: name, revision: authRevision }) };
+    } catch (error) {
+      if (error instanceof TokenError && error.code === 'ERR_AUTH_TOKEN_VERIFY_ONLY') throw wireError('VerifyOnly');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+// The cluster client over real gRPC against applier nodes playing leader, follower, dead and
+// hanging members: leader hints are followed, writes are never sent twice when their outcome is
+// unknown, reads are retried, every loop is bounded.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '@ward/platform/logging';
+import { SeededRng, systemClock } from '@ward/shared/clock';
+import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
+import { isWireError } from '@ward/etcd/wire-errors';
+import { startApplierNode, type ApplierNode } from '../testing/applier-node';
+import { ClusterClient } from './cluster-client';
+
+const nodes: ApplierNode[] = [];
+const clients: ClusterClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await Promise.all(nodes.splice(0).map((node) => node.stop()));
+});
+
+async function node(options: Parameters<typeof startApplierNode>[0] = {}): Promise<ApplierNode> {
+  const started = await startApplierNode(options);
+  nodes.push(started);
+  return started;
+}
+
+function client(endpoints: string[], overrides: { requestTimeoutMs?: number; maxAttemptsCount?: number } = {}): ClusterClient {
+  const created = new ClusterClient({
+    endpoints,
+    requestTimeoutMs: overrides.requestTimeoutMs ?? 5000,
+    resolveTokenTimeoutMs: 1000,
+    retry: { maxAttemptsCount: overrides.maxAttemptsCount ?? 6, baseDelayMs: 5, maxDelayMs: 50 },
+    connection: { maxReceiveBytes: 16 * 1024 * 1024, maxSendBytes: 4 * 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 },
+    clock: systemClock,
+    rng: new SeededRng(3),
+    logger: createLogger({ name: 'test', level: 'silent' }),
+  });
+  clients.push(created);
+  return created;
+}
+
+let nextId = 1n;
+function entry(operation: ApplyOperation): Uint8Array {
+  return encodeApplyRequest({ header: { id: nextId++, username: '', authRevision: 0 }, operation });
+}
+
+const put = (key: string): Uint8Array => entry({ type: 'put', request: { key: Buffer.from(key), value: Buffer.from('v') } });
+const range = (key: string): Uint8Array => entry({ type: 'range', request: { key: Buffer.from(key) } });
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => 'succeeded',
+    (error: unknown) => error,
+  );
+}
+
+describe('ClusterClient', () => {
+  it('follows a NotLeader hint at once, then goes straight to the leader', async () => {
+    const leader = await node();
+    const follower = await node({ notLeader: leader.address });
+    const cluster = client([follower.address, leader.address]);
+    await cluster.propose(put('a'));
+    await cluster.propose(put('b'));
+    expect(follower.options.calls['Propose']).toBe(1);
+    expect(leader.options.proposals.map((p) => p.operation.type)).toEqual(['put', 'put']);
+    expect(cluster.currentTarget).toBe(leader.address);
+  });
+
+  it('skips a member it cannot reach: the write was not sent there, so it goes elsewhere', async () => {
+    const leader = await node();
+    const cluster = client(['127.0.0.1:1', leader.address]);
+    await cluster.propose(put('a'));
+    expect(leader.options.proposals).toHaveLength(1);
+  });
+
+  it('never re-sends a write whose answer did not come: `request timed out`, one proposal', async () => {
+    const hanging = await node({ onPropose: () => new Promise(() => undefined) });
+    const other = await node();
+    const cluster = client([hanging.address, other.address], { requestTimeoutMs: 600 });
+    const error = await failure(cluster.propose(put('a')));
+    expect(isWireError(error, 'Timeout')).toBe(true);
+    expect(hanging.options.proposals).toHaveLength(1);
+    expect(other.options.calls['Propose'] ?? 0).toBe(0);
+  });
+
+  it('never re-sends a write when the leader dies mid-call: `possibly due to connection lost`', async () => {
+    const dying: ApplierNode = await node({
+      onPropose: () => {
+        setImmediate(() => dying.kill());
+        return new Promise(() => undefined);
+      },
+    });
+    const other = await node();
+    const cluster = client([dying.address, other.address]);
+    const error = await failure(cluster.propose(put('a')));
+    expect(isWireError(error, 'TimeoutDueToConnectionLost')).toBe(true);
+    expect(other.options.calls['Propose'] ?? 0).toBe(0);
+  });
+
+  it('retries reads blindly: an unavailable member, then another one', async () => {
+    const flaky = await node({ failReadsCount: 2 });
+    const cluster = client([flaky.address]);
+    await cluster.propose(put('a'));
+    await cluster.read(range('a'), false);
+    expect(flaky.options.calls['Read']).toBe(3);
+  });
+
+  it('retries a read at another member when the first one is dead', async () => {
+    const dead = await node();
+    const alive = await node();
+    dead.kill();
+    const cluster = client([dead.address, alive.address]);
+    await cluster.read(range('a'), false);
+    expect(alive.options.calls['Read']).toBe(1);
+  });
+
+  it('gives up after maxAttemptsCount when no leader is known: `etcdserver: no leader`', async () => {
+    const a = await node({ notLeader: '' });
+    const b = await node({ notLeader: '' });
+    const cluster = client([a.address, b.address], { maxAttemptsCount: 4 });
+    const error = await failure(cluster.propose(put('a')));
+    expect(isWireError(error, 'NoLeader')).toBe(true);
+    expect((a.options.calls['Propose'] ?? 0) + (b.options.calls['Propose'] ?? 0)).toBe(4);
+  });
+
+  it('a hint loop between two followers is bounded too', async () => {
+    const a = await node();
+    const b = await node({ notLeader: a.address });
+    a.options.notLeader = b.address;
+    const cluster = client([a.address, b.address], { maxAttemptsCount: 5 });
+    await failure(cluster.propose(put('a')));
+    expect((a.options.calls['Propose'] ?? 0) + (b.options.calls['Propose'] ?? 0)).toBe(5);
+  });
+
+  it('passes the cluster’s own answer through (an etcd error is final, not retried)', async () => {
+    const leader = await node();
+    const cluster = client([leader.address]);
+    const error = await failure(cluster.propose(entry({ type: 'compact', request: { revision: 1000 } })));
+    expect(isWireError(error, 'FutureRev')).toBe(true);
+    expect(leader.options.calls['Propose']).toBe(1);
+  });
+
+  it('opens a watch stream at a reachable member, skipping a dead one', async () => {
+    const dead = await node();
+    const alive = await node();
+    dead.kill();
+    const cluster = client([dead.address, alive.address]);
+    const stream = await cluster.openWatch();
+    stream.on('error', () => undefined); // cancel() below ends it with CANCELLED
+    stream.write({ username: '', auth_revision: '0', request: Buffer.from([0x0a, 0x03, 0x0a, 0x01, 0x61]) });
+    await new Promise((resolve) => stream.once('data', resolve));
+    expect(alive.options.watchRequests).toHaveLength(1);
+    stream.cancel();
+  });
+
+  it('a cancelled caller stops the loop', async () => {
+    const hanging = await node({ onPropose: () => new Promise(() => undefined) });
+    const cluster = client([hanging.address]);
+    const controller = new AbortController();
+    const pending = failure(cluster.propose(put('a'), controller.signal));
+    setTimeout(() => controller.abort(), 100);
+    expect(isWireError(await pending, 'Canceled')).toBe(true);
+  });
+});

@@ -1,0 +1,267 @@
+// The gateway's view of the raft-node cluster: connections to every member, a guess of who leads,
+// and one bounded retry loop. Writes go to the leader and are retried only when nothing was
+// proposed (NotLeader, no leader, not sent); reads are idempotent and retried on any
+// unavailability. Every call has a deadline.
+import { status as Status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import type { Logger } from '@ward/platform/logging';
+import type { Clock, Rng } from '@ward/shared/clock';
+import { assert } from '@ward/shared/errors';
+import { wireError } from '@ward/etcd/wire-errors';
+import type {
+  AuthCheck__Output,
+  AuthCheckResponse__Output,
+  NodeMemberListResponse__Output,
+  NodeResponse__Output,
+  NodeStatusResponse__Output,
+  NodeWatchRequest,
+  NodeWatchResponse__Output,
+  ResolveTokenResponse__Output,
+} from '@ward/etcd/proto';
+import { backoffDelayMs, sleep, type RetryBounds } from './backoff';
+import { nodeWireError, readAttempt, writeAttempt, type Attempt } from './node-answers';
+import { NodeConnection, isTransportFailure, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
+
+export interface ClusterClientOptions {
+  /** Internal API addresses of the members (host:port). */
+  readonly endpoints: readonly string[];
+  /** Budget of one request, retries included. */
+  readonly requestTimeoutMs: number;
+  readonly resolveTokenTimeoutMs: number;
+  readonly retry: RetryBounds;
+  readonly connection: NodeConnectionOptions;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly logger: Logger;
+}
+
+/** What a simple token resolves to. */
+export interface ResolvedToken {
+  readonly valid: boolean;
+  readonly username: string;
+  readonly authRevision: number;
+}
+
+/** Connections held at most: the configured members plus leader addresses learnt from hints. */
+const MAX_CONNECTIONS_COUNT = 32;
+/** How long one try waits for a channel to connect before trying another member. */
+const CONNECT_WAIT_MS = 1000;
+
+type TryFunction<T> = (connection: NodeConnection, deadlineMs: number, signal?: AbortSignal) => Promise<Attempt<T>>;
+
+export class ClusterClient {
+  private readonly connections = new Map<string, NodeConnection>();
+  private leaderAddress: string | undefined;
+  private cursor = 0;
+  private closed = false;
+
+  constructor(private readonly options: ClusterClientOptions) {
+    if (options.endpoints.length === 0) throw new TypeError('ClusterClient: at least one endpoint');
+    if (options.retry.maxAttemptsCount < 1) throw new TypeError('ClusterClient: retry.maxAttemptsCount must be ≥ 1');
+  }
+
+  /** The address the next leader-bound request goes to (for logs and tests). */
+  get currentTarget(): string {
+    return this.leaderAddress ?? this.options.endpoints[this.cursor % this.options.endpoints.length]!;
+  }
+
+  /** Proposes an encoded ApplyRequest; resolves to the encoded etcd response. */
+  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
+    return this.run('Propose', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS)))) {
+        return { kind: 'retry', error: wireError('NoLeader') };
+      }
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.call<NodeResponse__Output>('Propose', { entry, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        return writeAttempt(answer);
+      } catch (error) {
+        // The request may have reached the leader: its outcome is unknown, so it is not re-sent.
+        return { kind: 'fail', error: this.unknownOutcome(error, callSignal) };
+      }
+    });
+  }
+
+  /** A Range or read-only Txn; linearizable unless `serializable`. */
+  read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+    return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.call<NodeResponse__Output>('Read', { entry, serializable, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        return readAttempt(answer);
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */
+  authCheck(name: string, signal?: AbortSignal): Promise<AuthCheck__Output> {
+    return this.run('AuthCheck', signal, async (connection, deadlineMs, callSignal) => {
+      try {
+        const answer = await connection.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, callSignal);
+        if (answer.result === 'check' && answer.check) return { kind: 'done', value: answer.check };
+        if (answer.result === 'not_leader') return { kind: 'redirect', leaderAddress: answer.not_leader?.leader_address ?? '' };
+        const error = nodeWireError(answer.error);
+        return (error as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE ? { kind: 'retry', error } : { kind: 'fail', error };
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /** Resolves a simple token at the leader (which waits, bounded, for the token's index). */
+  resolveToken(token: string, signal?: AbortSignal): Promise<ResolvedToken> {
+    return this.run('ResolveToken', signal, async (connection, deadlineMs, callSignal) => {
+      const timeoutMs = Math.max(1, Math.min(this.options.resolveTokenTimeoutMs, deadlineMs - this.nowMs()));
+      try {
+        const answer = await connection.call<ResolveTokenResponse__Output>('ResolveToken', { token, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        return { kind: 'done', value: { valid: answer.valid, username: answer.username, authRevision: Number(answer.auth_revision) } };
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  status(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
+    return this.simpleCall<NodeStatusResponse__Output>('Status', signal);
+  }
+
+  memberList(signal?: AbortSignal): Promise<NodeMemberListResponse__Output> {
+    return this.simpleCall<NodeMemberListResponse__Output>('MemberList', signal);
+  }
+
+  /**
+   * Opens an internal Watch stream at the first member that is reachable, starting with the
+   * current target (each member gets at most CONNECT_WAIT_MS). A stream that breaks later is not
+   * reopened here: the client re-watches from its last revision, as etcd clients do.
+   */
+  async openWatch(): Promise<ClientDuplexStream<NodeWatchRequest, NodeWatchResponse__Output>> {
+    this.assertOpen();
+    for (let tries = 0; tries < this.options.endpoints.length; tries++) {
+      const connection = this.connectionTo(this.currentTarget);
+      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS)) return connection.client.Watch();
+      this.moveOn(connection);
+    }
+    throw wireError('Unhealthy');
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const connection of this.connections.values()) connection.close();
+    this.connections.clear();
+  }
+
+  // ---- the retry loop ----------------------------------------------------------------------
+
+  private async run<T>(method: NodeUnaryMethod, signal: AbortSignal | undefined, attempt: TryFunction<T>): Promise<T> {
+    this.assertOpen();
+    const deadlineMs = this.nowMs() + this.options.requestTimeoutMs;
+    const bounds = this.options.retry;
+    let lastError: Error = wireError('NoLeader');
+    for (let tryNumber = 1; tryNumber <= bounds.maxAttemptsCount; tryNumber++) {
+      if (signal?.aborted) throw wireError('Canceled');
+      if (this.nowMs() >= deadlineMs) throw wireError('Timeout');
+      const connection = this.connectionTo(this.currentTarget);
+      const outcome = await attempt(connection, deadlineMs, signal);
+      if (outcome.kind === 'done') {
+        if (method === 'Propose') this.leaderAddress = connection.address;
+        return outcome.value;
+      }
+      if (outcome.kind === 'fail') throw outcome.error;
+      const immediate = outcome.kind === 'redirect' && this.followHint(connection, outcome.leaderAddress);
+      if (outcome.kind === 'redirect' && !immediate) lastError = wireError('NoLeader');
+      if (outcome.kind === 'retry') {
+        lastError = outcome.error;
+        this.moveOn(connection);
+      }
+      this.options.logger.debug({ method, node: connection.address, tryNumber, outcome: outcome.kind }, 'retrying at another member');
+      if (tryNumber < bounds.maxAttemptsCount && !immediate) await this.pause(tryNumber, deadlineMs, signal);
+    }
+    throw lastError;
+  }
+
+  private async pause(tryNumber: number, deadlineMs: number, signal?: AbortSignal): Promise<void> {
+    const delayMs = Math.min(backoffDelayMs(tryNumber, this.options.retry, this.options.rng), Math.max(0, deadlineMs - this.nowMs()));
+    try {
+      await sleep(delayMs, signal);
+    } catch {
+      throw wireError('Canceled');
+    }
+  }
+
+  /** Follows a NotLeader hint; true when it names another member to try at once. */
+  private followHint(from: NodeConnection, leaderAddress: string): boolean {
+    if (leaderAddress === '' || leaderAddress === from.address) {
+      this.leaderAddress = undefined;
+      this.moveOn(from);
+      return false;
+    }
+    if (!this.connections.has(leaderAddress) && this.connections.size >= MAX_CONNECTIONS_COUNT) {
+      this.leaderAddress = undefined;
+      this.moveOn(from);
+      return false;
+    }
+    this.leaderAddress = leaderAddress;
+    return true;
+  }
+
+  /** Forgets a member as leader and points the cursor past it. */
+  private moveOn(connection: NodeConnection): void {
+    if (this.leaderAddress === connection.address) this.leaderAddress = undefined;
+    const index = this.options.endpoints.indexOf(connection.address);
+    this.cursor = index >= 0 ? index + 1 : this.cursor + 1;
+  }
+
+  private simpleCall<T>(method: 'Status' | 'MemberList', signal?: AbortSignal): Promise<T> {
+    return this.run(method, signal, async (connection, deadlineMs, callSignal) => {
+      try {
+        return { kind: 'done', value: await connection.call<T>(method, {}, deadlineMs, callSignal) };
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /** A failed idempotent call: transport trouble is retried elsewhere, the rest is final. */
+  private idempotentFailure<T>(error: unknown, signal?: AbortSignal): Attempt<T> {
+    if (signal?.aborted) return { kind: 'fail', error: wireError('Canceled') };
+    if ((error as ServiceError).code === Status.DEADLINE_EXCEEDED) return { kind: 'fail', error: wireError('Timeout') };
+    if (isTransportFailure(error)) return { kind: 'retry', error: wireError('NoLeader') };
+    return { kind: 'fail', error: this.unexpected(error) };
+  }
+
+  /** A Propose that failed after it was sent: report, never re-send. */
+  private unknownOutcome(error: unknown, signal?: AbortSignal): Error {
+    if (signal?.aborted) return wireError('Canceled');
+    const code = (error as ServiceError).code;
+    this.options.logger.warn({ code, details: (error as ServiceError).details }, 'proposal outcome unknown; not re-sent');
+    if (code === Status.DEADLINE_EXCEEDED) return wireError('Timeout');
+    if (code === Status.RESOURCE_EXHAUSTED) return wireError('RequestTooLarge');
+    if (isTransportFailure(error)) return wireError('TimeoutDueToConnectionLost');
+    return this.unexpected(error);
+  }
+
+  private unexpected(error: unknown): Error {
+    this.options.logger.warn({ err: error }, 'unexpected answer from a raft-node');
+    return wireError('Unhealthy');
+  }
+
+  private connectionTo(address: string): NodeConnection {
+    let connection = this.connections.get(address);
+    if (connection === undefined) {
+      assert(this.connections.size < MAX_CONNECTIONS_COUNT || this.options.endpoints.includes(address), 'connection pool is bounded');
+      connection = new NodeConnection(address, this.options.connection);
+      this.connections.set(address, connection);
+    }
+    return connection;
+  }
+
+  /** Epoch milliseconds: grpc-js deadlines are absolute wall-clock times. */
+  private nowMs(): number {
+    return this.options.clock.nowMs();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw wireError('Stopped');
+  }
+}

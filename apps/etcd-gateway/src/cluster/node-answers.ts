@@ -1,0 +1,58 @@
+// Turning a raft-node's answer into what the retry loop does next.
+import { status as Status } from '@grpc/grpc-js';
+import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { isGrpcStatusCode, wireError, wireErrorNameByMessage, type EtcdWireError } from '@ward/etcd/wire-errors';
+import type { NodeResponse__Output, WireError__Output } from '@ward/etcd/proto';
+
+/** What one try produced. */
+export type Attempt<T> =
+  | { readonly kind: 'done'; readonly value: T }
+  /** A follower answered: the leader is elsewhere (address empty when unknown). Nothing was proposed. */
+  | { readonly kind: 'redirect'; readonly leaderAddress: string }
+  /** Nothing happened on the node (not sent, or refused before proposing): safe to try again. */
+  | { readonly kind: 'retry'; readonly error: Error }
+  /** The final answer for the client. */
+  | { readonly kind: 'fail'; readonly error: Error };
+
+/** A node's WireError as a throwable carrying etcd's exact code and text. */
+export function nodeWireError(error: WireError__Output | null | undefined): EtcdWireError | GrpcStatusError {
+  const message = error?.message ?? '';
+  const name = wireErrorNameByMessage(message);
+  if (name !== undefined) return wireError(name);
+  const code = error?.code ?? Status.UNKNOWN;
+  // A text outside the catalogue passes through with its code (never a code out of range).
+  return new GrpcStatusError(isGrpcStatusCode(code) && code !== 0 ? code : Status.UNKNOWN, message);
+}
+
+/**
+ * A Propose answer. Only a NotLeader, or `etcdserver: no leader` (refused before proposing), may
+ * be retried: anything else is the outcome, and a write is never silently proposed twice.
+ */
+export function writeAttempt(response: NodeResponse__Output): Attempt<Buffer> {
+  switch (response.result) {
+    case 'response':
+      return { kind: 'done', value: response.response ?? Buffer.alloc(0) };
+    case 'not_leader':
+      return { kind: 'redirect', leaderAddress: response.not_leader?.leader_address ?? '' };
+    default: {
+      const error = nodeWireError(response.error);
+      if (wireErrorNameByMessage(error.message) === 'NoLeader') return { kind: 'retry', error };
+      return { kind: 'fail', error };
+    }
+  }
+}
+
+/** A Read answer: reads are idempotent, so any "unavailable" answer is retried. */
+export function readAttempt(response: NodeResponse__Output): Attempt<Buffer> {
+  switch (response.result) {
+    case 'response':
+      return { kind: 'done', value: response.response ?? Buffer.alloc(0) };
+    case 'not_leader':
+      return { kind: 'redirect', leaderAddress: response.not_leader?.leader_address ?? '' };
+    default: {
+      const error = nodeWireError(response.error);
+      const retryable = (error as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE;
+      return retryable ? { kind: 'retry', error } : { kind: 'fail', error };
+    }
+  }
+}

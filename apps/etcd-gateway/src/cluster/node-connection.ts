@@ -1,0 +1,91 @@
+// One grpc-js channel to one raft-node's internal API (wardnode.Node).
+import { connectivityState, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { wardNodeGrpc, type NodeClient } from '@ward/etcd/proto';
+
+export interface NodeConnectionOptions {
+  /** Largest answer accepted from a node (a big Range). */
+  readonly maxReceiveBytes: number;
+  /** Largest request sent to a node (an entry plus framing). */
+  readonly maxSendBytes: number;
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+}
+
+/** The unary methods of wardnode.Node. */
+export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList';
+
+type UnaryFunction = (
+  request: unknown,
+  metadata: Metadata,
+  options: { deadline: number },
+  callback: (error: ServiceError | null, value?: unknown) => void,
+) => { cancel(): void };
+
+/** True when a grpc-js error says the call failed in transport (no answer from the node's code). */
+export function isTransportFailure(error: unknown): error is ServiceError {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === Status.UNAVAILABLE || code === Status.DEADLINE_EXCEEDED || code === Status.CANCELLED || code === Status.INTERNAL;
+}
+
+export class NodeConnection {
+  readonly client: NodeClient;
+
+  constructor(
+    readonly address: string,
+    options: NodeConnectionOptions,
+  ) {
+    const Node = wardNodeGrpc().Node;
+    this.client = new Node(address, credentials.createInsecure(), {
+      'grpc.max_receive_message_length': options.maxReceiveBytes,
+      'grpc.max_send_message_length': options.maxSendBytes,
+      'grpc.keepalive_time_ms': options.keepaliveTimeMs,
+      'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs,
+      'grpc.keepalive_permit_without_calls': 1,
+      // Reconnect quickly after a node restarts (grpc-js defaults to 1 s initial, 120 s max).
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 2000,
+      // Our own retry loop decides what may be retried.
+      'grpc.enable_retries': 0,
+    });
+  }
+
+  /**
+   * Resolves true when the channel is connected (a call sent now reaches the node), false as soon
+   * as a connection attempt fails or `deadlineMs` (epoch ms) passes: a request not sent is safe to
+   * send elsewhere. grpc-js keeps reconnecting in the background (backoff ≤ 2 s).
+   */
+  waitReady(deadlineMs: number): Promise<boolean> {
+    const channel = this.client.getChannel();
+    return new Promise((resolve) => {
+      const check = (): void => {
+        const state = channel.getConnectivityState(true);
+        if (state === connectivityState.READY) return resolve(true);
+        if (state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.SHUTDOWN || Date.now() >= deadlineMs) return resolve(false);
+        channel.watchConnectivityState(state, deadlineMs, (error) => (error ? resolve(false) : check()));
+      };
+      check();
+    });
+  }
+
+  /** One unary call with an absolute deadline; the signal cancels it. Rejects with grpc-js's ServiceError. */
+  call<Res>(method: NodeUnaryMethod, request: object, deadlineMs: number, signal?: AbortSignal): Promise<Res> {
+    const fn = (this.client as unknown as Record<string, UnaryFunction>)[method]!.bind(this.client);
+    return new Promise<Res>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(Object.assign(new Error('cancelled before sending'), { code: Status.CANCELLED, details: 'cancelled' }));
+        return;
+      }
+      const onAbort = (): void => call.cancel();
+      const call = fn(request, new Metadata(), { deadline: deadlineMs }, (error, value) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (error) reject(error);
+        else resolve(value as Res);
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

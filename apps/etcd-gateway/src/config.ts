@@ -1,0 +1,116 @@
+// The etcd-gateway's whole configuration: GATEWAY_* environment variables, each with a default, a
+// unit and a reason. main.ts reads it once; tests build it with gatewayConfig(overrides).
+import { bool, defineConfig, envName, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
+import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST, PASSWORD_QUEUE_NAME } from '@ward/auth/password-jobs';
+import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
+import { parseAuthTokenOption } from '@ward/auth/tokens';
+import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
+
+
+const HOST_PORT = /^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/;
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+export const gatewayConfigSchema = defineConfig({
+  prefix: 'GATEWAY',
+  options: {
+    grpcHost: string({ default: '127.0.0.1', maxLengthChars: 255, why: 'address etcd clients connect to' }),
+    grpcPort: int({ default: 2379, min: 0, max: 65_535, why: 'etcd client port (0: any free port)' }),
+    httpHost: string({ default: '127.0.0.1', maxLengthChars: 255, why: 'address of the JSON gateway, /healthz, /readyz, /metrics' }),
+    httpPort: int({ default: 2381, min: 0, max: 65_535, why: 'JSON gateway and health port (0: any free port)' }),
+    advertiseClientUrl: string({
+      default: '',
+      maxLengthChars: 512,
+      pattern: /^$|^https?:\/\/\S+$/,
+      why: 'client URL reported by MemberList for every member (empty: http://<grpc host>:<bound port>)',
+    }),
+    nodeEndpoints: list({
+      default: ['127.0.0.1:23791', '127.0.0.1:23792', '127.0.0.1:23793'],
+      pattern: HOST_PORT,
+      maxItems: 16,
+      why: 'internal API (wardnode.Node) addresses of the raft-nodes, host:port',
+    }),
+    authToken: string({
+      default: 'simple',
+      maxLengthChars: 4096,
+      why: "etcd's --auth-token: simple, or jwt,sign-method=RS256,priv-key=<file>,pub-key=<file>,ttl=5m (pub-key only: verify-only)",
+    }),
+    jwtVerificationKeyFiles: list({
+      default: [],
+      maxItems: 15,
+      why: 'further public keys (PEM files, same sign method) accepted for verification: key rotation, external issuers',
+    }),
+    jwtClockToleranceSeconds: int({ default: 30, min: 0, max: 300, why: 'leeway for exp/nbf between the minting host and this one' }),
+    jwtMaxLifetimeSeconds: int({ default: 86_400, min: 1, max: 315_360_000, why: 'tokens whose exp lies further ahead are refused' }),
+    jwtRequireExpiry: bool({ default: true, why: 'refuse JWTs without exp (etcd accepts them: such a token would never expire)' }),
+    tokenCacheMs: int({ default: 1000, min: 0, max: 1000, why: 'a simple-token resolution is reused this long (the contract allows at most 1 s)' }),
+    bcryptCost: int({ default: BCRYPT_DEFAULT_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: "log2 rounds of new password hashes (etcd's --bcrypt-cost)" }),
+    bcryptMaxVerifyCost: int({ default: DEFAULT_MAX_VERIFY_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'stored hashes above this cost are refused instead of pinning a thread' }),
+    passwordConcurrencyCount: int({ default: 4, min: 1, max: 64, why: 'in-process bcrypt operations at once (keep ≤ UV_THREADPOOL_SIZE)' }),
+    passwordQueueCount: int({ default: 256, min: 0, max: 100_000, why: 'bcrypt operations waiting at most; more are refused (too many requests)' }),
+    passwordTimeoutMs: int({ default: 10_000, min: 100, max: 120_000, why: 'a hash or verify not answered within this fails' }),
+    redisUrl: string({
+      default: '',
+      maxLengthChars: 1024,
+      secret: true,
+      pattern: /^$|^rediss?:\/\/\S+$/,
+      why: 'Redis of the BullMQ password tier, redis[s]://[user:password@]host:port[/db] (empty: bcrypt in process)',
+    }),
+    passwordPayloadKeys: string({ default: '', maxLengthChars: 1024, secret: true, why: 'sealing keys shared with the password-verifiers (id:base64url,…)' }),
+    passwordQueuePrefix: string({ default: 'ward', pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'key prefix shared with the password-verifiers' }),
+    passwordQueueName: string({ default: PASSWORD_QUEUE_NAME, pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'queue shared with the password-verifiers' }),
+    redisConnectTimeoutMs: int({ default: 2000, min: 100, max: 60_000, why: 'an unreachable Redis at boot falls back to bcrypt in process after this' }),
+    maxRequestBytes: int({ default: DEFAULT_MAX_REQUEST_BYTES, min: 1024, max: 64 * 1024 * 1024, why: "etcd's --max-request-bytes: larger proposals get 'request is too large'" }),
+    grpcMaxSendBytes: int({ default: 256 * 1024 * 1024, min: 1024 * 1024, max: 256 * 1024 * 1024, why: 'largest response sent (a big Range)' }),
+    httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),
+    requestTimeoutMs: int({ default: 7000, min: 100, max: 600_000, why: 'a request not answered by the raft-nodes within this fails (etcd: 5 s + 2 election timeouts)' }),
+    resolveTokenTimeoutMs: int({ default: 2000, min: 10, max: 60_000, why: 'how long a raft-node may wait to apply a simple token before it is invalid' }),
+    retryMaxAttemptsCount: int({ default: 30, min: 1, max: 1000, why: 'tries of one request across leader changes and unreachable nodes (the request timeout also bounds them)' }),
+    retryBaseDelayMs: int({ default: 20, min: 1, max: 10_000, why: 'first backoff between tries (doubles, full jitter)' }),
+    retryMaxDelayMs: int({ default: 300, min: 1, max: 60_000, why: 'longest backoff between tries' }),
+    authenticateMaxAttemptsCount: int({ default: 5, min: 1, max: 50, why: 'Authenticate retries when the auth revision moves during the password check' }),
+    maxWatchStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'client Watch streams open at once' }),
+    grpcKeepaliveTimeMs: int({ default: 30_000, min: 1000, max: 3_600_000, why: 'ping idle clients this often to find dead connections' }),
+    grpcKeepaliveTimeoutMs: int({ default: 10_000, min: 1000, max: 600_000, why: 'a ping unanswered this long closes the connection' }),
+    grpcMaxConcurrentStreamsCount: int({ default: 1000, min: 1, max: 100_000, why: 'concurrent calls per client connection' }),
+    httpRequestTimeoutMs: int({ default: 30_000, min: 1000, max: 600_000, why: 'whole JSON gateway request, headers and body' }),
+    shutdownGraceMs: int({ default: 5000, min: 0, max: 600_000, why: 'running calls get this long to finish on shutdown' }),
+    logLevel: oneOf({ default: 'info', values: LOG_LEVELS, why: 'log verbosity' }),
+  },
+  validate: (config) => {
+    const problems: string[] = [];
+    try {
+      const option = parseAuthTokenOption(config.authToken);
+      if (option.type === 'none') problems.push('GATEWAY_AUTH_TOKEN: the token type must be simple or jwt');
+    } catch (error) {
+      problems.push(`GATEWAY_AUTH_TOKEN: ${(error as Error).message}`);
+    }
+    if (config.nodeEndpoints.length === 0) problems.push('GATEWAY_NODE_ENDPOINTS needs at least one raft-node address');
+    if (config.retryBaseDelayMs > config.retryMaxDelayMs) problems.push('GATEWAY_RETRY_BASE_DELAY_MS must be ≤ GATEWAY_RETRY_MAX_DELAY_MS');
+    if (config.bcryptMaxVerifyCost < config.bcryptCost) problems.push('GATEWAY_BCRYPT_MAX_VERIFY_COST must be ≥ GATEWAY_BCRYPT_COST');
+    if (config.redisUrl !== '' && config.passwordPayloadKeys === '') {
+      problems.push('GATEWAY_PASSWORD_PAYLOAD_KEYS is required with GATEWAY_REDIS_URL');
+    }
+    if (config.resolveTokenTimeoutMs > config.requestTimeoutMs) problems.push('GATEWAY_RESOLVE_TOKEN_TIMEOUT_MS must be ≤ GATEWAY_REQUEST_TIMEOUT_MS');
+    return problems;
+  },
+});
+
+export type GatewayConfig = ConfigValues<(typeof gatewayConfigSchema)['options']>;
+
+/** The gRPC receive limit: requests above it fail with RESOURCE_EXHAUSTED before any handler. */
+export function grpcMaxReceiveBytes(config: Pick<GatewayConfig, 'maxRequestBytes'>): number {
+  return config.maxRequestBytes + GRPC_OVERHEAD_BYTES;
+}
+
+/**
+ * A complete, validated configuration: the defaults with `overrides` applied (tests, embedding).
+ * The overrides go through the same parsing and checks as environment variables.
+ */
+export function gatewayConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    env[envName(gatewayConfigSchema, key)] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  return loadConfig(gatewayConfigSchema, env);
+}

@@ -1,0 +1,256 @@
+// createGateway: the whole etcd-gateway as a started, stoppable service — etcd's v3 gRPC API on
+// one port, etcd's JSON gateway with /healthz /readyz /metrics on another, the raft-node cluster
+// behind. Stateless: run as many as you like against the same cluster.
+import type { FastifyInstance } from 'fastify';
+import { CredentialChecker } from '@ward/auth/password-hashing';
+import type { PasswordVerifier } from '@ward/auth/password-jobs';
+import { CryptoRng } from '@ward/auth/tokens';
+import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
+import { createGrpcServer, type GrpcServer } from '@ward/platform/grpc-server';
+import { createHttpServer } from '@ward/platform/http-server';
+import { createLogger, type Logger } from '@ward/platform/logging';
+import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
+import { Authenticator, type AuthenticateHooks } from './authenticate/authenticator';
+import { createPasswordTier, type PasswordTier } from './authenticate/password-tier';
+import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authenticate/token-issuer';
+import { ClusterClient } from './cluster/cluster-client';
+import { grpcMaxReceiveBytes, type GatewayConfig } from './config';
+import { mapGatewayError } from './errors/error-mapping';
+import { errorBody, httpError, registerJsonGateway } from './http/json-gateway';
+import { IdentityResolver } from './identity/identity-resolver';
+import { JwtTokenVerifier } from './identity/jwt-token-verifier';
+import { SimpleTokenVerifier } from './identity/simple-token-verifier';
+import { createTokenSetup, type TokenSetup } from './identity/token-setup';
+import type { TokenVerifier } from './identity/token-verifier';
+import { RequestExecutor } from './requests/request-executor';
+import { RequestIds } from './requests/request-ids';
+import { AuthApi } from './services/auth-api';
+import { ClusterApi } from './services/cluster-api';
+import { registerEtcdServices } from './services/grpc-services';
+import { KvApi } from './services/kv-api';
+import { LeaseApi } from './services/lease-api';
+import { MaintenanceApi } from './services/maintenance-api';
+import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
+import { WatchRelay } from './services/watch-relay';
+import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
+
+/** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
+const READ_ENTRY_OVERHEAD_BYTES = 64 * 1024;
+
+/** What the process provides; everything is optional (tests inject clocks, hooks and loggers). */
+export interface GatewayDeps {
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Randomness for backoff jitter and simple-token prefixes; must be unpredictable in production. */
+  readonly rng?: Rng;
+  /** Replaces the configured password tier (tests). */
+  readonly passwordVerifier?: PasswordVerifier;
+  /** Fixed points in Authenticate, to force races deterministically in tests. */
+  readonly authenticateHooks?: AuthenticateHooks;
+  /** Prometheus process metrics (CPU, memory, event loop); off in tests that start many gateways. */
+  readonly collectProcessMetrics?: boolean;
+}
+
+/** A running gateway. */
+export interface Gateway {
+  readonly grpcPort: number;
+  readonly httpPort: number;
+  /** host:port of the etcd gRPC API (what etcdctl --endpoints takes). */
+  readonly grpcAddress: string;
+  readonly httpAddress: string;
+  /** The client URL MemberList reports. */
+  readonly advertisedClientUrl: string;
+  readonly tokenType: 'simple' | 'jwt';
+  readonly passwordTier: PasswordTier['kind'] | 'injected';
+  /** Serves one HTTP request in process (fastify's inject), for tests of the JSON gateway. */
+  readonly injectHttp: FastifyInstance['inject'];
+  /** Drains calls (up to shutdownGraceMs), then closes everything. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function tokenParts(setup: TokenSetup, cluster: ClusterClient, clock: Clock, rng: Rng, config: GatewayConfig, ids: RequestIds): { verifier: TokenVerifier; issuer: TokenIssuer } {
+  if (setup.type === 'jwt') return { verifier: new JwtTokenVerifier(setup.provider), issuer: new JwtTokenIssuer(setup.provider) };
+  return {
+    verifier: new SimpleTokenVerifier(cluster, clock, config.tokenCacheMs),
+    issuer: new SimpleTokenIssuer((entry, signal) => cluster.propose(entry, signal), ids, rng),
+  };
+}
+
+function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng: Rng): ClusterClient {
+  return new ClusterClient({
+    endpoints: config.nodeEndpoints,
+    requestTimeoutMs: config.requestTimeoutMs,
+    resolveTokenTimeoutMs: config.resolveTokenTimeoutMs,
+    retry: { maxAttemptsCount: config.retryMaxAttemptsCount, baseDelayMs: config.retryBaseDelayMs, maxDelayMs: config.retryMaxDelayMs },
+    connection: {
+      maxReceiveBytes: config.grpcMaxSendBytes,
+      maxSendBytes: grpcMaxReceiveBytes(config) + 64 * 1024,
+      keepaliveTimeMs: config.grpcKeepaliveTimeMs,
+      keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,
+    },
+    clock,
+    rng,
+    logger: logger.child({ component: 'cluster' }),
+  });
+}
+
+interface Wiring {
+  readonly config: GatewayConfig;
+  readonly deps: GatewayDeps;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly cluster: ClusterClient;
+  readonly passwords: PasswordVerifier;
+  readonly tokenSetup: TokenSetup;
+  readonly metrics: GatewayMetrics;
+}
+
+/** The etcd API: identity resolution, request execution, Authenticate, every service. */
+async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; advertise: { url: string } }> {
+  const { config, cluster } = w;
+  const ids = new RequestIds();
+  const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
+  const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
+  const identities = new IdentityResolver(verifier, { authEnabled });
+  const maxReadEntryBytes = config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES;
+  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes });
+  const authenticator = new Authenticator({
+    authCheck: (name, signal) => cluster.authCheck(name, signal),
+    checker: await CredentialChecker.create(w.passwords),
+    issuer,
+    maxAttemptsCount: config.authenticateMaxAttemptsCount,
+    logger: w.logger.child({ component: 'authenticate' }),
+    hooks: w.deps.authenticateHooks,
+  });
+  const status = (signal?: AbortSignal) => cluster.status(signal);
+  const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
+  const advertise = { url: config.advertiseClientUrl };
+  const table = unaryRpcs({
+    kv: new KvApi(executor, DEFAULT_KV_REQUEST_LIMITS),
+    auth: new AuthApi({ executor, authenticator, passwords: w.passwords, status }),
+    maintenance: new MaintenanceApi({ executor, authEnabled, status }),
+    cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
+    lease: new LeaseApi(),
+  });
+  const watch = new WatchRelay({
+    openStream: () => cluster.openWatch(),
+    identities,
+    status,
+    maxStreamsCount: config.maxWatchStreamsCount,
+    onStreamsChange: (count) => w.metrics.setWatchStreams(count),
+  });
+  return { table, watch, advertise };
+}
+
+/** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
+async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
+  const { config, logger } = w;
+  const grpc = createGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    maxReceiveMessageBytes: grpcMaxReceiveBytes(config),
+    maxSendMessageBytes: config.grpcMaxSendBytes,
+    keepaliveTimeMs: config.grpcKeepaliveTimeMs,
+    keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,
+    maxConcurrentStreams: config.grpcMaxConcurrentStreamsCount,
+    logger,
+    metrics: w.metrics.registry,
+    mapError: mapGatewayError,
+  });
+  registerEtcdServices(grpc, table, watch);
+  const http = createHttpServer({
+    logger,
+    metrics: w.metrics.registry,
+    bodyLimitBytes: config.httpBodyLimitBytes,
+    requestTimeoutMs: config.httpRequestTimeoutMs,
+    keepAliveTimeoutMs: 5000,
+    readiness: readinessProbe(w.cluster, w.clock),
+    mapError: (error) => httpErrorOf(error, logger),
+  });
+  await registerJsonGateway(http, { table, maxRequestMessageBytes: grpcMaxReceiveBytes(config), bodyLimitBytes: config.httpBodyLimitBytes, logger });
+  return { grpc, http };
+}
+
+/** Starts a gateway: connects nothing eagerly but the password tier, binds both ports. */
+export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
+  const logger = deps.logger ?? createLogger({ name: 'etcd-gateway', level: config.logLevel });
+  const clock = deps.clock ?? systemClock;
+  const tokenSetup = await createTokenSetup(config, clock);
+  const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
+  const rng = deps.rng ?? new CryptoRng();
+  const cluster = createCluster(config, logger, clock, rng);
+  const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
+  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics };
+  let servers: { grpc: GrpcServer; http: FastifyInstance } | undefined;
+  let grpcPort: number;
+  let advertise: { url: string };
+  try {
+    const apis = await wireApis(w);
+    advertise = apis.advertise;
+    servers = await createServers(w, apis.table, apis.watch);
+    grpcPort = await servers.grpc.start();
+    await servers.http.listen({ host: config.httpHost, port: config.httpPort });
+  } catch (error) {
+    await Promise.allSettled([servers?.grpc.stop(0), servers?.http.close(), tier?.close()]);
+    cluster.close();
+    throw error;
+  }
+  const { grpc, http } = servers;
+  const address = http.server.address();
+  const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
+  if (advertise.url === '') advertise.url = `http://${hostForUrl(config.grpcHost)}:${grpcPort}`;
+  const passwordTier = tier?.kind ?? 'injected';
+  logger.info({ grpcPort, httpPort, tokenType: tokenSetup.type, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
+  let stopping: Promise<void> | undefined;
+  return {
+    grpcPort,
+    httpPort,
+    grpcAddress: `${hostForUrl(config.grpcHost)}:${grpcPort}`,
+    httpAddress: `${hostForUrl(config.httpHost)}:${httpPort}`,
+    get advertisedClientUrl() {
+      return advertise.url;
+    },
+    tokenType: tokenSetup.type,
+    passwordTier,
+    injectHttp: http.inject.bind(http),
+    stop() {
+      stopping ??= (async () => {
+        await Promise.allSettled([grpc.stop(config.shutdownGraceMs), http.close()]);
+        await tier?.close();
+        cluster.close();
+        logger.info('etcd gateway stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** fastify errors outside the JSON routes' own handling (body too large, unparsable body). */
+function httpErrorOf(error: unknown, logger: Logger): { statusCode: number; body: unknown } | undefined {
+  const statusCode = (error as { statusCode?: unknown }).statusCode;
+  if (statusCode === 413) return { statusCode: 413, body: errorBody(8, 'request body too large') };
+  if ((error as { grpcCode?: unknown }).grpcCode !== undefined) return httpError(error, logger);
+  return undefined;
+}
+
+/** Ready while some member reports a leader; asked at most once a second. */
+function readinessProbe(cluster: ClusterClient, clock: Clock): () => Promise<boolean> {
+  let checkedAtMs = -Infinity;
+  let ready = false;
+  return async () => {
+    const nowMs = clock.monotonicMs();
+    if (nowMs - checkedAtMs < 1000) return ready;
+    checkedAtMs = nowMs;
+    try {
+      ready = (await cluster.status(AbortSignal.timeout(1000))).leader_id !== '0';
+    } catch {
+      ready = false;
+    }
+    return ready;
+  };
+}

@@ -1,0 +1,104 @@
+// etcd's JSON gateway (`POST /v3/...`) over the same RPC table as the gRPC services: the body is
+// JSON whatever its content type (curl -d sends form encoding), an empty body is an empty request,
+// the token comes from the Authorization header, and errors have etcd's shape
+// `{"error","message","code"}` with grpc-gateway's HTTP status for the code.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { status as Status } from '@grpc/grpc-js';
+import type { Logger } from '@ward/platform/logging';
+import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { etcdProtoRoot } from '@ward/etcd/proto';
+import { httpStatusOf, type GrpcStatusCode } from '@ward/etcd/wire-errors';
+import { statusOf } from '../errors/error-mapping';
+import { tokenFromHeaders } from '../identity/token-extraction';
+import { passThroughDefinition } from '../services/pass-through';
+import type { UnaryRpc } from '../services/rpc-table';
+import { encodeJsonRequest, responseToJson } from './json-codec';
+
+export interface JsonGatewayOptions {
+  readonly table: readonly UnaryRpc[];
+  /** The gRPC receive limit: a body encoding to more is refused as gRPC refuses it. */
+  readonly maxRequestMessageBytes: number;
+  readonly bodyLimitBytes: number;
+  readonly logger: Logger;
+}
+
+/** etcd's error body for a status. */
+export function errorBody(code: number, message: string): { error: string; message: string; code: number } {
+  return { error: message, message, code };
+}
+
+/** The HTTP answer for any error: etcd's body with grpc-gateway's status code. */
+export function httpError(error: unknown, logger: Logger): { statusCode: number; body: ReturnType<typeof errorBody> } {
+  const status = statusOf(error);
+  if (status.unmapped) logger.error({ err: error }, 'unmapped error answered as internal');
+  return { statusCode: httpStatusOf(status.code as GrpcStatusCode), body: errorBody(status.code, status.details) };
+}
+
+interface RouteTypes {
+  readonly requestType: string;
+  readonly responseType: string;
+  readonly deserialize: (bytes: Buffer) => unknown;
+}
+
+function routeTypes(entry: UnaryRpc): RouteTypes {
+  const method = etcdProtoRoot().lookupService(`etcdserverpb.${entry.service}`).methods[entry.method]!;
+  method.resolve();
+  const definition = passThroughDefinition(entry.service)[entry.method]!;
+  return {
+    requestType: method.resolvedRequestType!.fullName.replace(/^\./, ''),
+    responseType: method.resolvedResponseType!.fullName.replace(/^\./, ''),
+    deserialize: definition.requestDeserialize as (bytes: Buffer) => unknown,
+  };
+}
+
+function parseBody(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'invalid JSON in request body');
+  }
+}
+
+/** An AbortSignal that fires when the HTTP client goes away before the answer. */
+function requestSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** Registers the `/v3/...` routes in their own fastify scope (their own body parser). */
+export async function registerJsonGateway(app: FastifyInstance, options: JsonGatewayOptions): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: options.bodyLimitBytes }, (_request, body, done) => {
+      try {
+        done(null, parseBody(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+    for (const entry of options.table) {
+      if (entry.httpPath === undefined) continue;
+      const types = routeTypes(entry);
+      scope.post(entry.httpPath, (request, reply) => serve(entry, types, request, reply, options));
+    }
+  });
+}
+
+async function serve(entry: UnaryRpc, types: RouteTypes, request: FastifyRequest, reply: FastifyReply, options: JsonGatewayOptions): Promise<FastifyReply> {
+  try {
+    const bytes = encodeJsonRequest(types.requestType, request.body ?? {});
+    if (bytes.length > options.maxRequestMessageBytes) {
+      throw new GrpcStatusError(Status.RESOURCE_EXHAUSTED, `grpc: received message larger than max (${bytes.length} vs. ${options.maxRequestMessageBytes})`);
+    }
+    const message = types.deserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const answer = await entry.call(message, { token: tokenFromHeaders(request.headers) }, requestSignal(reply));
+    return reply.code(200).type('application/json').send(responseToJson(types.responseType, answer));
+  } catch (error) {
+    const { statusCode, body } = httpError(error, options.logger);
+    return reply.code(statusCode).type('application/json').send(body);
+  }
+}

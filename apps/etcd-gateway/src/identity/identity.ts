@@ -1,0 +1,17 @@
+/**
+ * Who a request is from, as stamped into the ApplyRequest header: etcd's AuthInfo. The gateway
+ * decides nothing with it; the raft-nodes check permissions at apply.
+ */
+export interface Identity {
+  /** Empty for a request without a (used) token. */
+  readonly username: string;
+  /** 0 for a request without a (used) token. */
+  readonly authRevision: number;
+}
+
+export const ANONYMOUS: Identity = Object.freeze({ username: '', authRevision: 0 });
+
+/** An identity and whether it came from the gateway's short-lived resolution cache. */
+export interface ResolvedIdentity extends Identity {
+  readonly cached: boolean;
+}

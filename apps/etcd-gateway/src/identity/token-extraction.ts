@@ -1,0 +1,35 @@
+// Where a client's token travels: gRPC metadata `token` (etcd's Go client), else `authorization`
+// (what etcd's JSON gateway makes of the HTTP Authorization header). etcd 3.7 strips a leading
+// "Bearer ". Only the first value counts. A present but empty token is still a token (etcd then
+// answers `invalid auth token`).
+import type { Metadata } from '@grpc/grpc-js';
+
+/** Tokens longer than this are refused before any lookup (JWTs of 4096-bit RSA keys are ~900 chars). */
+export const MAX_TOKEN_LENGTH_CHARS = 8192;
+
+const BEARER_PREFIX = 'Bearer ';
+
+/** Strips etcd 3.7's optional `Bearer ` prefix (case-sensitive, as etcd's strings.TrimPrefix). */
+export function stripBearer(value: string): string {
+  return value.startsWith(BEARER_PREFIX) ? value.slice(BEARER_PREFIX.length) : value;
+}
+
+function firstText(values: readonly unknown[]): string | undefined {
+  if (values.length === 0) return undefined;
+  const first = values[0];
+  return typeof first === 'string' ? first : Buffer.isBuffer(first) ? first.toString('latin1') : undefined;
+}
+
+/** The token a gRPC call carries, or undefined when it carries none. */
+export function tokenFromMetadata(metadata: Metadata): string | undefined {
+  const fromToken = firstText(metadata.get('token'));
+  const raw = fromToken ?? firstText(metadata.get('authorization'));
+  return raw === undefined ? undefined : stripBearer(raw);
+}
+
+/** The token of a JSON gateway request: its Authorization header (no `token` header in etcd's gateway). */
+export function tokenFromHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
+  const value = headers['authorization'];
+  const raw = Array.isArray(value) ? value[0] : value;
+  return raw === undefined ? undefined : stripBearer(raw);
+}

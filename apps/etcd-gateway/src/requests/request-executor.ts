@@ -1,0 +1,83 @@
+// Every proposed or read request goes through here: resolve the caller's token to an identity,
+// stamp it into the ApplyRequest header, check the size, and hand the entry to the cluster.
+import { encodeProposal } from '@ward/etcd/api-mapping';
+import { ApplyError, encodeApplyRequest, type ApplyOperation, type ApplyRequest } from '@ward/etcd/apply';
+import { isWireError, wireError } from '@ward/etcd/wire-errors';
+import type { IdentityResolver } from '../identity/identity-resolver';
+import type { Identity, ResolvedIdentity } from '../identity/identity';
+import type { RequestIds } from './request-ids';
+
+/** The parts of the cluster client the executor needs. */
+export interface EntryTransport {
+  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer>;
+  read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer>;
+}
+
+export interface RequestExecutorOptions {
+  readonly transport: EntryTransport;
+  readonly identities: IdentityResolver;
+  readonly ids: RequestIds;
+  /** etcd's --max-request-bytes: larger proposals get `request is too large`. */
+  readonly maxRequestBytes: number;
+  /** Reads are not proposals (etcd does not size-check them); still bounded by the gRPC limit. */
+  readonly maxReadEntryBytes: number;
+}
+
+/** What a caller presented: its token (already taken from metadata or the HTTP header). */
+export interface Credentials {
+  readonly token: string | undefined;
+}
+
+export class RequestExecutor {
+  constructor(private readonly options: RequestExecutorOptions) {}
+
+  /** Resolves the identity only (for RPCs the gateway answers without the log). */
+  identify(credentials: Credentials, signal?: AbortSignal): Promise<ResolvedIdentity> {
+    return this.options.identities.identify(credentials.token, signal);
+  }
+
+  /** Proposes `operation` as the caller; resolves to the encoded etcd response. */
+  propose(credentials: Credentials, operation: ApplyOperation, signal?: AbortSignal): Promise<Buffer> {
+    return this.asCaller(credentials, signal, (identity) =>
+      this.options.transport.propose(encodeProposal(this.request(identity, operation), this.options.maxRequestBytes), signal),
+    );
+  }
+
+  /** Reads (Range, read-only Txn) as the caller. */
+  read(credentials: Credentials, operation: ApplyOperation, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+    return this.asCaller(credentials, signal, (identity) =>
+      this.options.transport.read(this.encodeRead(this.request(identity, operation)), serializable, signal),
+    );
+  }
+
+  /**
+   * Runs `send` with the caller's identity. A simple-token identity served from the short cache
+   * may carry a revision that an auth change has just passed; the cluster then refuses the
+   * request without applying it (`revision of auth store is old`), so it is safe to resolve the
+   * token afresh and send once more — the new attempt is checked against the current state.
+   */
+  private async asCaller(credentials: Credentials, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<Buffer>): Promise<Buffer> {
+    const identity = await this.options.identities.identify(credentials.token, signal);
+    try {
+      return await send(identity);
+    } catch (error) {
+      if (!identity.cached || !isWireError(error, 'AuthOldRevision')) throw error;
+      this.options.identities.forget(credentials.token);
+      return send(await this.options.identities.identify(credentials.token, signal));
+    }
+  }
+
+  private request(identity: Identity, operation: ApplyOperation): ApplyRequest {
+    return { header: { id: this.options.ids.next(), username: identity.username, authRevision: identity.authRevision }, operation };
+  }
+
+  /** Reads are not proposals: etcd does not size-check them, only the gRPC limit applies. */
+  private encodeRead(request: ApplyRequest): Uint8Array {
+    try {
+      return encodeApplyRequest(request, { maxEntryBytes: this.options.maxReadEntryBytes });
+    } catch (error) {
+      if (error instanceof ApplyError && error.code === 'ERR_APPLY_ENTRY_TOO_LARGE') throw wireError('RequestTooLarge');
+      throw error;
+    }
+  }
+}

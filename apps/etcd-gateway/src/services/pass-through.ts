@@ -1,0 +1,31 @@
+// etcd's service definitions with one change: a handler may answer with the encoded response
+// bytes a raft-node produced, which are sent as they are (no decode and re-encode); any other
+// answer is encoded by the definition's own serializer.
+import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
+import { etcdServiceDefinition, type EtcdServiceName } from '@ward/etcd/proto';
+
+function passThrough(serialize: (value: unknown) => Buffer): (value: unknown) => Buffer {
+  return (value) => {
+    if (Buffer.isBuffer(value)) return value;
+    if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return serialize(value);
+  };
+}
+
+/** `etcdServiceDefinition(service)` whose response serializers pass bytes through. */
+export function passThroughDefinition(service: EtcdServiceName): ServiceDefinition {
+  const definition = etcdServiceDefinition(service);
+  const out: Record<string, MethodDefinition<unknown, unknown>> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const typed = method as MethodDefinition<unknown, unknown>;
+    out[name] = { ...typed, responseSerialize: passThrough(typed.responseSerialize) };
+  }
+  return out as ServiceDefinition;
+}
+
+/** The Watch service with requests kept as the bytes the client sent (relayed as they are). */
+export function watchRelayDefinition(): ServiceDefinition {
+  const definition = passThroughDefinition('Watch');
+  const watch = definition['Watch'] as MethodDefinition<unknown, unknown>;
+  return { Watch: { ...watch, requestDeserialize: (bytes: Buffer) => bytes } } as ServiceDefinition;
+}

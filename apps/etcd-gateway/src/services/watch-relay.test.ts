@@ -1,0 +1,154 @@
+// The Watch relay over real gRPC: client stream → gateway → internal stream → an echoing node.
+import { credentials, makeGenericClientConstructor, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@ward/platform/logging';
+import { gatewayConfig } from '../config';
+import { createGateway, type Gateway } from '../gateway';
+import { startApplierNode, type ApplierNode } from '../testing/applier-node';
+import { etcdTestClient, type EtcdTestClient } from '../testing/etcd-client';
+
+type WatchResponse = { watch_id: string; created: boolean; canceled: boolean; cancel_reason: string; header: { revision: string } };
+
+let node: ApplierNode;
+let gateway: Gateway;
+let etcd: EtcdTestClient;
+let rootToken: string;
+
+function openWatch(token?: string): { stream: ClientDuplexStream<object, WatchResponse>; next(): Promise<WatchResponse>; ended: Promise<unknown> } {
+  const metadata = new Metadata();
+  if (token !== undefined) metadata.set('token', token);
+  const stream = (etcd.client('Watch') as unknown as { Watch(m: Metadata): ClientDuplexStream<object, WatchResponse> }).Watch(metadata);
+  const queue: WatchResponse[] = [];
+  const waiters: Array<(r: WatchResponse) => void> = [];
+  stream.on('data', (response: WatchResponse) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(response);
+    else queue.push(response);
+  });
+  const ended = new Promise((resolve) => {
+    stream.on('error', resolve);
+    stream.on('end', () => resolve('end'));
+  });
+  return { stream, ended, next: () => (queue.length > 0 ? Promise.resolve(queue.shift()!) : new Promise((resolve) => waiters.push(resolve))) };
+}
+
+const create = (key: string) => ({ create_request: { key: Buffer.from(key) } });
+
+beforeAll(async () => {
+  node = await startApplierNode();
+  gateway = await createGateway(gatewayConfig({ grpcPort: 0, httpPort: 0, nodeEndpoints: [node.address], bcryptCost: 4, maxWatchStreamsCount: 3, logLevel: 'silent' }), {
+    logger: createLogger({ name: 'test', level: 'silent' }),
+  });
+  etcd = etcdTestClient(gateway.grpcAddress);
+  const must = async (method: string, request: object, token?: string): Promise<Record<string, unknown>> => {
+    const result = await etcd.call('Auth', method, request, token);
+    if (!result.ok) throw new Error(`${method}: ${result.details}`);
+    return result.value;
+  };
+  await must('UserAdd', { name: 'root', password: 'pw' });
+  await must('UserGrantRole', { user: 'root', role: 'root' });
+  await must('AuthEnable', {});
+  rootToken = (await must('Authenticate', { name: 'root', password: 'pw' }))['token'] as string;
+});
+
+afterAll(async () => {
+  etcd?.close();
+  await gateway?.stop();
+  await node?.stop();
+});
+
+describe('Watch relay', () => {
+  it('relays creates with the stream token’s identity, and the node’s answers back', async () => {
+    const before = node.options.watchRequests.length;
+    const watch = openWatch(rootToken);
+    watch.stream.write(create('a'));
+    expect(await watch.next()).toMatchObject({ watch_id: '0', created: true });
+    watch.stream.write({ progress_request: {} });
+    watch.stream.write(create('b'));
+    expect(await watch.next()).toMatchObject({ watch_id: '1', created: true });
+    const seen = node.options.watchRequests.slice(before);
+    expect(seen.map((r) => [r.username, Object.keys(r.request)[0]])).toEqual([
+      ['root', 'create_request'],
+      ['root', 'progress_request'],
+      ['root', 'create_request'],
+    ]);
+    expect(seen[0]!.authRevision).toBe(node.applier.authView.revision);
+    watch.stream.end();
+    expect(await watch.ended).toBe('end');
+  });
+
+  it('no token: creates go through anonymously (the node refuses them as etcd does)', async () => {
+    const before = node.options.watchRequests.length;
+    const watch = openWatch();
+    watch.stream.write(create('a'));
+    await watch.next();
+    expect(node.options.watchRequests[before]).toMatchObject({ username: '', authRevision: 0 });
+    watch.stream.cancel();
+    await watch.ended;
+  });
+
+  it('an invalid token: the create is refused on the stream as etcd does, the stream stays open', async () => {
+    const before = node.options.watchRequests.length;
+    const watch = openWatch('garbage');
+    watch.stream.write(create('a'));
+    expect(await watch.next()).toMatchObject({
+      watch_id: '-1',
+      created: true,
+      canceled: true,
+      cancel_reason: 'rpc error: code = Unauthenticated desc = etcdserver: invalid auth token',
+    });
+    watch.stream.write({ progress_request: {} });
+    watch.stream.write(create('b'));
+    expect(await watch.next()).toMatchObject({ canceled: true, watch_id: '-1' });
+    expect(node.options.watchRequests.slice(before).map((r) => Object.keys(r.request)[0])).toEqual(['progress_request']);
+    watch.stream.cancel();
+    await watch.ended;
+  });
+
+  it('a client cancel closes the internal stream; the number of streams is bounded', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const baseline = node.options.watchStreamsCount;
+    const watches = [openWatch(rootToken), openWatch(rootToken), openWatch(rootToken)];
+    for (const watch of watches) {
+      watch.stream.write(create('x'));
+      await watch.next();
+    }
+    expect(node.options.watchStreamsCount).toBe(baseline + 3);
+    const fourth = openWatch(rootToken);
+    expect(await fourth.ended).toMatchObject({ code: 8, details: 'etcdserver: too many requests' });
+    for (const watch of watches) watch.stream.cancel();
+    await Promise.all(watches.map((watch) => watch.ended));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(node.options.watchStreamsCount).toBe(baseline);
+  });
+
+  it('undecodable bytes end the stream with an error, and the gateway keeps serving', async () => {
+    const RawWatch = makeGenericClientConstructor(
+      {
+        Watch: {
+          path: '/etcdserverpb.Watch/Watch',
+          requestStream: true,
+          responseStream: true,
+          requestSerialize: (bytes: Buffer) => bytes,
+          requestDeserialize: (bytes: Buffer) => bytes,
+          responseSerialize: (bytes: Buffer) => bytes,
+          responseDeserialize: (bytes: Buffer) => bytes,
+        },
+      },
+      'RawWatch',
+    );
+    const raw = new RawWatch(gateway.grpcAddress, credentials.createInsecure()) as unknown as { Watch(m: Metadata): ClientDuplexStream<Buffer, Buffer>; close(): void };
+    const metadata = new Metadata();
+    metadata.set('token', rootToken);
+    const stream = raw.Watch(metadata);
+    const ended = new Promise<{ code?: number }>((resolve) => {
+      stream.on('error', resolve);
+      stream.on('end', () => resolve({}));
+    });
+    stream.on('data', () => undefined);
+    stream.write(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]));
+    expect((await ended).code).toBe(13);
+    raw.close();
+    expect((await etcd.call('KV', 'Range', { key: Buffer.from('a') }, rootToken)).ok).toBe(true);
+  });
+});

@@ -1,0 +1,174 @@
+// Test support for the gateway's unit tests: a one-member wardnode.Node over real gRPC whose log is
+// applied at once by the real state machine (@ward/etcd/apply) and answered through
+// @ward/etcd/api-mapping — the raft-node's answers without Raft. Faults can be scripted (a
+// NotLeader redirect, an answer that never comes). The real cluster is exercised by test/*.int.
+import { Server, ServerCredentials, status as Status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { hasCode } from '@ward/shared/errors';
+import { Applier, decodeApplyRequest, type ApplyRequest } from '@ward/etcd/apply';
+import { encodeApplyResponse, type ResponseContext } from '@ward/etcd/api-mapping';
+import { etcdMessageType, wardNodeServiceDefinition } from '@ward/etcd/proto';
+
+export interface ApplierNodeOptions {
+  /** Answer NotLeader (with this leader address, '' for "unknown") instead of proposing. */
+  notLeader?: string;
+  /** Called with every decoded proposal before it is applied (tests record or delay). */
+  onPropose?: (request: ApplyRequest) => void | Promise<void>;
+  /** Decoded proposals are recorded here. */
+  readonly proposals: ApplyRequest[];
+  /** Raw entries received (to scan for secrets). */
+  readonly entries: Uint8Array[];
+  /** Calls received per method (NotLeader answers included). */
+  readonly calls: Record<string, number>;
+  /** Answer this many Reads with `etcdserver: no leader` before serving them. */
+  failReadsCount: number;
+  /** Watch messages received: the identity they carried and the decoded etcd WatchRequest. */
+  readonly watchRequests: Array<{ username: string; authRevision: number; request: Record<string, unknown> }>;
+  /** Open internal watch streams. */
+  watchStreamsCount: number;
+}
+
+export interface ApplierNode {
+  readonly address: string;
+  /** Cuts every connection at once (a crash, as the gateway sees it). */
+  kill(): void;
+  readonly applier: Applier;
+  readonly options: ApplierNodeOptions;
+  stop(): Promise<void>;
+}
+
+const CONTEXT: ResponseContext = { clusterId: 0x1234n, memberId: 0x51n, raftTerm: 2 };
+
+type Unary = (call: ServerUnaryCall<Record<string, unknown>, unknown>, callback: sendUnaryData<unknown>) => void;
+
+function unary(calls: Record<string, number>, method: string, run: (request: Record<string, unknown>) => unknown | Promise<unknown>): Unary {
+  return (call, callback) => {
+    calls[method] = (calls[method] ?? 0) + 1;
+    Promise.resolve()
+      .then(() => run(call.request))
+      .then(
+        (value) => callback(null, value),
+        (error: unknown) => callback({ code: Status.INTERNAL, details: String(error) }),
+      );
+  };
+}
+
+function answer(result: ReturnType<Applier['apply']>): object {
+  if (!result.ok) return { error: { code: result.error.grpcCode, message: result.error.message } };
+  return { response: Buffer.from(encodeApplyResponse(result.result as never, result.header.revision, CONTEXT)) };
+}
+
+function authCheck(applier: Applier, name: string): object {
+  const view = applier.authView;
+  const base = { auth_enabled: view.enabled, auth_revision: String(view.revision), user_exists: false, no_password: false, password_hash: Buffer.alloc(0) };
+  if (!view.enabled) return { check: base };
+  try {
+    const input = view.passwordCheckInput(name);
+    return { check: { ...base, user_exists: true, password_hash: Buffer.from(input.passwordHash) } };
+  } catch (error) {
+    if (hasCode(error, 'ERR_AUTH_NO_PASSWORD_USER')) return { check: { ...base, user_exists: true, no_password: true } };
+    return { check: base };
+  }
+}
+
+interface WatchCall {
+  on(event: 'data', listener: (message: { username: string; auth_revision: string; request: Buffer }) => void): void;
+  on(event: 'end' | 'cancelled' | 'error', listener: () => void): void;
+  write(message: object): boolean;
+  end(): void;
+}
+
+/**
+ * Watch for the relay's tests: records what arrives and answers each create with `created` and a
+ * fresh watch id (no events: watch semantics are the raft-node's).
+ */
+function echoWatch(call: WatchCall, state: ApplierNodeOptions, applier: Applier): void {
+  const requestType = etcdMessageType('etcdserverpb.WatchRequest');
+  const responseType = etcdMessageType('etcdserverpb.WatchResponse');
+  let nextWatchId = 0;
+  state.watchStreamsCount += 1;
+  let open = true;
+  const close = (): void => {
+    if (open) state.watchStreamsCount -= 1;
+    open = false;
+  };
+  call.on('data', (message) => {
+    const request = requestType.toObject(requestType.decode(message.request), { longs: String, enums: String, defaults: false }) as Record<string, unknown>;
+    state.watchRequests.push({ username: message.username, authRevision: Number(message.auth_revision), request });
+    if (request['create_request'] === undefined) return;
+    const header = { cluster_id: String(CONTEXT.clusterId), member_id: String(CONTEXT.memberId), revision: String(applier.keySpaceView.currentRevision), raft_term: '2' };
+    const response = responseType.encode(responseType.fromObject({ header, watch_id: String(nextWatchId++), created: true })).finish();
+    call.write({ response: Buffer.from(response) });
+  });
+  call.on('end', () => {
+    close();
+    call.end();
+  });
+  call.on('cancelled', close);
+  call.on('error', close);
+}
+
+/** Starts the node on a free loopback port. */
+export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}): Promise<ApplierNode> {
+  const applier = Applier.create();
+  const state: ApplierNodeOptions = { proposals: [], entries: [], calls: {}, failReadsCount: 0, watchRequests: [], watchStreamsCount: 0, ...options };
+  let index = 0;
+  const server = new Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  let address = '';
+  server.addService(wardNodeServiceDefinition(), {
+    Propose: unary(state.calls, 'Propose', async (request) => {
+      if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
+      const entry = request['entry'] as Buffer;
+      state.entries.push(new Uint8Array(entry));
+      const decoded = decodeApplyRequest(entry);
+      state.proposals.push(decoded);
+      await state.onPropose?.(decoded);
+      index += 1;
+      return answer(applier.apply(index, decoded));
+    }),
+    Read: unary(state.calls, 'Read', (request) => {
+      if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
+      if (state.failReadsCount > 0) {
+        state.failReadsCount -= 1;
+        return { error: { code: Status.UNAVAILABLE, message: 'etcdserver: no leader' } };
+      }
+      return answer(applier.read(decodeApplyRequest(request['entry'] as Buffer)));
+    }),
+    AuthCheck: unary(state.calls, 'AuthCheck', (request) => {
+      if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
+      return authCheck(applier, request['name'] as string);
+    }),
+    ResolveToken: unary(state.calls, 'ResolveToken', (request) => {
+      const owner = applier.resolveSimpleToken(request['token'] as string);
+      return owner === undefined ? { valid: false } : { valid: true, username: owner.username, auth_revision: String(owner.authRevision) };
+    }),
+    Status: unary(state.calls, 'Status', () => ({
+      cluster_id: String(CONTEXT.clusterId),
+      member_id: String(CONTEXT.memberId),
+      leader_id: String(CONTEXT.memberId),
+      raft_term: String(CONTEXT.raftTerm),
+      raft_index: String(index),
+      commit_index: String(index),
+      applied_index: String(index),
+      revision: String(applier.keySpaceView.currentRevision),
+      version: '3.7.0',
+    })),
+    MemberList: unary(state.calls, 'MemberList', () => ({
+      cluster_id: String(CONTEXT.clusterId),
+      member_id: String(CONTEXT.memberId),
+      raft_term: String(CONTEXT.raftTerm),
+      members: [{ id: String(CONTEXT.memberId), name: 'node-1', peer_urls: ['http://127.0.0.1:1'], api_address: address }],
+    })),
+    Watch: (call: WatchCall) => echoWatch(call, state, applier),
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  address = `127.0.0.1:${port}`;
+  return {
+    address,
+    applier,
+    options: state,
+    kill: () => server.forceShutdown(),
+    stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { utf8 } from '@ward/shared/bytes';
+import { bcryptHashCost, type PasswordVerifier } from '@ward/auth/password-jobs';
+import { BcryptPasswordVerifier, CredentialChecker } from './index';
+
+/** Records which hashes the checker verified against (the real bcrypt does the work). */
+class RecordingVerifier implements PasswordVerifier {
+  readonly verifiedHashes: Uint8Array[] = [];
+  constructor(private readonly inner: PasswordVerifier) {}
+  hash(password: string): Promise<Uint8Array> {
+    return this.inner.hash(password);
+  }
+  verify(password: string, hash: Uint8Array): Promise<boolean> {
+    this.verifiedHashes.push(hash);
+    return this.inner.verify(password, hash);
+  }
+}
+
+describe('CredentialChecker', () => {
+  it('answers match / mismatch / no-password-user like etcd CheckPassword', async () => {
+    const verifier = new BcryptPasswordVerifier({ cost: 4 });
+    const checker = await CredentialChecker.create(verifier);
+    const hash = await verifier.hash('s3cret');
+    expect(await checker.check('s3cret', { kind: 'password', hash })).toBe('match');
+    expect(await checker.check('wrong', { kind: 'password', hash })).toBe('mismatch');
+    expect(await checker.check('anything', { kind: 'no-password' })).toBe('no-password-user');
+    expect(await checker.check('', { kind: 'no-password' })).toBe('no-password-user');
+  });
+
+  it('spends one bcrypt verification at the configured cost on an unknown user, then says mismatch', async () => {
+    const recording = new RecordingVerifier(new BcryptPasswordVerifier({ cost: 5 }));
+    const checker = await CredentialChecker.create(recording);
+    expect(await checker.check('guess', { kind: 'unknown-user' })).toBe('mismatch');
+    expect(recording.verifiedHashes).toHaveLength(1);
+    expect(bcryptHashCost(recording.verifiedHashes[0]!)).toBe(5);
+    // The same dummy every time (made once, at construction).
+    await checker.check('guess again', { kind: 'unknown-user' });
+    expect(recording.verifiedHashes[1]).toEqual(recording.verifiedHashes[0]);
+  });
+
+  it('makes a malformed stored hash cost a dummy verification too, and reports it', async () => {
+    const recording = new RecordingVerifier(new BcryptPasswordVerifier({ cost: 4 }));
+    const checker = await CredentialChecker.create(recording);
+    expect(await checker.check('x', { kind: 'password', hash: utf8('not a hash') })).toBe('malformed-hash');
+    expect(recording.verifiedHashes).toHaveLength(2);
+    expect(bcryptHashCost(recording.verifiedHashes[1]!)).toBe(4);
+  });
+
+  it('takes about as long for an unknown user as for a wrong password (cost 8, medians)', async () => {
+    const verifier = new BcryptPasswordVerifier({ cost: 8 });
+    const checker = await CredentialChecker.create(verifier);
+    const hash = await verifier.hash('real password');
+    const median = async (stored: Parameters<CredentialChecker['check']>[1]): Promise<number> => {
+      const samples: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const startedMs = performance.now();
+        await checker.check('wrong password', stored);
+        samples.push(performance.now() - startedMs);
+      }
+      return samples.sort((a, b) => a - b)[3]!;
+    };
+    const wrongPasswordMs = await median({ kind: 'password', hash });
+    const unknownUserMs = await median({ kind: 'unknown-user' });
+    // Without the dummy verification an unknown user answers in well under a millisecond.
+    expect(unknownUserMs).toBeGreaterThan(wrongPasswordMs * 0.5);
+    expect(unknownUserMs).toBeLessThan(wrongPasswordMs * 2);
+  });
+});

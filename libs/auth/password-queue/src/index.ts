@@ -1,0 +1,13 @@
+export {
+  MAX_SEALING_KEYS,
+  SEALING_KEY_BYTES,
+  PayloadSealer,
+  generateSealingKeyEntry,
+  newRequestId,
+  parseSealingKeys,
+  type SealDirection,
+  type SealedMessage,
+  type SealingKey,
+} from './payload-sealer';
+export { createPasswordJobProcessor, type PasswordJobProcessorOptions } from './password-job-processor';
+export { QueuePasswordVerifier, errorFromFailure, type QueuePasswordVerifierOptions } from './queue-password-verifier';

@@ -1,3 +1,0 @@
-import { describeChaosSlice } from './test/ci-seeds';
-
-describeChaosSlice(3);

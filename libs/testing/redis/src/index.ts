@@ -1,0 +1,1 @@
+export { connectTestRedis, deleteKeys, dumpKeys, testRedisOptions, uniquePrefix, type RedisEntry } from './redis-fixtures';
