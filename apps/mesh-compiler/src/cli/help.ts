@@ -4,7 +4,7 @@ export const HELP_TEXT = `ward-mesh: Istio AuthorizationPolicy and PeerAuthentic
 Usage:
   ward-mesh validate <file|dir|->... [-o text|json|yaml] [--strict] [--analyze] [--advice] [--compat] [-n ns]
   ward-mesh compile  <file|dir|->... --workload ns/name [--labels k=v,...] [--ports 8080/HTTP,...] [-o yaml|json]
-  ward-mesh explain  <file|dir|->... --workload ns/name [--labels k=v,...] [request flags] [-o text|yaml|json]
+  ward-mesh explain  <file|dir|->... --workload ns/name [--labels k=v,...] [request flags] [--expect allow|deny|reset] [-o text|yaml|json]
   ward-mesh serve    (HTTP function: POST /validate, /compile, /explain; configured by MESH_COMPILER_* variables)
 
 Inputs are files, directories (walked for .yaml, .yml and .json) or - for stdin; documents may be
@@ -26,11 +26,19 @@ compile/explain workload flags:
   --root-namespace ns           mesh root namespace (default istio-system)
   --trust-domain td             mesh trust domain (default cluster.local)
   --trust-domain-aliases a,b    trust domain aliases
+  --mesh-config file            the mesh config: MeshConfig YAML, the istio ConfigMap or an
+                                IstioOperator (extension providers for CUSTOM policies, trust
+                                domain and aliases, root namespace); the flags above override it
 
 explain request flags:
   --method GET --path /x --host example.com --port 8080 --header k=v (repeatable)
   --source-principal cluster.local/ns/a/sa/b --source-ip 10.0.0.1 --remote-ip 10.0.0.1
   --request-principal issuer/subject --tls mtls|plaintext|tls --sni name
+  --ext-authz allow|deny        what the external authorizer of a CUSTOM policy answers (allow)
+  --expect allow|deny|reset     for CI pipelines: exit 0 when the decision is this one, 1 when not
+                                (deny: 403 or a connection closed by a filter; reset: no filter
+                                chain, a failed mTLS handshake or a protocol error)
 
-Exit codes: 0 valid (warnings allowed), 1 invalid input or failed decision inputs, 2 usage error.
+Exit codes: 0 valid (warnings allowed) or decision as expected, 1 invalid input, a decision other
+than --expect, or rules that could not be translated faithfully, 2 usage error, 70 internal error.
 `;

@@ -59,6 +59,8 @@ const OPTIONS = {
   header: { type: 'string', multiple: true },
   sni: { type: 'string' },
   tls: { type: 'string' },
+  expect: { type: 'string' },
+  'ext-authz': { type: 'string' },
 } as const;
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

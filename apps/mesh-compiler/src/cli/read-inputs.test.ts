@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readInputs, readStdinBounded } from './read-inputs';
+import { readInputs, readSingleFile, readStdinBounded } from './read-inputs';
 
-const LIMITS = { maxFilesCount: 10, maxFileBytes: 1024, maxDirectoryDepthCount: 2 };
+const LIMITS = { maxFilesCount: 10, maxFileBytes: 1024, maxDirectoryDepthCount: 2, maxTotalBytes: 4096 };
 const EMPTY_STDIN = Readable.from([]);
 
 function tree(files: Record<string, string | Uint8Array>): string {
@@ -55,6 +56,32 @@ describe('readInputs', () => {
     const result = await readInputs([many], EMPTY_STDIN, LIMITS);
     expect(result.sources).toHaveLength(10);
     expect(result.problems.map((p) => p.message)).toEqual(['more than 10 input files']);
+  });
+});
+
+describe('hostile file system inputs', () => {
+  it('refuses a FIFO without waiting for a writer, and skips FIFOs and symlinks in directories', async () => {
+    const root = tree({ 'ok.yaml': 'ok' });
+    execFileSync('mkfifo', [join(root, 'pipe.yaml')]);
+    symlinkSync(root, join(root, 'loop.yaml'));
+    const direct = await readInputs([join(root, 'pipe.yaml')], EMPTY_STDIN, LIMITS);
+    expect(direct.problems.map((p) => p.message)).toEqual([`${JSON.stringify(join(root, 'pipe.yaml'))} is not a regular file`]);
+    const walked = await readInputs([root], EMPTY_STDIN, LIMITS);
+    expect(walked.sources.map((s) => s.text)).toEqual(['ok']);
+    expect(walked.problems).toEqual([]);
+  });
+
+  it('stops reading once the inputs together pass the total limit', async () => {
+    const root = tree(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.yaml`, 'x'.repeat(1000)])));
+    const result = await readInputs([root], EMPTY_STDIN, LIMITS);
+    expect(result.sources).toHaveLength(4);
+    expect(result.problems.map((p) => p.code)).toEqual(['MESH_INPUT_TOO_LARGE']);
+  });
+
+  it('readSingleFile refuses a directory and reports a missing file', async () => {
+    const root = tree({});
+    expect(await readSingleFile(root, 1024)).toMatchObject({ code: 'MESH_INPUT_UNREADABLE', message: `${JSON.stringify(root)} is a directory, not a file` });
+    expect(await readSingleFile(join(root, 'none'), 1024)).toMatchObject({ code: 'MESH_INPUT_UNREADABLE' });
   });
 });
 

@@ -2,8 +2,10 @@
  * Reads the CLI's inputs — files, directories (walked for .yaml, .yml and .json, as istioctl
  * does) and `-` for stdin — under explicit limits. Unreadable inputs become diagnostics.
  */
+import { constants } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { utf8ByteLength } from '@ward/mesh/istio-api';
 import type { Diagnostic } from '@ward/mesh/istio-api';
 
 export interface SourceText {
@@ -19,6 +21,8 @@ export interface InputLimits {
   readonly maxFileBytes: number;
   /** Directory levels walked below a given directory. */
   readonly maxDirectoryDepthCount: number;
+  /** All inputs of one run together; inputs past it are not read. */
+  readonly maxTotalBytes: number;
 }
 
 export interface ReadInputsResult {
@@ -57,10 +61,16 @@ function tooLarge(sourceName: string, bytes: number | string, limit: number): Di
   return problem(sourceName, 'MESH_INPUT_TOO_LARGE', `input is ${bytes} bytes, more than the limit of ${limit}`);
 }
 
+/**
+ * Reads a regular file of at most `limit` bytes. It is opened without blocking, so a FIFO or a
+ * device is refused instead of waiting for a writer.
+ */
 async function readFileBounded(path: string, limit: number): Promise<SourceText | Diagnostic> {
-  const handle = await open(path, 'r');
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const size = (await handle.stat()).size;
+    const info = await handle.stat();
+    if (!info.isFile()) return problem(path, 'MESH_INPUT_UNREADABLE', `${JSON.stringify(path)} is not a regular file`);
+    const size = info.size;
     if (size > limit) return tooLarge(path, size, limit);
     const buffer = new Uint8Array(limit + 1);
     let length = 0;
@@ -126,6 +136,16 @@ async function expandPath(path: string, limits: InputLimits, files: string[]): P
   return listDirectory(path, 0, limits, files);
 }
 
+/** Reads one regular file (a directory or an unreadable file is a problem, never an exception). */
+export async function readSingleFile(path: string, limit: number): Promise<SourceText | Diagnostic> {
+  try {
+    if ((await stat(path)).isDirectory()) return problem(path, 'MESH_INPUT_UNREADABLE', `${JSON.stringify(path)} is a directory, not a file`);
+    return await readFileBounded(path, limit);
+  } catch (error) {
+    return problem(path, 'MESH_INPUT_UNREADABLE', `cannot read file ${JSON.stringify(path)}: ${errnoText(error)}`);
+  }
+}
+
 /** Reads every input named in `paths` (`-` reads `stdin`), in order. */
 export async function readInputs(paths: readonly string[], stdin: AsyncIterable<Uint8Array | string>, limits: InputLimits): Promise<ReadInputsResult> {
   const sources: SourceText[] = [];
@@ -142,11 +162,21 @@ export async function readInputs(paths: readonly string[], stdin: AsyncIterable<
       if (files.length > limits.maxFilesCount) break;
     }
   }
+  let totalBytes = 0;
   for (const file of files.slice(0, limits.maxFilesCount)) {
+    const budget = Math.min(limits.maxFileBytes, limits.maxTotalBytes - totalBytes);
     try {
-      const read = file === '-' ? await readStdinBounded(stdin, limits.maxFileBytes) : await readFileBounded(file, limits.maxFileBytes);
-      if ('text' in read) sources.push(read);
-      else problems.push(read);
+      const read = budget <= 0 ? undefined : file === '-' ? await readStdinBounded(stdin, budget) : await readFileBounded(file, budget);
+      if (read === undefined || ('code' in read && read.code === 'MESH_INPUT_TOO_LARGE' && budget < limits.maxFileBytes)) {
+        problems.push(problem(file, 'MESH_INPUT_TOO_LARGE', `the inputs together exceed ${limits.maxTotalBytes} bytes; ${file} and later inputs are not read`));
+        break;
+      }
+      if ('text' in read) {
+        sources.push(read);
+        totalBytes += utf8ByteLength(read.text);
+      } else {
+        problems.push(read);
+      }
     } catch (error) {
       problems.push(problem(file, 'MESH_INPUT_UNREADABLE', `cannot read file ${JSON.stringify(file)}: ${errnoText(error)}`));
     }

@@ -97,3 +97,52 @@ describe('trafficFromFlags', () => {
     expect(trafficFromFlags({}, { ...workload, ports: [] })).toMatch(/--port is needed/);
   });
 });
+
+describe('ward-mesh explain --expect (CI pipelines)', () => {
+  const expectRun = (files: Record<string, string>, flags: Record<string, string>, expected: 'allow' | 'deny' | 'reset', output: 'text' | 'json' = 'text') => {
+    const all = { ports: '8080/HTTP,9000/TCP,9090/HTTP', ...flags };
+    const options = compileOptionsFromFlags({ namespace: 'foo', name: 'httpbin', labels: { app: 'httpbin' } }, all, output, 'default');
+    if (typeof options === 'string') throw new Error(options);
+    const traffic = trafficFromFlags(all, options.workload);
+    if (typeof traffic === 'string') throw new Error(traffic);
+    const sources = Object.entries(files).map(([sourceName, text]) => ({ sourceName, text }));
+    return runExplain(sources, [], { ...options, traffic, expect: expected });
+  };
+
+  it('exits 0 when the decision is the expected one', () => {
+    const result = expectRun({ 'deny.yaml': DENY_ADMIN }, { port: '8080', path: '/admin' }, 'deny');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^DENIED: /);
+    expect(result.stderr).not.toContain('expected');
+  });
+
+  it('exits 1 and says so when it is not, the explanation still printed', () => {
+    const result = expectRun({ 'deny.yaml': DENY_ADMIN }, { port: '8080', path: '/admin' }, 'allow');
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/^DENIED: GET \/admin/);
+    expect(result.stderr).toContain('ward-mesh: expected allow, but the decision is deny (denied)\n');
+  });
+
+  it('reset covers no filter chain and a failed mTLS handshake; deny covers a TCP connection closed by RBAC', () => {
+    const strict = { 'strict.yaml': STRICT_WITH_EXCEPTION };
+    expect(expectRun(strict, { port: '8080', tls: 'plaintext' }, 'reset').exitCode).toBe(0);
+    expect(expectRun(strict, { port: '8080', tls: 'tls' }, 'reset').exitCode).toBe(0);
+    expect(expectRun(strict, { port: '9090', tls: 'plaintext' }, 'allow').exitCode).toBe(0);
+    expect(expectRun({ 'deny.yaml': DENY_ADMIN }, { port: '9000' }, 'deny').exitCode).toBe(0);
+    expect(expectRun({ 'deny.yaml': DENY_ADMIN }, { port: '9000' }, 'reset').exitCode).toBe(1);
+  });
+
+  it('puts the check in the JSON document', () => {
+    const result = expectRun({ 'strict.yaml': STRICT_WITH_EXCEPTION }, { port: '8080', tls: 'plaintext' }, 'deny', 'json');
+    expect(result.exitCode).toBe(1);
+    expect((JSON.parse(result.stdout) as { expectation: unknown }).expectation).toEqual({ expected: 'deny', actual: 'reset', outcome: 'reset', matched: false });
+  });
+
+  it('a matching decision on a configuration that failed closed still exits 1, and says why', () => {
+    const custom = 'apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: ext, namespace: foo}\nspec:\n  action: CUSTOM\n  provider: {name: missing}\n  rules: [{to: [{operation: {paths: ["/admin*"]}}]}]\n';
+    const result = expectRun({ 'custom.yaml': custom }, { port: '8080', path: '/admin' }, 'deny');
+    expect(result.stdout).toMatch(/^DENIED: /);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('ward-mesh: the decision is deny as expected, but some rules could not be translated faithfully');
+  });
+});

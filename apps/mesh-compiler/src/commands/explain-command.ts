@@ -3,18 +3,44 @@
  * the compiled listener and says what happens — allowed, 403, closed or reset — which filter
  * and which policy rule decided, and which stats and metadata Envoy records.
  */
-import { SimulatorError, compileWorkload, protocolClass, simulate, toGoYaml } from '@ward/mesh/compiler';
+import { SimulatorError, protocolClass, simulate, toGoYaml } from '@ward/mesh/compiler';
 import type { ClientTransport, SimulatedTraffic, SimulationResult, Workload } from '@ward/mesh/compiler';
 import type { Diagnostic } from '@ward/mesh/istio-api';
 import type { SourceText } from '../cli/read-inputs';
 import { EXIT } from './command-result';
 import type { CommandResult } from './command-result';
+import { compileInputs } from './compile-command';
 import type { CompileCommandOptions } from './compile-command';
-import { formatFinding, loadPolicyInputs, locateCompilerDiagnostic } from './policy-inputs';
+import { meshConfigHint } from './mesh-settings';
+import { formatFinding } from './policy-inputs';
 import type { LocatedFinding } from './policy-inputs';
+
+/** What a CI pipeline can require of a decision (`--expect`). */
+export const EXPECTATIONS = ['allow', 'deny', 'reset'] as const;
+export type Expectation = (typeof EXPECTATIONS)[number];
 
 export interface ExplainCommandOptions extends CompileCommandOptions {
   readonly traffic: SimulatedTraffic;
+  /** Exit 1 unless the decision is this one. */
+  readonly expect?: Expectation;
+}
+
+/**
+ * The decision class of an outcome: `allow` (reached the application), `deny` (403 or a
+ * connection closed by an authorization filter), `reset` (closed before any filter ran: no
+ * filter chain, a failed mTLS handshake, bytes the chain cannot parse).
+ */
+export function decisionOf(outcome: SimulationResult['outcome']): Expectation {
+  if (outcome === 'allowed') return 'allow';
+  return outcome === 'denied' ? 'deny' : 'reset';
+}
+
+/** An `--expect` check: what was expected, what happened, whether they agree. */
+export interface ExpectationCheck {
+  readonly expected: Expectation;
+  readonly actual: Expectation;
+  readonly outcome: SimulationResult['outcome'];
+  readonly matched: boolean;
 }
 
 const TRANSPORTS: readonly ClientTransport[] = ['mtls', 'tls', 'plaintext'];
@@ -69,8 +95,10 @@ export function trafficFromFlags(flags: Readonly<Record<string, unknown>>, workl
         ...(requestPrincipal === undefined ? {} : { requestPrincipal }),
       }
     : undefined;
+  const extAuthz = text('ext-authz');
+  if (extAuthz !== undefined && extAuthz !== 'allow' && extAuthz !== 'deny') return `--ext-authz: expected allow or deny, got ${JSON.stringify(extAuthz)}`;
   const optional = (name: string, key: keyof SimulatedTraffic) => (text(name) === undefined ? {} : { [key]: text(name) });
-  return { port, transport, ...optional('source-principal', 'sourcePrincipal'), ...optional('source-ip', 'sourceIp'), ...optional('remote-ip', 'remoteIp'), ...optional('sni', 'sni'), ...(http === undefined ? {} : { http }) };
+  return { port, transport, ...optional('ext-authz', 'extAuthz'), ...optional('source-principal', 'sourcePrincipal'), ...optional('source-ip', 'sourceIp'), ...optional('remote-ip', 'remoteIp'), ...optional('sni', 'sni'), ...(http === undefined ? {} : { http }) };
 }
 
 function describeTraffic(traffic: SimulatedTraffic): string {
@@ -114,6 +142,8 @@ export interface ExplainEvaluation {
   readonly exitCode: number;
   readonly traffic: SimulatedTraffic;
   readonly result?: SimulationResult;
+  /** Present with `expect` once there is a result. */
+  readonly expectation?: ExpectationCheck;
   readonly findings: readonly LocatedFinding[];
   /** Why there is no result (invalid inputs, or traffic the simulator cannot evaluate). */
   readonly failure?: string;
@@ -121,33 +151,46 @@ export interface ExplainEvaluation {
 
 /** Loads, validates, compiles and simulates. */
 export function evaluateExplain(sources: readonly SourceText[], problems: readonly Diagnostic[], options: ExplainCommandOptions): ExplainEvaluation {
-  const inputs = loadPolicyInputs(sources, problems, options.defaultNamespace);
   const base = { traffic: options.traffic };
-  if (inputs.findings.some((finding) => finding.severity === 'error')) return { ...base, exitCode: EXIT.failed, findings: inputs.findings, failure: 'not explained: the inputs have errors' };
-  const compiled = compileWorkload({
-    workload: options.workload,
-    mesh: options.mesh,
-    authorizationPolicies: inputs.authorizationPolicies,
-    peerAuthentications: inputs.peerAuthentications,
-    options: { defaultNamespace: options.defaultNamespace },
-  });
-  const findings = [...inputs.findings, ...compiled.diagnostics.map((d) => locateCompilerDiagnostic(d, inputs.loaded, options.defaultNamespace))];
+  const { findings, compiled } = compileInputs(sources, problems, options);
+  if (compiled === undefined) return { ...base, exitCode: EXIT.failed, findings, failure: 'not explained: the inputs have errors' };
   if (compiled.config === undefined) return { ...base, exitCode: EXIT.failed, findings, failure: 'not explained: the workload could not be compiled' };
   try {
     const result = simulate(compiled.config, options.traffic);
-    return { ...base, exitCode: compiled.ok ? EXIT.ok : EXIT.failed, result, findings };
+    const expectation = options.expect === undefined ? undefined : checkExpectation(options.expect, result);
+    const exitCode = compiled.ok && expectation?.matched !== false ? EXIT.ok : EXIT.failed;
+    return { ...base, exitCode, result, findings, ...(expectation !== undefined ? { expectation } : {}) };
   } catch (error) {
     if (error instanceof SimulatorError) return { ...base, exitCode: EXIT.failed, findings, failure: `not explained: ${error.message} (${error.detail})` };
     throw error;
   }
 }
 
+function checkExpectation(expected: Expectation, result: SimulationResult): ExpectationCheck {
+  const actual = decisionOf(result.outcome);
+  return { expected, actual, outcome: result.outcome, matched: actual === expected };
+}
+
+/** The stderr verdict of an `--expect` check, and why a matched decision still fails. */
+export function expectationText(evaluation: ExplainEvaluation): string {
+  const check = evaluation.expectation;
+  if (check === undefined) return '';
+  if (!check.matched) return `ward-mesh: expected ${check.expected}, but the decision is ${check.actual} (${check.outcome})\n`;
+  if (evaluation.exitCode !== EXIT.ok) return `ward-mesh: the decision is ${check.actual} as expected, but some rules could not be translated faithfully (see the errors above)\n`;
+  return '';
+}
+
 /** Runs explain and renders it. */
 export function runExplain(sources: readonly SourceText[], problems: readonly Diagnostic[], options: ExplainCommandOptions): CommandResult {
   const evaluation = evaluateExplain(sources, problems, options);
-  const notes = findingsText(evaluation.findings);
+  const notes = `${findingsText(evaluation.findings)}${meshConfigHint(evaluation.findings, options.meshConfig)}${expectationText(evaluation)}`;
   if (evaluation.result === undefined) return { stdout: '', stderr: `${notes}ward-mesh: ${evaluation.failure ?? 'not explained'}\n`, exitCode: evaluation.exitCode };
-  const document = { traffic: evaluation.traffic, result: evaluation.result, diagnostics: evaluation.findings };
+  const document = {
+    traffic: evaluation.traffic,
+    result: evaluation.result,
+    ...(evaluation.expectation !== undefined ? { expectation: evaluation.expectation } : {}),
+    diagnostics: evaluation.findings,
+  };
   if (options.output === 'json') return { stdout: `${JSON.stringify(document, null, 2)}\n`, stderr: notes, exitCode: evaluation.exitCode };
   if (options.output === 'yaml') return { stdout: toGoYaml(document), stderr: notes, exitCode: evaluation.exitCode };
   return { stdout: explanationText(evaluation.traffic, evaluation.result), stderr: notes, exitCode: evaluation.exitCode };

@@ -115,6 +115,7 @@ describe('POST /compile', () => {
     ['bad protocol', { inputs: [{ content: 'a' }], workload: { namespace: 'foo', ports: [{ port: 80, protocol: 'SCTP' }] } }],
     ['unknown workload property', { inputs: [{ content: 'a' }], workload: { namespace: 'foo', pods: 3 } }],
     ['trust domain with a slash', { inputs: [{ content: 'a' }], workload: { namespace: 'foo' }, mesh: { trustDomain: 'a/b' } }],
+    ['expect on compile', { inputs: [{ content: 'a' }], workload: { namespace: 'foo' }, expect: 'allow' }],
   ];
   it.each(malformed)('rejects a malformed body (%s) with 400', async (_name, payload) => {
     const response = await build().inject({ method: 'POST', url: '/compile', payload: payload as Record<string, unknown> });
@@ -144,8 +145,23 @@ describe('POST /explain', () => {
     expect(response.json()).toMatchObject({ explained: true, result: { outcome: 'reset', stats: ['listener.0.0.0.0_15006.no_filter_chain_match'] } });
   });
 
+  it('uses the meshConfig text for CUSTOM providers and checks an expected decision', async () => {
+    const custom = 'apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: {name: ext, namespace: foo}\nspec:\n  action: CUSTOM\n  provider: {name: authz}\n  rules: [{}]\n';
+    const meshConfig = 'extensionProviders:\n- name: authz\n  envoyExtAuthzHttp: {service: authz.foo.svc.cluster.local, port: 8000}\n';
+    const traffic = { port: 8080, transport: 'mtls', http: get, extAuthz: 'deny' };
+    const server = build();
+    const denied = await server.inject({ method: 'POST', url: '/explain', payload: { inputs: [{ content: custom }], meshConfig, workload, traffic, expect: 'deny' } });
+    expect(denied.json()).toMatchObject({ exitCode: 0, result: { outcome: 'denied', httpResponse: { responseCodeDetails: 'ext_authz_denied' } }, expectation: { expected: 'deny', matched: true } });
+    const wrong = await server.inject({ method: 'POST', url: '/explain', payload: { inputs: [{ content: custom }], meshConfig, workload, traffic, expect: 'allow' } });
+    expect(wrong.json()).toMatchObject({ exitCode: 1, expectation: { expected: 'allow', actual: 'deny', matched: false } });
+    const badMesh = await server.inject({ method: 'POST', url: '/explain', payload: { inputs: [{ content: custom }], meshConfig: 'trustDomain: [x]\n', workload, traffic } });
+    expect(badMesh.json()).toMatchObject({ exitCode: 1, explained: false, diagnostics: [{ code: 'MESH_CONFIG_WRONG_TYPE', sourceName: 'meshConfig', line: 1, path: 'trustDomain' }] });
+  });
+
   const malformed: [string, unknown][] = [
     ['no traffic', { inputs: [{ content: DENY_GET }], workload }],
+    ['unknown expectation', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'mtls' }, expect: 'maybe' }],
+    ['meshConfig not a string', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'mtls' }, meshConfig: { trustDomain: 'x' } }],
     ['bad transport', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'ssl' } }],
     ['relative path', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'mtls', http: { ...get, path: 'x' } } }],
     ['unknown traffic property', { inputs: [{ content: DENY_GET }], workload, traffic: { port: 8080, transport: 'mtls', spoof: true } }],

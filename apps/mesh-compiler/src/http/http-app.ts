@@ -45,6 +45,14 @@ function registerValidate(app: FastifyInstance, options: MeshCompilerHttpOptions
   });
 }
 
+/** The mesh part of a compile or explain body: `mesh` overrides the `meshConfig` text. */
+function meshOptionsOf(body: Pick<CompileBody, 'mesh' | 'meshConfig'>) {
+  return {
+    mesh: { ...body.mesh, ...(body.mesh?.trustDomainAliases === undefined ? {} : { trustDomainAliases: [...body.mesh.trustDomainAliases] }) },
+    ...(body.meshConfig === undefined ? {} : { meshConfig: { sourceName: 'meshConfig', text: body.meshConfig } }),
+  };
+}
+
 /** The workload of a request body (ports without a protocol sniff, as in the CLI). */
 export function workloadOf(body: WorkloadBody): Workload {
   return {
@@ -62,7 +70,7 @@ function registerCompile(app: FastifyInstance, options: MeshCompilerHttpOptions,
     const evaluation = evaluateCompile(sourcesOf(body), [], {
       output: 'json',
       workload: workloadOf(body.workload),
-      mesh: { ...body.mesh, ...(body.mesh?.trustDomainAliases === undefined ? {} : { trustDomainAliases: [...body.mesh.trustDomainAliases] }) },
+      ...meshOptionsOf(body),
       defaultNamespace: body.namespace ?? 'default',
     });
     count('compile', evaluation.exitCode === 0 ? 'compiled' : evaluation.document === undefined ? 'invalid' : 'fail-closed');
@@ -78,9 +86,10 @@ function registerExplain(app: FastifyInstance, options: MeshCompilerHttpOptions,
     const evaluation = evaluateExplain(sourcesOf(body), [], {
       output: 'json',
       workload: workloadOf(body.workload),
-      mesh: { ...body.mesh, ...(body.mesh?.trustDomainAliases === undefined ? {} : { trustDomainAliases: [...body.mesh.trustDomainAliases] }) },
+      ...meshOptionsOf(body),
       defaultNamespace: body.namespace ?? 'default',
       traffic: body.traffic,
+      ...(body.expect !== undefined ? { expect: body.expect } : {}),
     });
     count('explain', evaluation.result === undefined ? 'not-explained' : evaluation.result.outcome);
     const text = body.output === 'text' && evaluation.result !== undefined ? { text: explanationText(evaluation.traffic, evaluation.result) } : {};
@@ -90,6 +99,7 @@ function registerExplain(app: FastifyInstance, options: MeshCompilerHttpOptions,
       ...(evaluation.failure === undefined ? {} : { failure: evaluation.failure }),
       traffic: evaluation.traffic,
       ...(evaluation.result === undefined ? {} : { result: evaluation.result }),
+      ...(evaluation.expectation === undefined ? {} : { expectation: evaluation.expectation }),
       diagnostics: evaluation.findings,
       ...text,
     };

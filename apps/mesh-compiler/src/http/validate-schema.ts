@@ -106,6 +106,8 @@ export function compileBodySchema(maxInputsCount: number, protocols: readonly st
       inputs: inputsSchema(maxInputsCount),
       workload: workloadSchema(protocols),
       mesh: MESH_SCHEMA,
+      // MeshConfig YAML (or the istio ConfigMap / an IstioOperator), as `--mesh-config` reads it.
+      meshConfig: { type: 'string', maxLength: DEFAULT_LOAD_LIMITS.maxSourceBytes },
       namespace: NAMESPACE,
       output: { type: 'string', enum: ['json', 'yaml'] },
     },
@@ -123,6 +125,7 @@ export interface CompileBody {
   readonly inputs: readonly InputBody[];
   readonly workload: WorkloadBody;
   readonly mesh?: { readonly rootNamespace?: string; readonly trustDomain?: string; readonly trustDomainAliases?: readonly string[] };
+  readonly meshConfig?: string;
   readonly namespace?: string;
   readonly output?: 'json' | 'yaml';
 }
@@ -130,6 +133,8 @@ export interface CompileBody {
 export interface ExplainBody extends Omit<CompileBody, 'output'> {
   readonly traffic: SimulatedTraffic;
   readonly output?: 'json' | 'text';
+  /** `exitCode` 1 unless the decision is this one. */
+  readonly expect?: 'allow' | 'deny' | 'reset';
 }
 
 const SHORT_TEXT = { type: 'string', maxLength: 4096 } as const;
@@ -169,6 +174,6 @@ export function explainBodySchema(maxInputsCount: number, protocols: readonly st
   return {
     ...compile,
     required: ['inputs', 'workload', 'traffic'],
-    properties: { ...compile.properties, traffic: TRAFFIC_SCHEMA, output: { type: 'string', enum: ['json', 'text'] } },
+    properties: { ...compile.properties, traffic: TRAFFIC_SCHEMA, output: { type: 'string', enum: ['json', 'text'] }, expect: { type: 'string', enum: ['allow', 'deny', 'reset'] } },
   } as const;
 }

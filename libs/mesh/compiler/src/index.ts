@@ -42,7 +42,8 @@ export { INBOUND_NAMES } from './listener/inbound-listener';
 export { toGoYaml, MAX_YAML_DEPTH } from './yaml/go-yaml';
 
 // Simulating and explaining
-export { simulate } from './simulate/simulate';
+export { prepareSimulation, simulate } from './simulate/simulate';
+export type { PreparedSimulation } from './simulate/simulate';
 export { SimulatorError } from './simulate/errors';
 export type { SimulatorErrorCode } from './simulate/errors';
 export { DEFAULT_SOURCE_PRINCIPAL, DEFAULT_TRAFFIC_ADDRESSES, spiffeUri } from './simulate/traffic';

@@ -36,8 +36,8 @@ export { DRY_RUN_ANNOTATION, dryRunSetting, isDryRun, parseGoBool } from './mode
 export type { DryRunSetting } from './model/dry-run';
 
 // Diagnostics
-export { ADVICE_CODES, ANALYZER_CODES, CRD_CODES, LOAD_CODES, WEBHOOK_CODES } from './diagnostics/codes';
-export type { AdviceCode, AnalyzerCode, CrdCode, DiagnosticCode, LoadCode, WebhookCode } from './diagnostics/codes';
+export { ADVICE_CODES, ANALYZER_CODES, CRD_CODES, LOAD_CODES, MESH_CONFIG_CODES, WEBHOOK_CODES } from './diagnostics/codes';
+export type { AdviceCode, AnalyzerCode, CrdCode, DiagnosticCode, LoadCode, MeshConfigCode, WebhookCode } from './diagnostics/codes';
 export { hasErrors, sortDiagnostics } from './diagnostics/diagnostic';
 export type { Diagnostic, DiagnosticOrigin, Severity } from './diagnostics/diagnostic';
 
@@ -61,3 +61,16 @@ export type { AnalyzeOptions } from './analyze/analyze-resources';
 // istioctl-compatible text
 export { formatValidateText, istioctlAnalyzeLine, istioctlValidateLine } from './format/istioctl-text';
 export type { InputReport, ValidateText, ValidateTextOptions } from './format/istioctl-text';
+
+// MeshConfig files
+export { loadMeshConfig } from './mesh-config/load-mesh-config';
+export type { MeshConfigLoadOptions, MeshConfigLoadResult } from './mesh-config/load-mesh-config';
+export type {
+  MeshConfig,
+  MeshConfigExtAuthzGrpc,
+  MeshConfigExtAuthzHttp,
+  MeshConfigExtensionProvider,
+  MeshConfigForm,
+  MeshConfigRequestBody,
+  MeshConfigTlsSettings,
+} from './mesh-config/mesh-config';

@@ -1,4 +1,4 @@
-import { fastify, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { LogController, fastify, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 
@@ -33,7 +33,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimitBytes,
     requestTimeout: options.requestTimeoutMs,
     keepAliveTimeout: options.keepAliveTimeoutMs,
-    disableRequestLogging: true,
+    // Per-request lines are noise at gateway rates; errors are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   });
 

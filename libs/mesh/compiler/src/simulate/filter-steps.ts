@@ -1,75 +1,66 @@
 // One RBAC or ext_authz filter, as Envoy runs it: shadow engine first (stats and metadata only),
-// then the enforced engine (allow, or stop with 403 / a closed connection).
-import type { MetadataMatcher, RBAC } from '@ward/mesh/envoy-api';
-import { evaluateRbac, type RbacAttributes } from './rbac-engine';
-import { matchMetadata } from './matchers';
+// then the enforced engine (allow, or stop with 403 / a closed connection). Filters come
+// prepared (prepared-listener.ts): engines compiled, stat names and metadata keys precomputed.
+import { evaluateCompiledRbac } from './compiled-rbac';
+import type { LeafMemo } from './rule-program';
+import type { DynamicMetadata } from './matchers';
+import type { PreparedFilter } from './prepared-listener';
+import type { RbacAttributes } from './rbac-engine';
 import type { FilterEvaluation } from './result';
-
-/** The typed config of an HTTP or network RBAC filter. */
-export interface RbacFilterConfig {
-  readonly rules?: RBAC;
-  readonly shadowRules?: RBAC;
-  readonly shadowRulesStatPrefix?: string;
-  readonly rulesStatPrefix?: string;
-  readonly statPrefix?: string;
-}
 
 /** Where a step reports. */
 export interface StepContext {
   readonly attributes: RbacAttributes;
   readonly stats: string[];
-  /** `http.<hcm stat_prefix>.` for HTTP filters, the network filter's `stat_prefix` for TCP. */
-  readonly statRoot: string;
   /** `envoy.filters.http.rbac` or `envoy.filters.network.rbac`. */
   readonly metadataNamespace: string;
+  /** Leaf results shared by the engines of this pass. */
+  readonly memo: LeafMemo;
 }
 
-function writeMetadata(context: StepContext, namespace: string, fields: Record<string, unknown>): void {
-  const existing = context.attributes.metadata.get(namespace) ?? {};
-  context.attributes.metadata.set(namespace, { ...existing, ...fields });
+/** Sets metadata fields in place (the namespace's object belongs to this simulation). */
+function metadataOf(metadata: DynamicMetadata, namespace: string): Record<string, unknown> {
+  let fields = metadata.get(namespace);
+  if (fields === undefined) {
+    fields = {};
+    metadata.set(namespace, fields);
+  }
+  return fields;
 }
 
 /** Runs an RBAC filter; `stopped` is true when the enforced engine denied. */
-export function runRbacFilter(index: number, name: string, config: RbacFilterConfig, context: StepContext): FilterEvaluation {
-  const root = `${context.statRoot}rbac.`;
+export function runRbacFilter(filter: Extract<PreparedFilter, { kind: 'rbac' }>, context: StepContext): FilterEvaluation {
+  const { index, name, action } = filter;
   let shadow: FilterEvaluation['shadow'];
-  if (config.shadowRules !== undefined) {
-    const prefix = config.shadowRulesStatPrefix ?? '';
-    const result = evaluateRbac(config.shadowRules, context.attributes);
-    context.stats.push(`${root}${prefix}${result.allowed ? 'shadow_allowed' : 'shadow_denied'}`);
-    writeMetadata(context, context.metadataNamespace, {
-      ...(result.matchedPolicy !== undefined ? { [`${prefix}shadow_effective_policy_id`]: result.matchedPolicy } : {}),
-      [`${prefix}shadow_engine_result`]: result.allowed ? 'allowed' : 'denied',
-    });
-    shadow = { allowed: result.allowed, statPrefix: prefix, ...(result.matchedPolicy !== undefined ? { matchedPolicy: result.matchedPolicy } : {}) };
+  if (filter.shadow !== undefined) {
+    const prepared = filter.shadow;
+    const result = evaluateCompiledRbac(prepared.engine, context.attributes, context.memo);
+    context.stats.push(result.allowed ? prepared.allowedStat : prepared.deniedStat);
+    const fields = metadataOf(context.attributes.metadata, context.metadataNamespace);
+    if (result.matchedPolicy !== undefined) fields[prepared.policyIdKey] = result.matchedPolicy;
+    fields[prepared.engineResultKey] = result.allowed ? 'allowed' : 'denied';
+    shadow = result.matchedPolicy !== undefined ? { allowed: result.allowed, statPrefix: prepared.statPrefix, matchedPolicy: result.matchedPolicy } : { allowed: result.allowed, statPrefix: prepared.statPrefix };
   }
-  const action = config.rules?.action ?? config.shadowRules?.action ?? 'ALLOW';
-  if (config.rules === undefined) return { index, name, action, ...(shadow !== undefined ? { shadow } : {}), stopped: false };
-  const result = evaluateRbac(config.rules, context.attributes);
-  const enforced = { allowed: result.allowed, ...(result.matchedPolicy !== undefined ? { matchedPolicy: result.matchedPolicy } : {}) };
-  const rulesPrefix = config.rulesStatPrefix ?? '';
-  writeMetadata(context, context.metadataNamespace, {
-    ...(result.matchedPolicy !== undefined ? { [`${rulesPrefix}enforced_effective_policy_id`]: result.matchedPolicy } : {}),
-    [`${rulesPrefix}enforced_engine_result`]: result.allowed ? 'allowed' : 'denied',
-  });
+  const rules = filter.rules;
+  if (rules === undefined) return shadow !== undefined ? { index, name, action, shadow, stopped: false } : { index, name, action, stopped: false };
+  const result = evaluateCompiledRbac(rules.engine, context.attributes, context.memo);
+  const enforced = result.matchedPolicy !== undefined ? { allowed: result.allowed, matchedPolicy: result.matchedPolicy } : { allowed: result.allowed };
+  const fields = metadataOf(context.attributes.metadata, context.metadataNamespace);
+  if (result.matchedPolicy !== undefined) fields[rules.policyIdKey] = result.matchedPolicy;
+  fields[rules.engineResultKey] = result.allowed ? 'allowed' : 'denied';
   if (result.action === 'LOG') {
-    writeMetadata(context, 'envoy.common', { access_log_hint: result.matchedPolicy !== undefined });
-    context.stats.push(`${root}${rulesPrefix}${result.matchedPolicy !== undefined ? 'logged' : 'not_logged'}`);
+    metadataOf(context.attributes.metadata, 'envoy.common')['access_log_hint'] = result.matchedPolicy !== undefined;
+    context.stats.push(result.matchedPolicy !== undefined ? rules.loggedStat : rules.notLoggedStat);
   }
-  context.stats.push(`${root}${rulesPrefix}${result.allowed ? 'allowed' : 'denied'}`);
-  return { index, name, action, enforced, ...(shadow !== undefined ? { shadow } : {}), stopped: !result.allowed };
+  context.stats.push(result.allowed ? rules.allowedStat : rules.deniedStat);
+  return shadow !== undefined ? { index, name, action, enforced, shadow, stopped: !result.allowed } : { index, name, action, enforced, stopped: !result.allowed };
 }
 
 /** Runs an ext_authz filter: enabled by its metadata matcher, answered by `decision`. */
-export function runExtAuthzFilter(
-  index: number,
-  name: string,
-  config: { readonly filterEnabledMetadata?: MetadataMatcher },
-  decision: 'allow' | 'deny',
-  context: StepContext,
-): FilterEvaluation {
-  const enabled = config.filterEnabledMetadata === undefined || matchMetadata(config.filterEnabledMetadata, context.attributes.metadata);
+export function runExtAuthzFilter(filter: Extract<PreparedFilter, { kind: 'ext_authz' }>, decision: 'allow' | 'deny', context: StepContext): FilterEvaluation {
+  const { index, name } = filter;
+  const enabled = filter.enabled === undefined || filter.enabled(context.attributes.metadata);
   if (!enabled) return { index, name, extAuthz: { enabled: false }, stopped: false };
-  context.stats.push(`${context.statRoot}ext_authz.${decision === 'allow' ? 'ok' : 'denied'}`);
+  context.stats.push(decision === 'allow' ? filter.okStat : filter.deniedStat);
   return { index, name, extAuthz: { enabled: true, decision }, stopped: decision === 'deny' };
 }

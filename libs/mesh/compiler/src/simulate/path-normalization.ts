@@ -30,8 +30,17 @@ function removeDotSegments(path: string): string {
   return joined.startsWith('/') ? joined : `/${joined}`;
 }
 
+/** Nothing to normalize: no escape, no backslash, no dot segment (one would follow a `/`). */
+const PLAIN_PATH = /^\/[^%\\?#]*(?:[?#].*)?$/su;
+
 /** `:path` as Envoy's HCM hands it to filters. */
 export function normalizeRequestPath(rawPath: string): string {
+  if (PLAIN_PATH.test(rawPath) && !pathWithoutQuery(rawPath).includes('/.')) return rawPath;
+  return normalizePathFully(rawPath);
+}
+
+/** The full normalization, without the shortcut for paths that need none. */
+export function normalizePathFully(rawPath: string): string {
   const cut = rawPath.search(/[?#]/u);
   const path = cut < 0 ? rawPath : rawPath.slice(0, cut);
   const rest = cut < 0 ? '' : rawPath.slice(cut);

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ADVICE_CODES, ANALYZER_CODES, CRD_CODES, LOAD_CODES, WEBHOOK_CODES } from '../index';
+import { ADVICE_CODES, ANALYZER_CODES, CRD_CODES, LOAD_CODES, MESH_CONFIG_CODES, WEBHOOK_CODES } from '../index';
 
 const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-const ALL = [...LOAD_CODES, ...WEBHOOK_CODES, ...CRD_CODES, ...ANALYZER_CODES, ...ADVICE_CODES];
+const ALL = [...LOAD_CODES, ...WEBHOOK_CODES, ...CRD_CODES, ...ANALYZER_CODES, ...ADVICE_CODES, ...MESH_CONFIG_CODES];
 
 describe('diagnostic code catalogue', () => {
   it('documents every code in the README', () => {

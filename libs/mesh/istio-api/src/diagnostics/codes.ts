@@ -90,6 +90,15 @@ export const CRD_CODES = [
 /** `istioctl analyze` analyzers for AuthorizationPolicy (schema messages wrap webhook ones). */
 export const ANALYZER_CODES = ['IST0101', 'IST0106', 'IST0127', 'IST0133'] as const;
 
+/** Reading a MeshConfig file (`loadMeshConfig`). */
+export const MESH_CONFIG_CODES = [
+  'MESH_CONFIG_NOT_A_MESH_CONFIG',
+  'MESH_CONFIG_UNKNOWN_FIELD',
+  'MESH_CONFIG_WRONG_TYPE',
+  'MESH_CONFIG_INVALID_VALUE',
+  'MESH_CONFIG_INVALID_PROVIDER',
+] as const;
+
 /** ward's own advisory checks for known production accidents. */
 export const ADVICE_CODES = ['ADVICE_NULL_LIST_ELEMENT', 'ADVICE_SPIFFE_PREFIX', 'ADVICE_ALLOW_NOTHING'] as const;
 
@@ -98,4 +107,5 @@ export type WebhookCode = (typeof WEBHOOK_CODES)[number];
 export type CrdCode = (typeof CRD_CODES)[number];
 export type AnalyzerCode = (typeof ANALYZER_CODES)[number];
 export type AdviceCode = (typeof ADVICE_CODES)[number];
-export type DiagnosticCode = LoadCode | WebhookCode | CrdCode | AnalyzerCode | AdviceCode;
+export type MeshConfigCode = (typeof MESH_CONFIG_CODES)[number];
+export type DiagnosticCode = LoadCode | WebhookCode | CrdCode | AnalyzerCode | AdviceCode | MeshConfigCode;

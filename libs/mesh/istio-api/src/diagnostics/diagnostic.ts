@@ -15,9 +15,10 @@ export type Severity = 'error' | 'warning' | 'info';
  * - `webhook`: istiod's validation webhook / `istioctl validate`;
  * - `crd`: the API server's OpenAPI/CEL schema of the CRD (kubectl reports these);
  * - `analyzer`: an `istioctl analyze` analyzer (IST codes);
- * - `advice`: ward's own advisory checks (not issued by Istio).
+ * - `advice`: ward's own advisory checks (not issued by Istio);
+ * - `mesh-config`: reading a MeshConfig file.
  */
-export type DiagnosticOrigin = 'load' | 'webhook' | 'crd' | 'analyzer' | 'advice';
+export type DiagnosticOrigin = 'load' | 'webhook' | 'crd' | 'analyzer' | 'advice' | 'mesh-config';
 
 /** One finding. */
 export interface Diagnostic {

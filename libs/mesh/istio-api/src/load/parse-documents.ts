@@ -7,6 +7,7 @@ import type { CST, Document } from 'yaml';
 import type { SourcePosition } from '../model/meta';
 import type { LoadCode } from '../diagnostics/codes';
 import { cstNestingDepth } from './cst-depth';
+import { precheckDocuments } from './document-precheck';
 import type { LoadLimits } from './limits';
 import { utf8ByteLength } from './limits';
 import { documentTree } from './yaml-tree';
@@ -103,10 +104,11 @@ export function parseDocuments(text: string, limits: LoadLimits): ParseResult {
     const bytes = utf8ByteLength(text);
     return { documents: [], problems: [{ code: 'MESH_INPUT_TOO_LARGE', message: `input is ${bytes} bytes, more than the limit of ${limits.maxSourceBytes}`, position: FIRST_LINE }] };
   }
+  const checked = precheckDocuments(text, limits);
   const lineCounter = new LineCounter();
-  const tokens = [...new Parser(lineCounter.addNewLine).parse(text)];
-  const spans = documentSpans(text, tokens);
-  const problems: ParseProblem[] = [];
+  const tokens = [...new Parser(lineCounter.addNewLine).parse(checked.text)];
+  const spans = documentSpans(checked.text, tokens);
+  const problems: ParseProblem[] = [...checked.problems];
   const documents: ParsedDocument[] = [];
   if (spans.length > limits.maxDocuments) {
     const extra = spans[limits.maxDocuments] as DocumentSpan;
