@@ -22,6 +22,7 @@ beforeAll(async () => {
   await ward.addGateway({}, {
     authenticateHooks: {
       afterPasswordCheck: (name, revision) => hooks.afterPasswordCheck?.(name, revision) ?? Promise.resolve(),
+      beforeTokenIssue: (name, revision) => hooks.beforeTokenIssue?.(name, revision) ?? Promise.resolve(),
       afterTokenIssued: (name, revision) => hooks.afterTokenIssued?.(name, revision) ?? Promise.resolve(),
     },
   });
@@ -67,6 +68,21 @@ describe('password change racing Authenticate', () => {
     expect((await racing.call('Auth', 'Authenticate', { name: 'carol', password: NEW_PASSWORD })).ok).toBe(false);
     const token = await login(racing, 'carol', LATER_PASSWORD);
     expect((await racing.call('KV', 'Put', { key: Buffer.from('c/1'), value: Buffer.from('v') }, token)).ok).toBe(true);
+  }, 60_000);
+
+  it('change between the re-read and the token assignment: the apply refuses it, the old password is refused', async () => {
+    const change = changeOnce(OLD_PASSWORD);
+    hooks = { beforeTokenIssue: change };
+    const racing = ward.client(ward.gateways[1]);
+    expect(await racing.call('Auth', 'Authenticate', { name: 'carol', password: LATER_PASSWORD })).toEqual({
+      ok: false,
+      code: 3,
+      details: 'etcdserver: authentication failed, invalid user ID or password',
+    });
+    hooks = {};
+    const token = await login(racing, 'carol', OLD_PASSWORD);
+    expect((await racing.call('KV', 'Put', { key: Buffer.from('c/2'), value: Buffer.from('v') }, token)).ok).toBe(true);
+    await must(ward.client(ward.gateways[0]).call('Auth', 'UserChangePassword', { name: 'carol', password: LATER_PASSWORD }, await login(ward.client(ward.gateways[0]), 'root', ROOT_PASSWORD)), 'UserChangePassword');
   }, 60_000);
 
   it('a racing change that is not a password change (revision moved) costs a retry, not a failure', async () => {

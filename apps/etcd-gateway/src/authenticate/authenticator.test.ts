@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BcryptPasswordVerifier, CredentialChecker } from '@ward/auth/password-hashing';
 import { createLogger } from '@ward/platform/logging';
-import { isWireError } from '@ward/etcd/wire-errors';
+import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { AuthCheck__Output } from '@ward/etcd/proto';
 import { Authenticator, type AuthenticateHooks } from './authenticator';
 import type { IssuedToken, TokenIssuer } from './token-issuer';
@@ -134,6 +134,56 @@ describe('Authenticator', () => {
     const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', 'old-password'));
     expect(isWireError(error, 'AuthFailed')).toBe(true);
     expect(issuer.issued).toHaveLength(1); // assigned in the log, never handed out
+  });
+
+  /** A simple-token issuer that refuses as the apply does: the store's revision moved since the check. */
+  class ApplyingIssuer implements TokenIssuer {
+    readonly recheckAfterIssue = true;
+    readonly refused: number[] = [];
+    issuedCount = 0;
+    constructor(private readonly state: AuthState) {}
+    async issue(name: string, authRevision: number): Promise<IssuedToken> {
+      if (authRevision < this.state.revision) {
+        this.refused.push(authRevision);
+        throw wireError('AuthOldRevision');
+      }
+      this.issuedCount += 1;
+      return { kind: 'token', token: `token-${name}-${authRevision}` };
+    }
+  }
+
+  it('race between the re-read and the token assignment: the refused assignment is retried, the old password refused', async () => {
+    const state = new AuthState();
+    await state.setPassword('alice', 'old-password');
+    const issuer = new ApplyingIssuer(state);
+    let fired = false;
+    const hooks: AuthenticateHooks = {
+      beforeTokenIssue: async () => {
+        if (fired) return;
+        fired = true;
+        await state.setPassword('alice', 'new-password');
+      },
+    };
+    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', 'old-password'));
+    expect(fired).toBe(true);
+    expect(issuer.refused).toEqual([6]);
+    expect(issuer.issuedCount).toBe(0);
+    expect(isWireError(error, 'AuthFailed')).toBe(true);
+  });
+
+  it('an unrelated change between the re-read and the assignment costs one retry, then a token at the new revision', async () => {
+    const state = new AuthState();
+    await state.setPassword('alice', 'secret');
+    const issuer = new ApplyingIssuer(state);
+    let bumps = 0;
+    const hooks: AuthenticateHooks = {
+      beforeTokenIssue: async () => {
+        if (bumps++ === 0) state.revision += 1;
+      },
+    };
+    const outcome = await authenticator(state, issuer, hooks).authenticate('alice', 'secret');
+    expect(outcome).toEqual({ issued: { kind: 'token', token: 'token-alice-7' }, authRevision: 7, attemptsCount: 2 });
+    expect(issuer.refused).toEqual([6]);
   });
 
   it('an unrelated auth change during the check costs one retry, then succeeds at the new revision', async () => {

@@ -1,11 +1,12 @@
 // etcd's Authenticate (v3_server.go), off the Raft path: read the user and the auth revision R
 // (linearizable), verify the password with bcrypt, read again and retry if R moved — a password
 // change or user delete raced the check — then issue the token. A simple token is assigned by a
-// log entry that may apply after a racing change, so R is read a third time after it; a token
-// issued across a change is never handed out. The plaintext password goes nowhere but bcrypt.
+// log entry carrying R; its apply refuses it (AuthOldRevision, retried here) when a change was
+// ordered before it, and R is read a third time after it; a token issued across a change is never
+// handed out, nor created. The plaintext password goes nowhere but bcrypt.
 import type { CredentialChecker, StoredCredential } from '@ward/auth/password-hashing';
 import type { Logger } from '@ward/platform/logging';
-import { wireError } from '@ward/etcd/wire-errors';
+import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { AuthCheck__Output } from '@ward/etcd/proto';
 import type { IssuedToken, TokenIssuer } from './token-issuer';
 
@@ -13,6 +14,8 @@ import type { IssuedToken, TokenIssuer } from './token-issuer';
 export interface AuthenticateHooks {
   /** After the password matched the state read at `authRevision`, before the re-read. */
   readonly afterPasswordCheck?: (name: string, authRevision: number) => Promise<void>;
+  /** After the re-read confirmed `authRevision`, before the token is issued. */
+  readonly beforeTokenIssue?: (name: string, authRevision: number) => Promise<void>;
   /** After a token was issued, before the final revision check (simple tokens). */
   readonly afterTokenIssued?: (name: string, authRevision: number) => Promise<void>;
 }
@@ -76,7 +79,15 @@ export class Authenticator {
     const recheck = await authCheck(name, signal);
     if (!recheck.auth_enabled) throw wireError('AuthNotEnabled');
     if (revisionOf(recheck) !== authRevision) return undefined;
-    const issued = await issuer.issue(name, authRevision, signal);
+    await hooks?.beforeTokenIssue?.(name, authRevision);
+    let issued: IssuedToken;
+    try {
+      issued = await issuer.issue(name, authRevision, signal);
+    } catch (error) {
+      // The simple token's entry applied after a change to the auth store: refused, check again.
+      if (isWireError(error, 'AuthOldRevision')) return undefined;
+      throw error;
+    }
     if (!issuer.recheckAfterIssue) return { issued, authRevision };
     await hooks?.afterTokenIssued?.(name, authRevision);
     const final = await authCheck(name, signal);

@@ -25,6 +25,20 @@ describe('more etcd scenarios at the apply layer', () => {
     expect(tokens.filter((token) => h.applier.resolveSimpleToken(token) !== undefined)).toEqual(tokens.slice(25));
   });
 
+  it('Authenticate (spec §5): a token assignment checked at an older auth revision is refused, and no token is left', () => {
+    const h = standardSetup();
+    const checkedAt = h.revision;
+    // A password change is ordered between the gateway's re-read and the token assignment.
+    h.must('root', { type: 'userChangePassword', request: { name: 'test-user', passwordHash: fakeHash(9) } });
+    const late = h.run('', { type: 'authenticate', request: { name: 'test-user', simpleTokenPrefix: 'abcdefghijklmnop' } }, checkedAt);
+    expect(outcome(late)).toBe('AuthOldRevision');
+    expect(h.applier.resolveSimpleToken(`abcdefghijklmnop.${h.applier.appliedIndex}`)).toBeUndefined();
+    // Checked at the current revision, the assignment goes through.
+    const current = h.run('', { type: 'authenticate', request: { name: 'test-user', simpleTokenPrefix: 'abcdefghijklmnop' } }, h.revision);
+    expect(outcome(current)).toBe('ok');
+    expect(h.applier.resolveSimpleToken(`abcdefghijklmnop.${h.applier.appliedIndex}`)?.username).toBe('test-user');
+  });
+
   it('row 38 TestAuthStatus: disabled, then enabled, and the revision is reported', () => {
     const h = new Harness();
     expect(status(h)).toEqual({ enabled: false, authRevision: 1 });

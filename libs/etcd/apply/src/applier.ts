@@ -263,6 +263,10 @@ export class Applier {
         return { type: 'authStatus', response: { enabled: auth.enabled, authRevision: auth.revision } };
       case 'authenticate': {
         auth.authenticate(operation.request.name);
+        // The password was checked at the header's revision (0: unchecked). A change ordered
+        // since then (password, user, roles) refuses the assignment; the gateway checks again.
+        const checkedAt = context.identity.authRevision;
+        if (checkedAt !== 0 && checkedAt < auth.revision) refuse('ERR_AUTH_OLD_REVISION');
         const token = this.tokens.assign(operation.request.simpleTokenPrefix, index, operation.request.name);
         return { type: 'authenticate', response: { token } };
       }
