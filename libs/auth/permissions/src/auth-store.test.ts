@@ -37,6 +37,33 @@ function setupAuthStore(): AuthStore {
   return store;
 }
 
+describe('the store owns its bytes', () => {
+  it('a hash or a permission key handed in as a Node Buffer, overwritten afterwards, is kept unchanged', () => {
+    const store = new AuthStore();
+    const stored = hash('secret');
+    const hashInput = Buffer.from(stored);
+    store.userAdd({ name: 'u', passwordHash: hashInput });
+    const newHash = hash('other');
+    const changeInput = Buffer.from(newHash);
+    store.userAdd({ name: 'v', passwordHash: hash('v') });
+    store.userChangePassword('v', changeInput);
+    const key = Buffer.from('app/');
+    const rangeEnd = Buffer.from('app0');
+    store.roleAdd('r');
+    store.roleGrantPermission('r', { permType: PermissionType.READ, key, rangeEnd });
+    store.userAdd({ name: 'root', passwordHash: hash('root') });
+    store.userGrantRole('root', 'root');
+    store.authEnable();
+    hashInput.fill(0);
+    changeInput.fill(0);
+    key.fill(0x7a);
+    rangeEnd.fill(0x7a);
+    expect(store.passwordCheckInput('u').passwordHash).toEqual(stored);
+    expect(store.passwordCheckInput('v').passwordHash).toEqual(newHash);
+    expect(store.roleGet('r')).toEqual([{ permType: PermissionType.READ, key: utf8('app/'), rangeEnd: utf8('app0') }]);
+  });
+});
+
 /** What the password tier does with passwordCheckInput: bcrypt-compare, or ERR_AUTH_FAILED. */
 function checkPassword(store: AuthStore, name: string, password: string): AuthErrorCode | 'ok' {
   return codeOf(() => {

@@ -120,7 +120,7 @@ export class AuthStore {
     if (this.state.users.has(name)) throw new AuthError('ERR_AUTH_USER_ALREADY_EXIST', { user: name });
     this.checkHashSize(input.passwordHash);
     if (this.state.users.size >= this.limits.maxUsers) throw limitError('maxUsers', { user: name });
-    const hash = noPassword ? new Uint8Array(0) : input.passwordHash.slice();
+    const hash = noPassword ? new Uint8Array(0) : new Uint8Array(input.passwordHash); // a copy, even of a Buffer
     this.state.users.set(name, newUserState(name, hash, noPassword));
     this.bump();
   }
@@ -139,7 +139,7 @@ export class AuthStore {
     const user = this.requireUser(name);
     if (!user.noPassword) {
       this.checkHashSize(passwordHash);
-      user.passwordHash = passwordHash.slice();
+      user.passwordHash = new Uint8Array(passwordHash);
     }
     this.bump();
   }
@@ -323,7 +323,7 @@ export class AuthStore {
     const user = this.state.users.get(name);
     if (user === undefined) throw new AuthError('ERR_AUTH_FAILED');
     if (user.noPassword) throw new AuthError('ERR_AUTH_NO_PASSWORD_USER', { user: name });
-    return { passwordHash: user.passwordHash.slice(), authRevision: this.state.revision };
+    return { passwordHash: new Uint8Array(user.passwordHash), authRevision: this.state.revision };
   }
 
   /** The apply-side half of Authenticate: may a token be issued to `name` now? Returns the revision. */

@@ -69,5 +69,6 @@ const ZERO_BYTE = Uint8Array.of(0);
 
 /** A copy that owns its bytes, so callers can never mutate the store through a shared array. */
 export function copyPermission(permission: Permission): Permission {
-  return { permType: permission.permType, key: permission.key.slice(), rangeEnd: permission.rangeEnd.slice() };
+  // new Uint8Array(x), not x.slice(): a Node Buffer's slice shares its memory.
+  return { permType: permission.permType, key: new Uint8Array(permission.key), rangeEnd: new Uint8Array(permission.rangeEnd) };
 }

@@ -51,5 +51,5 @@ export function toPasswordHash(bytes: Uint8Array): PasswordHash {
   if (!(bytes instanceof Uint8Array) || !isBcryptHash(bytes)) {
     throw new TypeError('a password hash must be a bcrypt hash in modular crypt format');
   }
-  return bytes.slice() as PasswordHash;
+  return new Uint8Array(bytes) as PasswordHash; // not bytes.slice(): a Buffer's slice is a view
 }

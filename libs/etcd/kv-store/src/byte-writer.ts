@@ -92,7 +92,7 @@ export class CollectingSink implements ByteSink {
   private length = 0;
 
   write(chunk: Uint8Array): void {
-    this.chunks.push(chunk.slice());
+    this.chunks.push(new Uint8Array(chunk)); // a copy even of a Buffer (whose slice is a view)
     this.length += chunk.length;
   }
 

@@ -110,7 +110,8 @@ export class BinaryReader {
   /** `lengthBytes` raw bytes (a copy). */
   raw(lengthBytes: number): Uint8Array {
     if (lengthBytes > this.remaining) this.fail('truncated', `expected ${lengthBytes} bytes, ${this.remaining} left`);
-    const out = this.input.slice(this.offsetBytes, this.offsetBytes + lengthBytes);
+    // Not input.slice: on a Node Buffer (what gRPC and fs hand over) slice is a view, not a copy.
+    const out = new Uint8Array(this.input.subarray(this.offsetBytes, this.offsetBytes + lengthBytes));
     this.offsetBytes += lengthBytes;
     return out;
   }

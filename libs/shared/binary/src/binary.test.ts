@@ -86,6 +86,17 @@ describe('byte strings and text', () => {
     reader.expectEnd();
   });
 
+  it('returns copies from a Node Buffer input too (Buffer#slice shares memory)', () => {
+    const input = Buffer.from(new BinaryWriter().bytes(Uint8Array.of(1, 2, 3)).raw(Uint8Array.of(4, 5)).finish());
+    const reader = new BinaryReader(input);
+    const bytes = reader.bytes(16);
+    const raw = reader.raw(2);
+    input.fill(0xee);
+    expect(bytes).toEqual(Uint8Array.of(1, 2, 3));
+    expect(raw).toEqual(Uint8Array.of(4, 5));
+    expect(bytes.buffer).not.toBe(input.buffer);
+  });
+
   it('rejects lengths above the caller limit, truncation, bad UTF-8, bad booleans and trailing bytes', () => {
     const long = new BinaryWriter().bytes(new Uint8Array(10)).finish();
     expect(reasonOf(() => new BinaryReader(long).bytes(9))).toBe('too-large');

@@ -116,6 +116,18 @@ describe('no plaintext password can enter the log', () => {
     expect(toPasswordHash(utf8('$2a$10$' + 'x'.repeat(53)))).toHaveLength(60);
   });
 
+  it('toPasswordHash and the decoder copy: overwriting a Buffer input afterwards changes nothing', () => {
+    const hash = fakeHash(5);
+    const input = Buffer.from(hash);
+    const branded = toPasswordHash(input);
+    const entry = Buffer.from(encodeApplyRequest({ header: { id: 1n, username: 'root', authRevision: 1 }, operation: { type: 'userAdd', request: { name: 'u', passwordHash: hash, noPassword: false } } }));
+    const decoded = decodeApplyRequest(entry);
+    input.fill(0);
+    entry.fill(0);
+    expect(new Uint8Array(branded)).toEqual(new Uint8Array(hash));
+    expect(decoded.operation.type === 'userAdd' ? new Uint8Array(decoded.operation.request.passwordHash ?? []) : undefined).toEqual(new Uint8Array(hash));
+  });
+
   it('the encoder refuses a plaintext smuggled past the types, and the decoder refuses one written by hand', () => {
     const smuggled = {
       header: { id: 1n, username: 'root', authRevision: 1 },

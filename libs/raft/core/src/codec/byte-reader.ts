@@ -62,7 +62,8 @@ export class ByteReader {
     const length = this.u32(`${field} length`);
     if (length > maxBytes) this.fail(`${field} of ${length} bytes exceeds the limit of ${maxBytes}`);
     this.need(length, field);
-    const out = this.bytes.slice(this.offset, this.offset + length);
+    // Not bytes.slice: on a Node Buffer slice is a view, not a copy.
+    const out = new Uint8Array(this.bytes.subarray(this.offset, this.offset + length));
     this.offset += length;
     return out;
   }

@@ -85,6 +85,14 @@ describe('binary codec', () => {
     );
   });
 
+  it('decoded entry data and context own their bytes, also when the input is a Node Buffer', () => {
+    const m = message(MessageType.App, { to: 2n, from: 1n, term: 3, index: 4, context: Uint8Array.of(7, 7), entries: [{ term: 3, index: 5, type: 0, data: Uint8Array.of(1, 2, 3) }] });
+    const input = Buffer.from(encodeMessage(m));
+    const decoded = decodeMessage(input);
+    input.fill(0xee);
+    expect(decoded).toEqual(m);
+  });
+
   it('never fails with anything but a CodecError on truncated, flipped or random input', () => {
     fc.assert(
       fc.property(messageArb, fc.nat(), fc.nat({ max: 7 }), (m, at, bit) => {
