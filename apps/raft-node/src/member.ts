@@ -64,7 +64,7 @@ export class Member implements NodeCore {
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: DEFAULT_MAX_SIMPLE_TOKENS, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
     this.ids = new RequestIdGenerator(config.memberId, clock.nowMs());
-    this.reads = new ReadIndexBatcher({ issue: (context) => this.driver.readIndex(context), retryMs: 500, maxWaiting: config.maxPendingReadsCount });
+    this.reads = new ReadIndexBatcher({ issue: (context) => this.driver.readIndex(context), nextId: () => this.ids.next(), retryMs: 500, maxWaiting: config.maxPendingReadsCount });
     this.watches = this.createWatchHub(inputs.logger);
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));

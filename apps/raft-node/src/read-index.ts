@@ -1,6 +1,8 @@
 // Linearizable reads (etcd's linearizableReadLoop): callers queue up; one ReadIndex request at a
 // time is in flight for everyone queued before it was issued; its ReadState gives the index the
-// callers must see applied. An unanswered request (no leader, lost message) is re-issued.
+// callers must see applied. An unanswered request (no leader, lost message) is re-issued. Request
+// contexts are request ids unique across restarts (etcd's reqIDGen): an answer to a request of the
+// member's previous life, still in flight, never answers a new one with an older index.
 import type { ReadState } from '@ward/raft/core';
 
 interface ReadWaiter {
@@ -18,6 +20,8 @@ interface InFlight {
 export interface ReadIndexOptions {
   /** Hands a request context to the raft node (RawNode.readIndex) and wakes the loop. */
   readonly issue: (context: Uint8Array) => void;
+  /** A fresh id for each request's context, unique across restarts (RequestIdGenerator). */
+  readonly nextId: () => bigint;
   /** Re-issue an unanswered request after this long (etcd: 500 ms). */
   readonly retryMs: number;
   readonly maxWaiting: number;
@@ -26,7 +30,6 @@ export interface ReadIndexOptions {
 export class ReadIndexBatcher {
   private queued: ReadWaiter[] = [];
   private inFlight: InFlight | undefined;
-  private counter = 0n;
   private waitingCount = 0;
   private closed = false;
 
@@ -83,7 +86,7 @@ export class ReadIndexBatcher {
     this.queued = [];
     if (waiters.length === 0) return;
     const bytes = Buffer.alloc(8);
-    bytes.writeBigUInt64BE(++this.counter);
+    bytes.writeBigUInt64BE(this.options.nextId());
     const context = bytes.toString('hex');
     this.inFlight = { context, waiters, retry: setTimeout(() => this.reissue(), this.options.retryMs) };
     this.options.issue(new Uint8Array(bytes));

@@ -51,7 +51,8 @@ describe('AppliedWaiters', () => {
 describe('ReadIndexBatcher', () => {
   it('batches everyone queued before a request is issued, re-issues unanswered ones, and times out', async () => {
     const issued: string[] = [];
-    const batcher = new ReadIndexBatcher({ issue: (context) => issued.push(Buffer.from(context).toString('hex')), retryMs: 50, maxWaiting: 10 });
+    const ids = new RequestIdGenerator(0x1n, 1_700_000_000_000);
+    const batcher = new ReadIndexBatcher({ issue: (context) => issued.push(Buffer.from(context).toString('hex')), nextId: () => ids.next(), retryMs: 50, maxWaiting: 10 });
     const first = batcher.request(1000);
     const second = batcher.request(1000); // queued behind the first (in flight)
     expect(issued.length).toBe(1);
@@ -66,6 +67,25 @@ describe('ReadIndexBatcher', () => {
     const third = batcher.request(120);
     vi.advanceTimersByTime(120);
     expect(await third).toBeUndefined();
+  });
+});
+
+describe('ReadIndexBatcher across a restart', () => {
+  it('a late answer to the previous process\'s request does not answer the restarted one (contexts are unique across restarts)', async () => {
+    const before: string[] = [];
+    const beforeIds = new RequestIdGenerator(0x2n, 1_700_000_000_000);
+    const crashed = new ReadIndexBatcher({ issue: (context) => before.push(Buffer.from(context).toString('hex')), nextId: () => beforeIds.next(), retryMs: 500, maxWaiting: 10 });
+    void crashed.request(1000);
+    // The member restarts; the leader's answer to the old request (index 4) is still on its way.
+    const after: string[] = [];
+    const afterIds = new RequestIdGenerator(0x2n, 1_700_000_005_000);
+    const restarted = new ReadIndexBatcher({ issue: (context) => after.push(Buffer.from(context).toString('hex')), nextId: () => afterIds.next(), retryMs: 500, maxWaiting: 10 });
+    const read = restarted.request(1000);
+    expect(after[0]).not.toBe(before[0]);
+    restarted.onReadStates([{ index: 4, context: Buffer.from(before[0]!, 'hex') }]); // the stale answer: ignored
+    restarted.onReadStates([{ index: 9, context: Buffer.from(after[0]!, 'hex') }]);
+    expect(await read).toBe(9);
+    crashed.close();
   });
 });
 
