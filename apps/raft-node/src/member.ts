@@ -144,7 +144,7 @@ export class Member implements NodeCore {
     const isLeader = lead === this.config.memberId;
     this.logger.info({ leader: lead === NO_NODE ? null : formatMemberId(lead), term, isLeader }, 'leader changed');
     this.metrics.leaderChange(isLeader, lead !== NO_NODE, term);
-    if (isLeader) this.tokens.renewAll(this.clock.monotonicMs());
+    if (isLeader) this.tokens.renewAll(this.clock.monotonicMs(), this.stateMachine.applier.simpleTokens());
     this.reads.leaderChanged();
   }
 

@@ -44,9 +44,14 @@ export class TokenTtlKeeper {
     this.tokens.delete(token);
   }
 
-  /** A new leader gives every token a full TTL: it cannot know when the old leader last saw them. */
-  renewAll(nowMs: number): void {
+  /**
+   * A new leader gives every token a full TTL: it cannot know when the old leader last saw them.
+   * `live` are the state machine's tokens: those it never saw applied (restored from a snapshot,
+   * at boot or sent by the leader) are tracked from now on, so they expire too.
+   */
+  renewAll(nowMs: number, live: Iterable<string> = []): void {
     for (const tracked of this.tokens.values()) tracked.lastUseMs = nowMs;
+    for (const token of live) if (!this.tokens.has(token)) this.touch(token, nowMs);
   }
 
   /**

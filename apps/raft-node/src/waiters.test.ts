@@ -89,6 +89,17 @@ describe('ReadIndexBatcher across a restart', () => {
   });
 });
 
+describe('TokenTtlKeeper on a new leader', () => {
+  it('tracks the state machine\'s tokens it never saw issued (restored from a snapshot), so they expire', () => {
+    const keeper = new TokenTtlKeeper({ ttlMs: 1000, maxTokens: 10, maxTokensPerProposal: 10, reproposeAfterMs: 5000 });
+    keeper.touch('seen.5', 0);
+    keeper.renewAll(100, ['seen.5', 'restored.3', 'restored.4']);
+    expect(keeper.size).toBe(3);
+    expect(keeper.expired(1099, () => true)).toEqual([]);
+    expect(keeper.expired(1100, () => true).sort()).toEqual(['restored.3', 'restored.4', 'seen.5']);
+  });
+});
+
 describe('RequestIdGenerator', () => {
   it('puts the member in the top 16 bits and counts in the low 48', () => {
     const ids = new RequestIdGenerator(0xabcd1234n, 1_700_000_000_000);

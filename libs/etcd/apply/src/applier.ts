@@ -159,6 +159,11 @@ export class Applier {
     return owner === undefined ? undefined : { username: owner.username, authRevision: this.auth.revision };
   }
 
+  /** Every live simple token, in no particular order (for the TTL keeper of a new leader). */
+  simpleTokens(): IterableIterator<string> {
+    return this.tokens.tokens();
+  }
+
   /** Canonical bytes of the whole state (see applier-snapshot.ts). */
   snapshot(): Uint8Array {
     return encodeApplierSnapshot(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens);

@@ -61,6 +61,11 @@ export class SimpleTokenTable {
     for (const token of tokens) this.owners.delete(token);
   }
 
+  /** Every live token, in no particular order. */
+  tokens(): IterableIterator<string> {
+    return this.owners.keys();
+  }
+
   /** The tokens in ascending token order, for the snapshot. */
   entries(): Array<readonly [string, SimpleTokenOwner]> {
     return [...this.owners.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
