@@ -46,30 +46,35 @@ export class TokenTtlKeeper {
 
   /**
    * A new leader gives every token a full TTL: it cannot know when the old leader last saw them.
-   * `live` are the state machine's tokens: those it never saw applied (restored from a snapshot,
-   * at boot or sent by the leader) are tracked from now on, so they expire too.
+   * `live` are the state machine's tokens, and exactly those are tracked from now on: the ones it
+   * never saw applied (restored from a snapshot, at boot or sent by the leader) expire too, and
+   * dead ones (expired, invalidated) no longer take room.
    */
-  renewAll(nowMs: number, live: Iterable<string> = []): void {
-    for (const tracked of this.tokens.values()) tracked.lastUseMs = nowMs;
-    for (const token of live) if (!this.tokens.has(token)) this.touch(token, nowMs);
+  renewAll(nowMs: number, live: Iterable<string>): void {
+    const previous = new Map(this.tokens);
+    this.tokens.clear();
+    for (const token of live) {
+      if (this.tokens.size >= this.options.maxTokens) break;
+      this.tokens.set(token, { lastUseMs: nowMs, proposedAtMs: previous.get(token)?.proposedAtMs ?? Number.NEGATIVE_INFINITY });
+    }
   }
 
   /**
    * Tokens idle longer than the TTL that are still live (per `isLive`), at most one proposal's
-   * worth; dead ones are forgotten.
+   * worth; dead ones are forgotten, idle or not, so they never take a live token's room.
    */
   expired(nowMs: number, isLive: (token: string) => boolean): string[] {
     const due: string[] = [];
     for (const [token, tracked] of this.tokens) {
-      if (nowMs - tracked.lastUseMs < this.options.ttlMs) continue;
       if (!isLive(token)) {
         this.tokens.delete(token);
         continue;
       }
+      if (due.length >= this.options.maxTokensPerProposal) continue;
+      if (nowMs - tracked.lastUseMs < this.options.ttlMs) continue;
       if (nowMs - tracked.proposedAtMs < this.options.reproposeAfterMs) continue;
       tracked.proposedAtMs = nowMs;
       due.push(token);
-      if (due.length >= this.options.maxTokensPerProposal) break;
     }
     return due;
   }

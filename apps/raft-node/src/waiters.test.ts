@@ -100,6 +100,19 @@ describe('TokenTtlKeeper on a new leader', () => {
   });
 });
 
+describe('TokenTtlKeeper bound', () => {
+  it('forgets dead tokens at every pass, so a full keeper never evicts a live token in their place', () => {
+    const keeper = new TokenTtlKeeper({ ttlMs: 1000, maxTokens: 2, maxTokensPerProposal: 10, reproposeAfterMs: 5000 });
+    const live = new Set(['live.1', 'new.3']);
+    keeper.touch('live.1', 0);
+    keeper.touch('dead.2', 0); // its user's password changed since: gone from the state machine
+    expect(keeper.expired(500, (t) => live.has(t))).toEqual([]);
+    keeper.touch('new.3', 600);
+    expect(keeper.expired(1000, (t) => live.has(t))).toEqual(['live.1']);
+    expect(keeper.expired(1600, (t) => live.has(t))).toEqual(['new.3']);
+  });
+});
+
 describe('RequestIdGenerator', () => {
   it('puts the member in the top 16 bits and counts in the low 48', () => {
     const ids = new RequestIdGenerator(0xabcd1234n, 1_700_000_000_000);
@@ -124,7 +137,7 @@ describe('TokenTtlKeeper', () => {
     expect(keeper.expired(1200, () => true)).toEqual([]); // a.1 just proposed
     expect(keeper.expired(1900, () => true)).toEqual(['b.2']);
     expect(keeper.expired(6000, () => true)).toEqual(['a.1']); // proposed again after reproposeAfterMs
-    keeper.renewAll(7000);
+    keeper.renewAll(7000, ['a.1', 'b.2']);
     expect(keeper.expired(7500, () => true)).toEqual([]);
     keeper.touch('d.4', 7500);
     keeper.touch('e.5', 7500); // beyond maxTokens: the oldest tracked is dropped
