@@ -74,6 +74,17 @@ describe('WatchStream (etcd watch semantics over the applied state)', () => {
     ]);
   });
 
+  it('a watcher owns its key range: overwriting the request buffer (a gRPC Buffer) after the create changes nothing', () => {
+    const h = harness();
+    const request = Buffer.from(encodeEtcdMessage('etcdserverpb.WatchRequest', watchRequestToProto({ type: 'create', request: { key: u8('app/'), rangeEnd: u8('app0'), startRevision: 0, progressNotify: false, filters: [], prevKv: false, watchId: 0n, fragment: false } })));
+    h.stream.handle(ANONYMOUS, request);
+    expect(h.take().map((r) => [r.watch_id, r.created])).toEqual([['0', true]]);
+    request.fill(0x7a); // the receive buffer is reused or rewritten
+    h.put('app/x', '1');
+    h.put('zzzz', '1');
+    expect(h.take().map(keysOf)).toEqual([['Put:app/x']]);
+  });
+
   it('replays history from start_revision, with prev_kv and filters', () => {
     const h = harness();
     h.put('k', 'v1');

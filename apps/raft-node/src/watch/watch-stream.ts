@@ -142,8 +142,9 @@ export class WatchStream {
     }
     this.watchers.set(id, {
       id,
-      key: request.key,
-      rangeEnd: request.rangeEnd,
+      // Copies: decoded bytes fields are views into the gRPC receive buffer, and a watcher lives on.
+      key: new Uint8Array(request.key),
+      rangeEnd: new Uint8Array(request.rangeEnd),
       ...watcherFilters(request.filters),
       prevKv: request.prevKv,
       fragment: request.fragment,
