@@ -1,7 +1,13 @@
 // The Watch relay over real gRPC: client stream → gateway → internal stream → an echoing node.
 import { credentials, makeGenericClientConstructor, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGrpcServer, type CallContext } from '@ward/platform/grpc-server';
 import { createLogger } from '@ward/platform/logging';
+import { SeededRng, systemClock } from '@ward/shared/clock';
+import { ClusterClient } from '../cluster/cluster-client';
+import type { IdentityResolver } from '../identity/identity-resolver';
+import { watchRelayDefinition } from './pass-through';
+import { WatchRelay } from './watch-relay';
 import { gatewayConfig } from '../config';
 import { createGateway, type Gateway } from '../gateway';
 import { startApplierNode, type ApplierNode } from '../testing/applier-node';
@@ -150,5 +156,57 @@ describe('Watch relay', () => {
     expect((await ended).code).toBe(13);
     raw.close();
     expect((await etcd.call('KV', 'Range', { key: Buffer.from('a') }, rootToken)).ok).toBe(true);
+  });
+});
+
+describe('Watch relay: a client that cancels while the internal stream is being opened', () => {
+  it('releases its slot and never leaves the internal stream open', async () => {
+    const logger = createLogger({ name: 'test', level: 'silent' });
+    const cluster = new ClusterClient({
+      endpoints: [node.address],
+      requestTimeoutMs: 5000,
+      resolveTokenTimeoutMs: 1000,
+      retry: { maxAttemptsCount: 3, baseDelayMs: 10, maxDelayMs: 100 },
+      connection: { maxReceiveBytes: 4 * 1024 * 1024, maxSendBytes: 4 * 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 },
+      clock: systemClock,
+      rng: new SeededRng(1),
+      logger,
+    });
+    let opening!: () => void;
+    const openingStarted = new Promise<void>((resolve) => (opening = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const relay = new WatchRelay({
+      openStream: async () => {
+        opening();
+        await released; // the node is slow to connect
+        return cluster.openWatch();
+      },
+      identities: {} as IdentityResolver, // no create is sent: never consulted
+      status: (signal) => cluster.status(signal),
+      maxStreamsCount: 1,
+    });
+    const server = createGrpcServer({ host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1024 * 1024, maxSendMessageBytes: 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000, maxConcurrentStreams: 100, logger });
+    server.addService(watchRelayDefinition(), { Watch: (call: unknown, context: CallContext) => relay.handle(call as never, context) });
+    const port = await server.start();
+    const client = etcdTestClient(`127.0.0.1:${port}`);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100)); // earlier tests' internal streams have closed
+      const baseline = node.options.watchStreamsCount;
+      const stream = (client.client('Watch') as unknown as { Watch(m: Metadata): ClientDuplexStream<object, WatchResponse> }).Watch(new Metadata());
+      stream.on('error', () => undefined);
+      stream.on('data', () => undefined);
+      await openingStarted;
+      stream.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the cancel reaches the server
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the internal stream would be open by now
+      expect(relay.openStreamsCount).toBe(0);
+      expect(node.options.watchStreamsCount).toBe(baseline);
+    } finally {
+      client.close();
+      cluster.close();
+      await server.stop(100);
+    }
   });
 });

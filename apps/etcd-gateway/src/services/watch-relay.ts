@@ -57,6 +57,14 @@ export class WatchRelay {
       this.options.onStreamsChange?.(this.openCount);
       throw error;
     }
+    if (call.cancelled || context.signal.aborted) {
+      // The client left while the internal stream was being opened: its 'cancelled' is past.
+      node.on('error', () => undefined); // the CANCELLED the cancel below reports
+      node.cancel();
+      this.openCount -= 1;
+      this.options.onStreamsChange?.(this.openCount);
+      return;
+    }
     const token = tokenFromMetadata(call.metadata);
     return new Promise<void>((resolve, reject) => {
       let settled = false;
