@@ -23,8 +23,12 @@ describe('int64 / uint64 fields', () => {
     expect(toInt64String(2n ** 63n - 1n)).toBe('9223372036854775807');
   });
 
-  it('keeps order for revisions beyond 2^53 (a future revision stays a future revision)', () => {
-    expect(int64ToNumber('9007199254740993', 'f')).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
+  it('clamps int64s beyond ±(2^53 − 1) to a safe integer (a future revision stays a future revision)', () => {
+    expect(int64ToNumber('9007199254740993', 'f')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(int64ToNumber('9223372036854775807', 'f')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(int64ToNumber('-9223372036854775808', 'f')).toBe(-Number.MAX_SAFE_INTEGER);
+    expect(int64ToNumber('9007199254740991', 'f')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(int64ToNumber('-42', 'f')).toBe(-42);
   });
 });
 

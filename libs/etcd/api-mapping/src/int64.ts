@@ -35,13 +35,19 @@ export function uint64ToBigInt(value: Int64Input, field: string): bigint {
   return result;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /**
- * An int64 as a number (revisions, limits, counts). Values beyond 2^53 keep their order and stay
- * integral (Number of a large integer), which is all etcd's semantics need: a revision that large
- * is simply a future revision.
+ * An int64 as a number (revisions, limits, counts). Values beyond ±(2^53 − 1) are clamped to it:
+ * the domain (and the log entry codec) holds safe integers only, and no revision, version or count
+ * of the store comes near 2^53, so the bound means to etcd's semantics what the value meant — a
+ * future revision, no limit, a compare that cannot match, a negative revision.
  */
 export function int64ToNumber(value: Int64Input, field: string): number {
-  return Number(int64ToBigInt(value, field));
+  const result = int64ToBigInt(value, field);
+  if (result > MAX_SAFE) return Number.MAX_SAFE_INTEGER;
+  if (result < -MAX_SAFE) return -Number.MAX_SAFE_INTEGER;
+  return Number(result);
 }
 
 /** A uint64 as a number, for fields known to stay below 2^53 (terms, indexes, auth revisions). */
