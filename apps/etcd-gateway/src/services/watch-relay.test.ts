@@ -5,7 +5,8 @@ import { createGrpcServer, type CallContext } from '@ward/platform/grpc-server';
 import { createLogger } from '@ward/platform/logging';
 import { SeededRng, systemClock } from '@ward/shared/clock';
 import { ClusterClient } from '../cluster/cluster-client';
-import type { IdentityResolver } from '../identity/identity-resolver';
+import { IdentityResolver, type AuthEnabledProbe } from '../identity/identity-resolver';
+import type { TokenVerifier } from '../identity/token-verifier';
 import { watchRelayDefinition } from './pass-through';
 import { WatchRelay } from './watch-relay';
 import { gatewayConfig } from '../config';
@@ -204,6 +205,57 @@ describe('Watch relay: a client that cancels while the internal stream is being 
       expect(relay.openStreamsCount).toBe(0);
       expect(node.options.watchStreamsCount).toBe(baseline);
     } finally {
+      client.close();
+      cluster.close();
+      await server.stop(100);
+    }
+  });
+});
+
+describe('Watch relay: a member that does not keep up with a client\'s requests', () => {
+  it('stops reading the client instead of buffering its requests without bound', async () => {
+    const logger = createLogger({ name: 'test', level: 'silent' });
+    const cluster = new ClusterClient({
+      endpoints: [node.address],
+      requestTimeoutMs: 5000,
+      resolveTokenTimeoutMs: 1000,
+      retry: { maxAttemptsCount: 3, baseDelayMs: 10, maxDelayMs: 100 },
+      connection: { maxReceiveBytes: 4 * 1024 * 1024, maxSendBytes: 4 * 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 },
+      clock: systemClock,
+      rng: new SeededRng(1),
+      logger,
+    });
+    let internal: ClientDuplexStream<unknown, unknown> | undefined;
+    const relay = new WatchRelay({
+      openStream: async () => {
+        const stream = await cluster.openWatch();
+        internal = stream as unknown as ClientDuplexStream<unknown, unknown>;
+        return stream;
+      },
+      // A token-less stream: every create is anonymous, no token is ever verified.
+      identities: new IdentityResolver({} as TokenVerifier, {} as AuthEnabledProbe),
+      status: (signal) => cluster.status(signal),
+      maxStreamsCount: 1,
+    });
+    const server = createGrpcServer({ host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1024 * 1024, maxSendMessageBytes: 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000, maxConcurrentStreams: 100, logger });
+    server.addService(watchRelayDefinition(), { Watch: (call: unknown, context: CallContext) => relay.handle(call as never, context) });
+    const port = await server.start();
+    const client = etcdTestClient(`127.0.0.1:${port}`);
+    node.options.pauseWatchReads = true;
+    try {
+      const stream = (client.client('Watch') as unknown as { Watch(m: Metadata): ClientDuplexStream<object, WatchResponse> }).Watch(new Metadata());
+      stream.on('error', () => undefined);
+      stream.on('data', () => undefined);
+      // 2,000 creates with a 32 KiB key each (64 MiB), sent as fast as the gateway takes them.
+      const key = Buffer.alloc(32 * 1024, 0x61);
+      for (let i = 0; i < 2000; i++) stream.write(create(key.toString()));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(internal).toBeDefined();
+      // What the gateway holds for the member stays within a stream's high-water mark.
+      expect(internal!.writableLength).toBeLessThanOrEqual(64);
+      stream.cancel();
+    } finally {
+      node.options.pauseWatchReads = false;
       client.close();
       cluster.close();
       await server.stop(100);

@@ -35,6 +35,18 @@ function isCreateRequest(bytes: Buffer): boolean {
   }
 }
 
+/** Resolves once `stream` drained its write buffer, or can no longer be written. */
+function writable(stream: NodeStream): Promise<void> {
+  return new Promise((resolve) => {
+    const events = ['drain', 'error', 'close', 'finish'] as const;
+    const done = (): void => {
+      for (const event of events) stream.off(event, done);
+      resolve();
+    };
+    for (const event of events) stream.once(event, done);
+  });
+}
+
 export class WatchRelay {
   private openCount = 0;
 
@@ -110,7 +122,10 @@ export class WatchRelay {
           return;
         }
       }
-      if (!node.writableEnded && !node.destroyed) node.write({ username: identity.username, auth_revision: identity.authRevision, request: bytes });
+      if (node.writableEnded || node.destroyed) return;
+      // The client is read again only once the member takes more: a member that falls behind
+      // holds the client back instead of the gateway buffering its requests without bound.
+      if (!node.write({ username: identity.username, auth_revision: identity.authRevision, request: bytes })) await writable(node);
     };
     call.on('data', (bytes: Buffer) => {
       call.pause();

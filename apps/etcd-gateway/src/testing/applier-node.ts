@@ -25,6 +25,8 @@ export interface ApplierNodeOptions {
   readonly watchRequests: Array<{ username: string; authRevision: number; request: Record<string, unknown> }>;
   /** Open internal watch streams. */
   watchStreamsCount: number;
+  /** New internal watch streams are not read (a member too busy to keep up). */
+  pauseWatchReads?: boolean;
 }
 
 export interface ApplierNode {
@@ -73,6 +75,7 @@ function authCheck(applier: Applier, name: string): object {
 interface WatchCall {
   on(event: 'data', listener: (message: { username: string; auth_revision: string; request: Buffer }) => void): void;
   on(event: 'end' | 'cancelled' | 'error', listener: () => void): void;
+  pause(): void;
   write(message: object): boolean;
   end(): void;
 }
@@ -86,6 +89,7 @@ function echoWatch(call: WatchCall, state: ApplierNodeOptions, applier: Applier)
   const responseType = etcdMessageType('etcdserverpb.WatchResponse');
   let nextWatchId = 0;
   state.watchStreamsCount += 1;
+  if (state.pauseWatchReads === true) call.pause();
   let open = true;
   const close = (): void => {
     if (open) state.watchStreamsCount -= 1;
