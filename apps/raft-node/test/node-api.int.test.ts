@@ -67,7 +67,7 @@ describe('internal API: auth support', () => {
   it('issues simple tokens <prefix>.<log index> that resolve after their entry is applied; malformed or future ones do not', async () => {
     const token = await authenticate('root', 'abcdefghijklmnop');
     expect(token).toMatch(/^abcdefghijklmnop\.\d+$/);
-    expect(await client.resolveToken(token, 1000)).toEqual({ valid: true, username: 'root', auth_revision: String(authRevision) });
+    expect(await client.resolveToken(token, 1000)).toEqual({ valid: true, username: 'root', auth_revision: String(authRevision), leader_address: '' }); // the leader names no other
     expect((await client.resolveToken('not-a-token', 1000)).valid).toBe(false);
     const started = performance.now();
     expect((await client.resolveToken('abcdefghijklmnop.99999999', 300)).valid).toBe(false);

@@ -115,6 +115,7 @@ export class ClusterClient {
       const timeoutMs = Math.max(1, Math.min(this.options.resolveTokenTimeoutMs, deadlineMs - this.nowMs()));
       try {
         const answer = await connection.call<ResolveTokenResponse__Output>('ResolveToken', { token, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        this.noteLeader(connection, answer.leader_address);
         return { kind: 'done', value: { valid: answer.valid, username: answer.username, authRevision: Number(answer.auth_revision) } };
       } catch (error) {
         return this.idempotentFailure(error, callSignal);
@@ -203,6 +204,16 @@ export class ClusterClient {
     }
     this.leaderAddress = leaderAddress;
     return true;
+  }
+
+  /**
+   * A member that answered names the leader (a follower's ResolveToken): later calls go there, so
+   * the leader sees every token use and slides its TTL.
+   */
+  private noteLeader(from: NodeConnection, leaderAddress: string | undefined): void {
+    if (leaderAddress === undefined || leaderAddress === '' || leaderAddress === from.address) return;
+    if (!this.connections.has(leaderAddress) && this.connections.size >= MAX_CONNECTIONS_COUNT) return;
+    this.leaderAddress = leaderAddress;
   }
 
   /** Forgets a member as leader and points the cursor past it. */

@@ -31,6 +31,14 @@ const TOKEN_INDEX = /^[0-9]{1,20}$/;
  * once; then wait (bounded) until this member applied that index, then look the token up.
  */
 export async function resolveToken(core: NodeCore, request: ResolveTokenRequest__Output): Promise<ResolveTokenResponse> {
+  const answer = await resolve(core, request);
+  // A use seen here slides the token's TTL on this member only, and the leader expires idle
+  // tokens: a follower names the leader, so the caller resolves there next.
+  const leader = core.driver.isLeader ? undefined : core.config.members.find((m) => m.id === core.driver.leader);
+  return leader === undefined ? answer : { ...answer, leader_address: leader.apiAddress };
+}
+
+async function resolve(core: NodeCore, request: ResolveTokenRequest__Output): Promise<ResolveTokenResponse> {
   const invalid: ResolveTokenResponse = { valid: false, username: '', auth_revision: '0' };
   const parts = request.token.split('.');
   if (parts.length !== 2 || !TOKEN_INDEX.test(parts[1]!) || BigInt(parts[1]!) >= 2n ** 64n) return invalid;

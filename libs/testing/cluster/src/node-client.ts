@@ -46,7 +46,7 @@ export class NodeApiClient {
     return this.call('MemberList', {}, deadlineMs);
   }
 
-  resolveToken(token: string, timeoutMs: number): Promise<{ valid: boolean; username: string; auth_revision: string }> {
+  resolveToken(token: string, timeoutMs: number): Promise<{ valid: boolean; username: string; auth_revision: string; leader_address: string }> {
     return this.call('ResolveToken', { token, timeout_ms: timeoutMs }, timeoutMs + 2000);
   }
 

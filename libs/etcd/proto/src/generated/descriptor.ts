@@ -2392,6 +2392,10 @@ export const etcdDescriptor = {
             "auth_revision": {
               "type": "uint64",
               "id": 3
+            },
+            "leader_address": {
+              "type": "string",
+              "id": 4
             }
           }
         },

@@ -8,10 +8,12 @@ export interface ResolveTokenResponse {
   'valid'?: (boolean);
   'username'?: (string);
   'auth_revision'?: (number | string | Long);
+  'leader_address'?: (string);
 }
 
 export interface ResolveTokenResponse__Output {
   'valid': (boolean);
   'username': (string);
   'auth_revision': (string);
+  'leader_address': (string);
 }
