@@ -10,6 +10,7 @@ import { wireError } from '@ward/etcd/wire-errors';
 import type {
   AuthCheck__Output,
   AuthCheckResponse__Output,
+  NodeMaintainRequest,
   NodeMemberListResponse__Output,
   NodeResponse__Output,
   NodeStatusResponse__Output,
@@ -116,6 +117,22 @@ export class ClusterClient {
       try {
         const answer = await connection.call<ResolveTokenResponse__Output>('ResolveToken', { token, timeout_ms: timeoutMs }, deadlineMs, callSignal);
         return { kind: 'done', value: { valid: answer.valid, username: answer.username, authRevision: Number(answer.auth_revision) } };
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /**
+   * An admin-only Maintenance request at the leader, which decides the admin check. Retried like a
+   * read: Defragment has nothing to repeat and a second MoveLeader to the same member is harmless.
+   */
+  maintain(request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+    return this.run('Maintain', signal, async (connection, deadlineMs, callSignal) => {
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.call<NodeResponse__Output>('Maintain', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        return writeAttempt(answer);
       } catch (error) {
         return this.idempotentFailure(error, callSignal);
       }
