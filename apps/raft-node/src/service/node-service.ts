@@ -2,6 +2,7 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type {
   AuthCheckRequest__Output,
+  NodeMaintainRequest__Output,
   NodeWatchRequest__Output,
   NodeWatchResponse,
   ProposeRequest__Output,
@@ -10,6 +11,7 @@ import type {
 } from '@ward/etcd/proto';
 import type { ServiceHandlers } from '@ward/platform/grpc-server';
 import { authCheck, resolveToken } from './auth';
+import { maintain } from './maintain';
 import type { NodeCore } from './node-core';
 import { propose } from './propose';
 import { read } from './read';
@@ -24,5 +26,6 @@ export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number)
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),
     Status: async () => nodeStatus(core, snapshotBytes()),
     MemberList: async () => memberList(core),
+    Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
   };
 }

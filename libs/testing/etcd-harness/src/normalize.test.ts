@@ -23,6 +23,14 @@ describe('normalizeStdout', () => {
   it('leaves plain text and values alone, except endpoint addresses', () => {
     expect(normalizeStdout('foo\nrevision 12\n127.0.0.1:40001 is healthy', context)).toBe('foo\nrevision 12\n<endpoint> is healthy');
   });
+
+  it('hides how long a health probe took, and only that', () => {
+    const line = (took: string) => `127.0.0.1:40001 is healthy: successfully committed proposal: took = ${took}`;
+    const expected = '<endpoint> is healthy: successfully committed proposal: took = <duration>';
+    for (const took of ['2.345678ms', '812.5µs', '1.5s', '1m2.5s']) expect(normalizeStdout(line(took), context)).toBe(expected);
+    expect(normalizeStdout('took = fast', context)).toBe('took = fast');
+    expect(normalizeStderr(line('5.300602ms'), context)).toBe(expected);
+  });
 });
 
 describe('normalizeStderr', () => {

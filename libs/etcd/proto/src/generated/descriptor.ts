@@ -2206,6 +2206,10 @@ export const etcdDescriptor = {
             "MemberList": {
               "requestType": "NodeMemberListRequest",
               "responseType": "NodeMemberListResponse"
+            },
+            "Maintain": {
+              "requestType": "NodeMaintainRequest",
+              "responseType": "NodeResponse"
             }
           }
         },
@@ -2456,6 +2460,10 @@ export const etcdDescriptor = {
             "is_learner": {
               "type": "bool",
               "id": 13
+            },
+            "leader_address": {
+              "type": "string",
+              "id": 14
             }
           }
         },
@@ -2505,6 +2513,43 @@ export const etcdDescriptor = {
               "rule": "repeated",
               "type": "NodeMember",
               "id": 4
+            }
+          }
+        },
+        "NodeMaintainRequest": {
+          "fields": {
+            "username": {
+              "type": "string",
+              "id": 1
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 2
+            },
+            "kind": {
+              "type": "Kind",
+              "id": 3
+            },
+            "target_id": {
+              "type": "uint64",
+              "id": 4
+            },
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 5
+            }
+          },
+          "nested": {
+            "Kind": {
+              "values": {
+                "DEFRAGMENT": 0,
+                "MOVE_LEADER": 1,
+                "HASH": 2,
+                "HASH_KV": 3,
+                "SNAPSHOT": 4,
+                "DOWNGRADE": 5,
+                "ALARM_CHANGE": 6
+              }
             }
           }
         }
