@@ -107,7 +107,7 @@ interface Wiring {
 }
 
 /** The etcd API: identity resolution, request execution, Authenticate, every service. */
-async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; advertise: { url: string } }> {
+async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; maintenance: MaintenanceApi; advertise: { url: string } }> {
   const { config, cluster } = w;
   const ids = new RequestIds();
   const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
@@ -126,10 +126,17 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
   const status = (signal?: AbortSignal) => cluster.status(signal);
   const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
   const advertise = { url: config.advertiseClientUrl };
+  const maintenance = new MaintenanceApi({
+    executor,
+    authEnabled,
+    status,
+    maintain: (request, signal) => cluster.maintain(request, signal),
+    openSnapshot: (request, signal) => cluster.openSnapshot(request, signal),
+  });
   const table = unaryRpcs({
     kv: new KvApi(executor, DEFAULT_KV_REQUEST_LIMITS),
     auth: new AuthApi({ executor, authenticator, passwords: w.passwords, status }),
-    maintenance: new MaintenanceApi({ executor, authEnabled, status, maintain: (request, signal) => cluster.maintain(request, signal) }),
+    maintenance,
     cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
     lease: new LeaseApi(),
   });
@@ -140,11 +147,11 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
     maxStreamsCount: config.maxWatchStreamsCount,
     onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
-  return { table, watch, advertise };
+  return { table, watch, maintenance, advertise };
 }
 
 /** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
-async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
+async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay, maintenance: MaintenanceApi): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
   const { config, logger } = w;
   const grpc = createGrpcServer({
     host: config.grpcHost,
@@ -158,7 +165,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     metrics: w.metrics.registry,
     mapError: mapGatewayError,
   });
-  registerEtcdServices(grpc, table, watch);
+  registerEtcdServices(grpc, table, watch, maintenance);
   const http = createHttpServer({
     logger,
     metrics: w.metrics.registry,
@@ -188,7 +195,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   try {
     const apis = await wireApis(w);
     advertise = apis.advertise;
-    servers = await createServers(w, apis.table, apis.watch);
+    servers = await createServers(w, apis.table, apis.watch, apis.maintenance);
     grpcPort = await servers.grpc.start();
     await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {

@@ -1,10 +1,13 @@
 /**
  * The raft-node process: reads RAFT_NODE_* once, starts the member, stops on SIGINT/SIGTERM.
+ * `main.js snapshot-restore --file ... --data-dir ... --member-id ... --members ...` instead writes
+ * a member's data dir for a new cluster from a backup file (src/backup/restore.ts) and exits.
  * Exit codes: 0 stopped on a signal; 1 could not start or storage failed while running
  * (e.g. a corrupt write-ahead log: the message names the file and byte offset); 2 bad configuration.
  */
 import { ConfigError, loadConfig } from '@ward/platform/config';
 import { createLogger } from '@ward/platform/logging';
+import { runRestoreCommand } from './backup/restore';
 import { RAFT_NODE_CONFIG, resolveRaftNodeConfig } from './config';
 import { createRaftNode } from './raft-node';
 
@@ -12,6 +15,14 @@ const EXIT_FAILURE = 1;
 const EXIT_CONFIG = 2;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'snapshot-restore') {
+    process.exitCode = await runRestoreCommand(
+      process.argv.slice(3),
+      (line) => process.stdout.write(`${line}\n`),
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    return;
+  }
   let config;
   try {
     config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, process.env));

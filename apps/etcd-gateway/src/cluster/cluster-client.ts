@@ -2,7 +2,7 @@
 // and one bounded retry loop. Writes go to the leader and are retried only when nothing was
 // proposed (NotLeader, no leader, not sent); reads are idempotent and retried on any
 // unavailability. Every call has a deadline.
-import { status as Status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import { status as Status, type ClientDuplexStream, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import type { Logger } from '@ward/platform/logging';
 import type { Clock, Rng } from '@ward/shared/clock';
 import { assert } from '@ward/shared/errors';
@@ -13,6 +13,7 @@ import type {
   NodeMaintainRequest,
   NodeMemberListResponse__Output,
   NodeResponse__Output,
+  NodeSnapshotRequest,
   NodeStatusResponse__Output,
   NodeWatchRequest,
   NodeWatchResponse__Output,
@@ -46,6 +47,52 @@ export interface ResolvedToken {
 const MAX_CONNECTIONS_COUNT = 32;
 /** How long one try waits for a channel to connect before trying another member. */
 const CONNECT_WAIT_MS = 1000;
+
+/** An internal Snapshot stream whose first chunk (an encoded etcd SnapshotResponse) was read. */
+export interface OpenedSnapshot {
+  readonly first: Buffer;
+  readonly stream: ClientReadableStream<NodeResponse__Output>;
+}
+
+/** Cancels a stream whose answers are no longer wanted (its CANCELLED error is expected). */
+function discard<T>(stream: ClientReadableStream<T>): void {
+  stream.on('error', () => undefined);
+  stream.cancel();
+}
+
+/** The first message of a server stream (undefined when it ends without one). */
+function firstMessage<T>(stream: ClientReadableStream<T>, signal?: AbortSignal): Promise<T | undefined> {
+  return new Promise((resolve, reject) => {
+    const cleanup = (): void => {
+      stream.off('data', onData);
+      stream.off('error', onError);
+      stream.off('end', onEnd);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onData = (message: T): void => {
+      cleanup();
+      stream.pause();
+      resolve(message);
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(undefined);
+    };
+    const onAbort = (): void => {
+      cleanup();
+      discard(stream);
+      reject(wireError('Canceled'));
+    };
+    stream.on('data', onData);
+    stream.once('error', onError);
+    stream.once('end', onEnd);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 type TryFunction<T> = (connection: NodeConnection, deadlineMs: number, signal?: AbortSignal) => Promise<Attempt<T>>;
 
@@ -141,6 +188,36 @@ export class ClusterClient {
   }
 
   /**
+   * Opens etcd's Snapshot at the leader, which decides the admin check: retried (like a read) until
+   * a member answers with the first chunk or a final error. The stream itself has no deadline (a
+   * large state takes as long as the client reads); the first answer is bounded by the request
+   * timeout.
+   */
+  openSnapshot(request: NodeSnapshotRequest, signal?: AbortSignal): Promise<OpenedSnapshot> {
+    return this.run('Snapshot', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS)))) return { kind: 'retry', error: wireError('NoLeader') };
+      const stream = connection.client.Snapshot(request);
+      const timer = setTimeout(() => discard(stream), Math.max(1, deadlineMs - this.nowMs()));
+      let first: NodeResponse__Output | undefined;
+      try {
+        first = await firstMessage(stream, callSignal);
+      } catch (error) {
+        discard(stream);
+        return this.idempotentFailure(error, callSignal);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (first === undefined) return { kind: 'fail', error: this.unexpected(new Error('snapshot stream ended without an answer')) };
+      const attempt = readAttempt(first);
+      if (attempt.kind !== 'done') {
+        discard(stream);
+        return attempt;
+      }
+      return { kind: 'done', value: { first: attempt.value, stream } };
+    });
+  }
+
+  /**
    * The cluster's status as the gateway presents it: the leader's. The gateway is the one endpoint
    * clients see, and tools such as `etcdctl move-leader` look for the endpoint that leads; so an
    * answer from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS),
@@ -189,7 +266,7 @@ export class ClusterClient {
 
   // ---- the retry loop ----------------------------------------------------------------------
 
-  private async run<T>(method: NodeUnaryMethod, signal: AbortSignal | undefined, attempt: TryFunction<T>): Promise<T> {
+  private async run<T>(method: NodeUnaryMethod | 'Snapshot', signal: AbortSignal | undefined, attempt: TryFunction<T>): Promise<T> {
     this.assertOpen();
     const deadlineMs = this.nowMs() + this.options.requestTimeoutMs;
     const bounds = this.options.retry;

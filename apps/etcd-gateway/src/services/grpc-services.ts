@@ -1,9 +1,10 @@
 // Registers etcd's six gRPC services on the gateway's server from the RPC table, plus the
-// streaming RPCs: Watch (relayed), LeaseKeepAlive and Snapshot (not offered).
-import type { CallContext, GrpcServer, ServiceHandlers } from '@ward/platform/grpc-server';
+// streaming RPCs: Watch (relayed), Snapshot (relayed from the leader) and LeaseKeepAlive (not offered).
+import type { CallContext, GrpcServer, ServerStreamHandler, ServiceHandlers } from '@ward/platform/grpc-server';
 import type { EtcdServiceName } from '@ward/etcd/proto';
 import { tokenFromMetadata } from '../identity/token-extraction';
 import { passThroughDefinition, watchRelayDefinition } from './pass-through';
+import type { MaintenanceApi } from './maintenance-api';
 import type { UnaryRpc } from './rpc-table';
 import { unimplemented } from './unimplemented';
 import type { WatchRelay } from './watch-relay';
@@ -19,16 +20,19 @@ function unaryHandlers(service: EtcdServiceName, table: readonly UnaryRpc[]): Se
   return handlers;
 }
 
-/** The streaming methods that are not relayed: refused honestly. */
-function streamingHandlers(service: EtcdServiceName): ServiceHandlers {
+/** The server-streaming methods: Snapshot is relayed, LeaseKeepAlive refused honestly. */
+function streamingHandlers(service: EtcdServiceName, maintenance: MaintenanceApi): ServiceHandlers {
   if (service === 'Lease') return { LeaseKeepAlive: () => Promise.reject(unimplemented('LeaseKeepAlive')) };
-  if (service === 'Maintenance') return { Snapshot: () => Promise.reject(unimplemented('Snapshot')) };
+  if (service === 'Maintenance') {
+    const snapshot: ServerStreamHandler<unknown, Buffer> = (_request, call, context) => maintenance.snapshot(call, { token: tokenFromMetadata(context.metadata) }, context.signal);
+    return { Snapshot: snapshot };
+  }
   return {};
 }
 
-export function registerEtcdServices(server: GrpcServer, table: readonly UnaryRpc[], watch: WatchRelay): void {
+export function registerEtcdServices(server: GrpcServer, table: readonly UnaryRpc[], watch: WatchRelay, maintenance: MaintenanceApi): void {
   for (const service of SERVICES) {
-    server.addService(passThroughDefinition(service), { ...unaryHandlers(service, table), ...streamingHandlers(service) });
+    server.addService(passThroughDefinition(service), { ...unaryHandlers(service, table), ...streamingHandlers(service, maintenance) });
   }
   server.addService(watchRelayDefinition(), { Watch: (call: unknown, context: CallContext) => watch.handle(call as never, context) });
 }

@@ -1,14 +1,19 @@
 // etcd's Maintenance service. Status is served from the member the gateway talks to. The
 // admin-only RPCs go to the leader, which decides the admin check (the gateway decides no
-// permission): Defragment and MoveLeader are served; Hash, HashKV, Snapshot, Downgrade and alarm
-// changes answer the admin check first, then UNIMPLEMENTED.
+// permission): Defragment, MoveLeader and Snapshot (relayed chunk by chunk) are served; Hash,
+// HashKV, Downgrade and alarm changes answer the admin check first, then UNIMPLEMENTED.
+import { status as Status, type ServerWritableStream } from '@grpc/grpc-js';
+import { GrpcStatusError } from '@ward/platform/grpc-server';
 import type {
   AlarmRequest__Output,
   MoveLeaderRequest__Output,
   NodeMaintainRequest,
+  NodeSnapshotRequest,
   NodeStatusResponse__Output,
   StatusResponse,
 } from '@ward/etcd/proto';
+import type { OpenedSnapshot } from '../cluster/cluster-client';
+import { nodeWireError } from '../cluster/node-answers';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { requireAuthenticated, type AuthEnabledCheck } from './authenticated';
 import { responseHeaderOf } from './response-header';
@@ -21,6 +26,55 @@ export interface MaintenanceApiOptions {
   readonly maintain: MaintainCall;
   readonly authEnabled: AuthEnabledCheck;
   readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
+  /** Opens the leader's Snapshot stream (the leader decides the admin check). */
+  readonly openSnapshot: (request: NodeSnapshotRequest, signal?: AbortSignal) => Promise<OpenedSnapshot>;
+}
+
+type SnapshotCall = ServerWritableStream<unknown, Buffer>;
+
+/**
+ * Relays the member's chunks (encoded etcd SnapshotResponses) to the client, reading the next one
+ * only while the client's stream takes writes. A cut member stream fails the call (the client's
+ * partial file is then discarded, as etcdctl does); a client that goes away cancels the member's.
+ */
+function relaySnapshot(opened: OpenedSnapshot, call: SnapshotCall, signal?: AbortSignal): Promise<void> {
+  const { stream } = opened;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      call.off('drain', onDrain);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onDrain = (): void => {
+      stream.resume();
+    };
+    const onAbort = (): void => {
+      stream.on('error', () => undefined);
+      stream.cancel();
+      settle(new GrpcStatusError(Status.CANCELLED, 'context canceled'));
+    };
+    const send = (chunk: Buffer): void => {
+      if (!call.write(chunk)) stream.pause();
+    };
+    call.on('drain', onDrain);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stream.on('data', (message: { result?: string; response?: Buffer; error?: { code: number; message: string } | null }) => {
+      if (message.result === 'response' && message.response) send(message.response);
+      else {
+        stream.on('error', () => undefined);
+        stream.cancel();
+        settle(nodeWireError(message.error));
+      }
+    });
+    stream.once('error', () => settle(new GrpcStatusError(Status.UNAVAILABLE, 'ward: the snapshot stream from the member was cut')));
+    stream.once('end', () => settle());
+    send(opened.first);
+    stream.resume();
+  });
 }
 
 export class MaintenanceApi {
@@ -68,6 +122,13 @@ export class MaintenanceApi {
 
   downgrade(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
     return this.admin('DOWNGRADE', credentials, signal);
+  }
+
+  /** etcd's Snapshot (server streaming): the leader's backup file, relayed with backpressure. */
+  async snapshot(call: SnapshotCall, credentials: Credentials, signal?: AbortSignal): Promise<void> {
+    const identity = await this.options.executor.identify(credentials, signal);
+    const opened = await this.options.openSnapshot({ username: identity.username, auth_revision: String(identity.authRevision) }, signal);
+    await relaySnapshot(opened, call, signal);
   }
 
   /** Resolves who is asking and lets the leader decide (admin check, then the request). */

@@ -1,8 +1,10 @@
 // The wardnode.Node handlers (libs/etcd/proto/ward/node.proto is their spec).
-import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { ServerDuplexStream, ServerWritableStream } from '@grpc/grpc-js';
 import type {
   AuthCheckRequest__Output,
   NodeMaintainRequest__Output,
+  NodeResponse,
+  NodeSnapshotRequest__Output,
   NodeWatchRequest__Output,
   NodeWatchResponse,
   ProposeRequest__Output,
@@ -15,9 +17,11 @@ import { maintain } from './maintain';
 import type { NodeCore } from './node-core';
 import { propose } from './propose';
 import { read } from './read';
+import { SnapshotStreams } from './snapshot';
 import { memberList, nodeStatus } from './status';
 
 export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number): ServiceHandlers {
+  const snapshots = new SnapshotStreams(core);
   return {
     Propose: (request: ProposeRequest__Output) => propose(core, request),
     Read: (request: ReadRequest__Output) => read(core, request),
@@ -27,5 +31,6 @@ export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number)
     Status: async () => nodeStatus(core, snapshotBytes()),
     MemberList: async () => memberList(core),
     Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
+    Snapshot: (request: NodeSnapshotRequest__Output, call: ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>) => snapshots.serve(request, call),
   };
 }

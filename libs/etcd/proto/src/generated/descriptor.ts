@@ -2210,6 +2210,11 @@ export const etcdDescriptor = {
             "Maintain": {
               "requestType": "NodeMaintainRequest",
               "responseType": "NodeResponse"
+            },
+            "Snapshot": {
+              "requestType": "NodeSnapshotRequest",
+              "responseType": "NodeResponse",
+              "responseStream": true
             }
           }
         },
@@ -2550,6 +2555,18 @@ export const etcdDescriptor = {
                 "DOWNGRADE": 5,
                 "ALARM_CHANGE": 6
               }
+            }
+          }
+        },
+        "NodeSnapshotRequest": {
+          "fields": {
+            "username": {
+              "type": "string",
+              "id": 1
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 2
             }
           }
         }

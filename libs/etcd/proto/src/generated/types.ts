@@ -117,6 +117,7 @@ export { type NodeMember, type NodeMember__Output } from './types/wardnode/NodeM
 export { type NodeMemberListRequest, type NodeMemberListRequest__Output } from './types/wardnode/NodeMemberListRequest';
 export { type NodeMemberListResponse, type NodeMemberListResponse__Output } from './types/wardnode/NodeMemberListResponse';
 export { type NodeResponse, type NodeResponse__Output } from './types/wardnode/NodeResponse';
+export { type NodeSnapshotRequest, type NodeSnapshotRequest__Output } from './types/wardnode/NodeSnapshotRequest';
 export { type NodeStatusRequest, type NodeStatusRequest__Output } from './types/wardnode/NodeStatusRequest';
 export { type NodeStatusResponse, type NodeStatusResponse__Output } from './types/wardnode/NodeStatusResponse';
 export { type NodeWatchRequest, type NodeWatchRequest__Output } from './types/wardnode/NodeWatchRequest';

@@ -12,6 +12,7 @@ import type { NodeMember as _wardnode_NodeMember, NodeMember__Output as _wardnod
 import type { NodeMemberListRequest as _wardnode_NodeMemberListRequest, NodeMemberListRequest__Output as _wardnode_NodeMemberListRequest__Output } from './wardnode/NodeMemberListRequest';
 import type { NodeMemberListResponse as _wardnode_NodeMemberListResponse, NodeMemberListResponse__Output as _wardnode_NodeMemberListResponse__Output } from './wardnode/NodeMemberListResponse';
 import type { NodeResponse as _wardnode_NodeResponse, NodeResponse__Output as _wardnode_NodeResponse__Output } from './wardnode/NodeResponse';
+import type { NodeSnapshotRequest as _wardnode_NodeSnapshotRequest, NodeSnapshotRequest__Output as _wardnode_NodeSnapshotRequest__Output } from './wardnode/NodeSnapshotRequest';
 import type { NodeStatusRequest as _wardnode_NodeStatusRequest, NodeStatusRequest__Output as _wardnode_NodeStatusRequest__Output } from './wardnode/NodeStatusRequest';
 import type { NodeStatusResponse as _wardnode_NodeStatusResponse, NodeStatusResponse__Output as _wardnode_NodeStatusResponse__Output } from './wardnode/NodeStatusResponse';
 import type { NodeWatchRequest as _wardnode_NodeWatchRequest, NodeWatchRequest__Output as _wardnode_NodeWatchRequest__Output } from './wardnode/NodeWatchRequest';
@@ -38,6 +39,7 @@ export interface ProtoGrpcType {
     NodeMemberListRequest: MessageTypeDefinition<_wardnode_NodeMemberListRequest, _wardnode_NodeMemberListRequest__Output>
     NodeMemberListResponse: MessageTypeDefinition<_wardnode_NodeMemberListResponse, _wardnode_NodeMemberListResponse__Output>
     NodeResponse: MessageTypeDefinition<_wardnode_NodeResponse, _wardnode_NodeResponse__Output>
+    NodeSnapshotRequest: MessageTypeDefinition<_wardnode_NodeSnapshotRequest, _wardnode_NodeSnapshotRequest__Output>
     NodeStatusRequest: MessageTypeDefinition<_wardnode_NodeStatusRequest, _wardnode_NodeStatusRequest__Output>
     NodeStatusResponse: MessageTypeDefinition<_wardnode_NodeStatusResponse, _wardnode_NodeStatusResponse__Output>
     NodeWatchRequest: MessageTypeDefinition<_wardnode_NodeWatchRequest, _wardnode_NodeWatchRequest__Output>

@@ -10,6 +10,7 @@ import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintain
 import type { NodeMemberListRequest as _wardnode_NodeMemberListRequest, NodeMemberListRequest__Output as _wardnode_NodeMemberListRequest__Output } from '../wardnode/NodeMemberListRequest';
 import type { NodeMemberListResponse as _wardnode_NodeMemberListResponse, NodeMemberListResponse__Output as _wardnode_NodeMemberListResponse__Output } from '../wardnode/NodeMemberListResponse';
 import type { NodeResponse as _wardnode_NodeResponse, NodeResponse__Output as _wardnode_NodeResponse__Output } from '../wardnode/NodeResponse';
+import type { NodeSnapshotRequest as _wardnode_NodeSnapshotRequest, NodeSnapshotRequest__Output as _wardnode_NodeSnapshotRequest__Output } from '../wardnode/NodeSnapshotRequest';
 import type { NodeStatusRequest as _wardnode_NodeStatusRequest, NodeStatusRequest__Output as _wardnode_NodeStatusRequest__Output } from '../wardnode/NodeStatusRequest';
 import type { NodeStatusResponse as _wardnode_NodeStatusResponse, NodeStatusResponse__Output as _wardnode_NodeStatusResponse__Output } from '../wardnode/NodeStatusResponse';
 import type { NodeWatchRequest as _wardnode_NodeWatchRequest, NodeWatchRequest__Output as _wardnode_NodeWatchRequest__Output } from '../wardnode/NodeWatchRequest';
@@ -74,6 +75,11 @@ export interface NodeClient extends grpc.Client {
   resolveToken(argument: _wardnode_ResolveTokenRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_ResolveTokenResponse__Output>): grpc.ClientUnaryCall;
   resolveToken(argument: _wardnode_ResolveTokenRequest, callback: grpc.requestCallback<_wardnode_ResolveTokenResponse__Output>): grpc.ClientUnaryCall;
   
+  Snapshot(argument: _wardnode_NodeSnapshotRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeResponse__Output>;
+  Snapshot(argument: _wardnode_NodeSnapshotRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeResponse__Output>;
+  snapshot(argument: _wardnode_NodeSnapshotRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeResponse__Output>;
+  snapshot(argument: _wardnode_NodeSnapshotRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeResponse__Output>;
+  
   Status(argument: _wardnode_NodeStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeStatusResponse__Output>): grpc.ClientUnaryCall;
   Status(argument: _wardnode_NodeStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeStatusResponse__Output>): grpc.ClientUnaryCall;
   Status(argument: _wardnode_NodeStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeStatusResponse__Output>): grpc.ClientUnaryCall;
@@ -103,6 +109,8 @@ export interface NodeHandlers extends grpc.UntypedServiceImplementation {
   
   ResolveToken: grpc.handleUnaryCall<_wardnode_ResolveTokenRequest__Output, _wardnode_ResolveTokenResponse>;
   
+  Snapshot: grpc.handleServerStreamingCall<_wardnode_NodeSnapshotRequest__Output, _wardnode_NodeResponse>;
+  
   Status: grpc.handleUnaryCall<_wardnode_NodeStatusRequest__Output, _wardnode_NodeStatusResponse>;
   
   Watch: grpc.handleBidiStreamingCall<_wardnode_NodeWatchRequest__Output, _wardnode_NodeWatchResponse>;
@@ -116,6 +124,7 @@ export interface NodeDefinition extends grpc.ServiceDefinition {
   Propose: MethodDefinition<_wardnode_ProposeRequest, _wardnode_NodeResponse, _wardnode_ProposeRequest__Output, _wardnode_NodeResponse__Output>
   Read: MethodDefinition<_wardnode_ReadRequest, _wardnode_NodeResponse, _wardnode_ReadRequest__Output, _wardnode_NodeResponse__Output>
   ResolveToken: MethodDefinition<_wardnode_ResolveTokenRequest, _wardnode_ResolveTokenResponse, _wardnode_ResolveTokenRequest__Output, _wardnode_ResolveTokenResponse__Output>
+  Snapshot: MethodDefinition<_wardnode_NodeSnapshotRequest, _wardnode_NodeResponse, _wardnode_NodeSnapshotRequest__Output, _wardnode_NodeResponse__Output>
   Status: MethodDefinition<_wardnode_NodeStatusRequest, _wardnode_NodeStatusResponse, _wardnode_NodeStatusRequest__Output, _wardnode_NodeStatusResponse__Output>
   Watch: MethodDefinition<_wardnode_NodeWatchRequest, _wardnode_NodeWatchResponse, _wardnode_NodeWatchRequest__Output, _wardnode_NodeWatchResponse__Output>
 }

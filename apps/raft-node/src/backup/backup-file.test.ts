@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, decodeBackup, encodeBackup } from './backup-file';
+
+const state = (length: number): Uint8Array => Uint8Array.from({ length }, (_, i) => (i * 7 + 3) % 251);
+const backup = (length: number) => ({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(length) });
+
+describe('backup file', () => {
+  it.each([0, 1, 512 - BACKUP_HEADER_BYTES, 512 - BACKUP_HEADER_BYTES + 1, 100_000])('round-trips a %i-byte state in n * 512 + 32 bytes', (length) => {
+    const file = encodeBackup(backup(length));
+    expect((file.length - BACKUP_CHECKSUM_BYTES) % BACKUP_ALIGN_BYTES).toBe(0);
+    expect(file.length).toBe(Math.ceil((BACKUP_HEADER_BYTES + length) / 512) * 512 + 32);
+    expect(file.subarray(0, 8).toString('latin1')).toBe('WARDBKUP');
+    const padded = file.length - 32;
+    expect(file.subarray(padded).equals(createHash('sha256').update(file.subarray(0, padded)).digest())).toBe(true);
+    const decoded = decodeBackup(file);
+    expect(decoded).toEqual({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(length) });
+  });
+
+  it('refuses a truncated file', () => {
+    const file = encodeBackup(backup(2000));
+    for (const cut of [1, 32, 512, 513]) {
+      expect(() => decodeBackup(file.subarray(0, file.length - cut))).toThrow(BackupFileError);
+    }
+    expect(() => decodeBackup(file.subarray(0, file.length - 1))).toThrow(/not a multiple of 512/);
+    expect(() => decodeBackup(file.subarray(0, file.length - 512))).toThrow(/checksum mismatch/);
+  });
+
+  it('refuses any flipped byte after the magic', () => {
+    const file = encodeBackup(backup(700));
+    for (const offset of [8, 16, 40, 64, 700, file.length - 40, file.length - 1]) {
+      const damaged = Buffer.from(file);
+      damaged[offset]! ^= 0x01;
+      expect(() => decodeBackup(damaged), `offset ${offset}`).toThrow(/checksum mismatch/);
+    }
+  });
+
+  it('refuses a file that is not a ward snapshot (an etcd bbolt file has the same size rule)', () => {
+    const bolt = Buffer.alloc(4 * 4096 + 32);
+    bolt.writeUInt32LE(0xed0cdaed, 16); // bbolt's meta page magic
+    createHash('sha256').update(bolt.subarray(0, bolt.length - 32)).digest().copy(bolt, bolt.length - 32);
+    expect(() => decodeBackup(bolt)).toThrow(/not a ward snapshot/);
+    expect(() => decodeBackup(Buffer.alloc(0))).toThrow(/not a ward snapshot/);
+  });
+
+  it('refuses an unknown version, a state length past the file, and non-zero padding, even with a valid checksum', () => {
+    const reseal = (mutate: (file: Buffer) => void): Buffer => {
+      const file = Buffer.from(encodeBackup(backup(10)));
+      mutate(file);
+      const padded = file.length - 32;
+      createHash('sha256').update(file.subarray(0, padded)).digest().copy(file, padded);
+      return file;
+    };
+    expect(() => decodeBackup(reseal((f) => f.writeUInt32LE(2, 8)))).toThrow(/version 2/);
+    expect(() => decodeBackup(reseal((f) => f.writeBigUInt64LE(10_000n, 48)))).toThrow(/does not fit/);
+    expect(() => decodeBackup(reseal((f) => (f[BACKUP_HEADER_BYTES + 20] = 1)))).toThrow(/padding/);
+    expect(() => decodeBackup(reseal((f) => f.writeBigUInt64LE(2n ** 60n, 16)))).toThrow(/out of range/);
+  });
+});

@@ -1,0 +1,86 @@
+import { mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Applier } from '@ward/etcd/apply';
+import { votersConfState } from '@ward/raft/core';
+import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
+import { encodeBackup } from './backup-file';
+import { parseRestoreArgs, restoreMember, runRestoreCommand, RestoreError } from './restore';
+import { clusterIdOf, parseMembers } from '../members';
+
+const MEMBERS = parseMembers(['1=a=127.0.0.1:1=127.0.0.1:2', '2=b=127.0.0.1:3=127.0.0.1:4', '3=c=127.0.0.1:5=127.0.0.1:6']);
+
+function sourceState(): { bytes: Uint8Array; hash: string; appliedIndex: number } {
+  const applier = Applier.create();
+  const put = (index: number, key: string, value: string): void => {
+    const result = applier.apply(index, { header: { id: BigInt(index), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: Buffer.from(key), value: Buffer.from(value) } } });
+    expect(result.ok).toBe(true);
+  };
+  put(5, 'foo', 'bar');
+  put(9, 'foo', 'baz');
+  return { bytes: applier.snapshot(), hash: applier.stateHash(), appliedIndex: applier.appliedIndex };
+}
+
+describe('snapshot-restore', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ward-restore-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes a data dir that boots at the backup index with the new members as voters and the same state', async () => {
+    const source = sourceState();
+    const file = join(dir, 'backup.db');
+    await writeFile(file, encodeBackup({ index: 12, term: 4, revision: 3, clusterId: 77n, state: source.bytes }));
+    const result = await restoreMember({ file, dataDir: join(dir, 'node-2'), memberId: 2n, members: MEMBERS });
+    expect(result.newClusterId).toBe(clusterIdOf([1n, 2n, 3n]));
+    expect(result.sourceClusterId).toBe(77n);
+    expect((await readdir(dir)).sort()).toEqual(['backup.db', 'node-2']);
+    const booted = await RaftPersistence.open({ dir: join(dir, 'node-2'), metadata: memberWalMetadata(result.newClusterId, 2n), bootstrapConfState: votersConfState([1n, 2n, 3n]) });
+    try {
+      expect(booted.snapshot?.metadata).toEqual({ index: 12, term: 1, confState: votersConfState([1n, 2n, 3n]) });
+      expect(booted.hardState).toEqual({ term: 1, vote: 0n, commit: 12 });
+      expect(Applier.restore(booted.snapshot!.data).stateHash()).toBe(source.hash);
+    } finally {
+      await booted.persistence.close();
+    }
+    // The WAL belongs to member 2 of the new cluster only.
+    await expect(RaftPersistence.open({ dir: join(dir, 'node-2'), metadata: memberWalMetadata(result.newClusterId, 1n) })).rejects.toThrow();
+  });
+
+  it('refuses damaged, foreign and inconsistent files, a non-empty dir and an unknown member, writing nothing', async () => {
+    const source = sourceState();
+    const good = encodeBackup({ index: 12, term: 4, revision: 3, clusterId: 77n, state: source.bytes });
+    const cases: Array<[string, Uint8Array, RegExp]> = [
+      ['truncated', good.subarray(0, good.length - 100), /not a multiple of 512/],
+      ['flipped', Buffer.from(good).fill(1, 70, 71), /checksum mismatch/],
+      ['etcd', Buffer.alloc(512 * 8 + 32), /not a ward snapshot/],
+      ['garbage state', encodeBackup({ index: 12, term: 4, revision: 3, clusterId: 77n, state: Buffer.from('not an applier snapshot') }), /does not restore/],
+      ['index behind state', encodeBackup({ index: source.appliedIndex - 1, term: 4, revision: 3, clusterId: 77n, state: source.bytes }), /past the header's index/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const file = join(dir, `${name}.db`);
+      await writeFile(file, bytes);
+      await expect(restoreMember({ file, dataDir: join(dir, `out-${name}`), memberId: 1n, members: MEMBERS }), name).rejects.toThrow(message);
+    }
+    const file = join(dir, 'good.db');
+    await writeFile(file, good);
+    await mkdir(join(dir, 'busy'));
+    await writeFile(join(dir, 'busy', 'x'), 'x');
+    await expect(restoreMember({ file, dataDir: join(dir, 'busy'), memberId: 1n, members: MEMBERS })).rejects.toThrow(RestoreError);
+    await expect(restoreMember({ file, dataDir: join(dir, 'out-4'), memberId: 4n, members: MEMBERS })).rejects.toThrow(/not in the member list/);
+    expect((await readdir(dir)).filter((name) => name.startsWith('out-') || name.startsWith('.'))).toEqual([]);
+    expect(await readdir(join(dir, 'busy'))).toEqual(['x']);
+  });
+
+  it('parses its arguments and reports bad ones with exit code 2', async () => {
+    expect(parseRestoreArgs(['--file', 'f', '--data-dir=d', '--member-id', '0x2', '--members', MEMBERS.map((m) => `${m.id}=${m.name}=${m.peerAddress}=${m.apiAddress}`).join(',')])).toMatchObject({ file: 'f', dataDir: 'd', memberId: 2n });
+    const lines: string[] = [];
+    expect(await runRestoreCommand(['--file', 'f'], () => undefined, (line) => lines.push(line))).toBe(2);
+    expect(lines.join('\n')).toMatch(/--data-dir is required/);
+    expect(await runRestoreCommand(['--file', join(dir, 'missing.db'), '--data-dir', join(dir, 'd'), '--member-id', '1', '--members', '1=a=127.0.0.1:1=127.0.0.1:2'], () => undefined, (line) => lines.push(line))).toBe(1);
+  });
+});

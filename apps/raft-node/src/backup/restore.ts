@@ -1,0 +1,141 @@
+// `raft-node snapshot-restore`: turns a backup file (backup-file.ts) into the data directory of one
+// member of a NEW cluster, as `etcdutl snapshot restore` does for etcd. Every member of the new
+// cluster is restored from the same file with the same member list; each then boots from a local
+// snapshot at the backup's raft index (term 1, the new member list as voters, committed), and the
+// members elect a leader as in a fresh cluster. The file is checked completely (size, SHA-256,
+// header, padding, state decoding) before anything is written; the directory is prepared next to
+// the target and renamed into place, so a failure leaves no partial data directory.
+import { readFile, rename, rm, readdir, stat, mkdir } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Applier } from '@ward/etcd/apply';
+import { encodeSnapshot, votersConfState, type Snapshot } from '@ward/raft/core';
+import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
+import { BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, MAX_BACKUP_STATE_BYTES, decodeBackup, type BackupInfo } from './backup-file';
+import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
+
+export interface RestoreOptions {
+  readonly file: string;
+  readonly dataDir: string;
+  readonly memberId: bigint;
+  readonly members: readonly MemberSpec[];
+}
+
+export interface RestoreResult extends BackupInfo {
+  readonly dataDir: string;
+  readonly newClusterId: bigint;
+  readonly sourceClusterId: bigint;
+}
+
+/** Something that stops a restore before anything was written. */
+export class RestoreError extends Error {
+  readonly code = 'ERR_RESTORE_REFUSED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'RestoreError';
+  }
+}
+
+async function isEmptyOrMissing(dir: string): Promise<boolean> {
+  try {
+    if (!(await stat(dir)).isDirectory()) return false;
+    return (await readdir(dir)).length === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
+/** Restores one member's data directory; throws RestoreError / BackupFileError with nothing written. */
+export async function restoreMember(options: RestoreOptions): Promise<RestoreResult> {
+  const member = options.members.find((m) => m.id === options.memberId);
+  if (member === undefined) throw new RestoreError(`member id ${options.memberId} is not in the member list`);
+  const dataDir = resolve(options.dataDir);
+  if (!(await isEmptyOrMissing(dataDir))) throw new RestoreError(`data dir ${dataDir} exists and is not empty; restore writes only fresh directories`);
+  const size = (await stat(options.file)).size;
+  if (size > MAX_BACKUP_STATE_BYTES + BACKUP_HEADER_BYTES + 512 + BACKUP_CHECKSUM_BYTES) throw new BackupFileError(`${size} bytes is larger than any ward snapshot`);
+  const backup = decodeBackup(await readFile(options.file));
+  let applier: Applier;
+  try {
+    applier = Applier.restore(backup.state);
+  } catch (error) {
+    throw new BackupFileError(`the state in the file does not restore: ${(error as Error).message}`);
+  }
+  if (applier.appliedIndex > backup.index) throw new BackupFileError(`the state was applied up to ${applier.appliedIndex}, past the header's index ${backup.index}`);
+  const index = Math.max(backup.index, 1);
+  const voters = options.members.map((m) => m.id);
+  const clusterId = clusterIdOf(voters);
+  const snapshot: Snapshot = { data: backup.state, metadata: { index, term: 1, confState: votersConfState(voters) } };
+
+  await mkdir(dirname(dataDir), { recursive: true });
+  const staging = join(dirname(dataDir), `.${basename(dataDir)}.restoring`);
+  await rm(staging, { recursive: true, force: true });
+  try {
+    const booted = await RaftPersistence.open({ dir: staging, metadata: memberWalMetadata(clusterId, options.memberId), bootstrapConfState: votersConfState(voters) });
+    try {
+      await booted.persistence.disk.saveSnapshot({ index, term: 1, data: encodeSnapshot(snapshot) }, { restartsLog: true, hardState: { term: 1, vote: 0n, commit: index } });
+    } finally {
+      await booted.persistence.close();
+    }
+    await rm(dataDir, { recursive: true, force: true });
+    await rename(staging, dataDir);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+  return { dataDir, newClusterId: clusterId, sourceClusterId: backup.clusterId, index: backup.index, term: backup.term, revision: backup.revision, clusterId: backup.clusterId };
+}
+
+const USAGE = 'usage: raft-node snapshot-restore --file <backup.db> --data-dir <dir> --member-id <id> --members <id=name=peerHost:port=apiHost:port,...>';
+
+/** Parses `--name value` / `--name=value` arguments of the snapshot-restore command. */
+export function parseRestoreArgs(args: readonly string[]): RestoreOptions {
+  const values = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const match = /^--(file|data-dir|member-id|members)(?:=(.*))?$/.exec(arg);
+    if (match === null) throw new RestoreError(`unknown argument ${JSON.stringify(arg)}\n${USAGE}`);
+    const value = match[2] ?? args[++i];
+    if (value === undefined || value === '') throw new RestoreError(`--${match[1]} needs a value\n${USAGE}`);
+    if (values.has(match[1]!)) throw new RestoreError(`--${match[1]} given twice\n${USAGE}`);
+    values.set(match[1]!, value);
+  }
+  for (const name of ['file', 'data-dir', 'member-id', 'members']) {
+    if (!values.has(name)) throw new RestoreError(`--${name} is required\n${USAGE}`);
+  }
+  try {
+    return {
+      file: values.get('file')!,
+      dataDir: values.get('data-dir')!,
+      memberId: parseMemberId(values.get('member-id')!),
+      members: parseMembers(values.get('members')!.split(',')),
+    };
+  } catch (error) {
+    throw new RestoreError(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
+/**
+ * The command: returns the process exit code (0 restored, 1 the file or the directory was refused
+ * or writing failed, 2 bad arguments) after printing what happened.
+ */
+export async function runRestoreCommand(args: readonly string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  let options: RestoreOptions;
+  try {
+    options = parseRestoreArgs(args);
+  } catch (error) {
+    err(`raft-node snapshot-restore: ${(error as Error).message}`);
+    return 2;
+  }
+  try {
+    const result = await restoreMember(options);
+    out(
+      `restored ${options.file} into ${result.dataDir}: member ${options.memberId.toString(16)} of cluster ${result.newClusterId.toString(16)} ` +
+        `(raft index ${result.index}, revision ${result.revision}, taken from cluster ${result.sourceClusterId.toString(16)})`,
+    );
+    return 0;
+  } catch (error) {
+    const prefix = error instanceof BackupFileError ? `${options.file}: ` : '';
+    err(`raft-node snapshot-restore: ${prefix}${(error as Error).message}`);
+    return 1;
+  }
+}

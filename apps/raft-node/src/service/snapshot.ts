@@ -1,0 +1,92 @@
+// etcd's Maintenance.Snapshot at the leader: the admin check (as Maintain), then a backup file
+// (backup/backup-file.ts) of the state machine at this member's applied index, streamed as
+// etcdserverpb.SnapshotResponse messages of at most 32 KiB of blob (etcd's chunk size), each
+// written only once the stream took the previous ones (backpressure). At most
+// MAX_SNAPSHOT_STREAMS streams at a time per member; beyond, `etcdserver: too many requests`.
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
+import { authWireError } from '@ward/etcd/apply';
+import type { NodeResponse, NodeSnapshotRequest__Output } from '@ward/etcd/proto';
+import { encodeBackup } from '../backup/backup-file';
+import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
+import { responseContext, type NodeCore } from './node-core';
+
+export const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
+export const MAX_SNAPSHOT_STREAMS = 2;
+
+type SnapshotCall = ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>;
+
+/** Resolves once the stream drained its buffer; false when it closed or was cancelled first. */
+function drained(call: SnapshotCall): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => (): void => {
+      call.off('drain', onDrain);
+      call.off('close', onClose);
+      call.off('cancelled', onClose);
+      call.off('error', onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    call.once('drain', onDrain);
+    call.once('close', onClose);
+    call.once('cancelled', onClose);
+    call.once('error', onClose);
+  });
+}
+
+export class SnapshotStreams {
+  private active = 0;
+
+  constructor(
+    private readonly core: NodeCore,
+    private readonly maxStreams = MAX_SNAPSHOT_STREAMS,
+  ) {}
+
+  get activeCount(): number {
+    return this.active;
+  }
+
+  async serve(request: NodeSnapshotRequest__Output, call: SnapshotCall): Promise<void> {
+    const core = this.core;
+    const refusal = this.refusal(request);
+    if (refusal !== undefined) {
+      call.write(refusal);
+      call.end();
+      return;
+    }
+    this.active++;
+    try {
+      // One synchronous read of the state machine: the state, its applied index and revision
+      // belong to the same moment.
+      const applier = core.stateMachine.applier;
+      const revision = applier.keySpaceView.currentRevision;
+      const file = encodeBackup({
+        index: core.stateMachine.appliedIndex,
+        term: core.driver.currentTerm,
+        revision,
+        clusterId: core.config.clusterId,
+        state: core.stateMachine.snapshotData(),
+      });
+      const header = responseHeaderToProto(responseContext(core), revision);
+      for (let offset = 0; offset < file.length; offset += SNAPSHOT_CHUNK_BYTES) {
+        if (call.cancelled) return;
+        const blob = file.subarray(offset, Math.min(file.length, offset + SNAPSHOT_CHUNK_BYTES));
+        const message = encodeEtcdMessage('etcdserverpb.SnapshotResponse', { header, remaining_bytes: file.length - offset - blob.length, blob });
+        if (!call.write(responseAnswer(message)) && !(await drained(call))) return;
+      }
+      call.end();
+    } finally {
+      this.active--;
+    }
+  }
+
+  private refusal(request: NodeSnapshotRequest__Output): NodeResponse | undefined {
+    const core = this.core;
+    if (!core.driver.isLeader) return notLeaderAnswer(core);
+    const denied = core.stateMachine.applier.authView.isAdminPermitted(request.username);
+    if (denied !== null) return errorAnswer(authWireError(denied));
+    if (this.active >= this.maxStreams) return wireErrorAnswer('TooManyRequests');
+    return undefined;
+  }
+}
