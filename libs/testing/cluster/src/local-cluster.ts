@@ -24,6 +24,11 @@ export interface LocalClusterOptions<P extends LinkProxy = LinkProxy> {
   readonly memberIds?: readonly bigint[];
   /** The raft-node entry: a bundle to run with `node` (default dist/apps/raft-node/main.js). */
   readonly entry: string;
+  /**
+   * Runs once ports and data dirs are chosen, before any member starts: e.g. writes the data
+   * dirs with `raft-node snapshot-restore`. `members` is each member's RAFT_NODE_MEMBERS value.
+   */
+  readonly prepare?: (members: ReadonlyArray<{ readonly id: bigint; readonly dataDir: string; readonly membersEnv: string }>) => Promise<void>;
 }
 
 /** What the cluster needs of a link proxy: its listening port and a way to close it. */
@@ -100,6 +105,14 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
       });
     }
     const cluster = new LocalCluster<P>(members, specs, proxies, ownedRoot);
+    if (options.prepare !== undefined) {
+      try {
+        await options.prepare(members.map((m) => ({ id: m.id, dataDir: m.dataDir, membersEnv: specs.get(m.id)!.env['RAFT_NODE_MEMBERS']! })));
+      } catch (error) {
+        await cluster.stop();
+        throw error;
+      }
+    }
     await Promise.all(members.map((m) => cluster.startMember(m.id)));
     return cluster;
   }
