@@ -1,7 +1,8 @@
 // etcd's admin-only Maintenance RPCs (spec/etcd-auth.md §3.5: Defragment, Snapshot, Hash, HashKV,
 // MoveLeader, Downgrade and alarm changes need an admin). The leader decides the admin check
 // against its auth store, as etcd's API layer does (IsAdminPermitted: the auth revision plays no
-// part), then serves what ward implements.
+// part), then serves what ward implements. Snapshot streams, so it has its own RPC (snapshot.ts);
+// the SNAPSHOT kind here answers UNIMPLEMENTED like the others ward does not serve.
 import { status as Status } from '@grpc/grpc-js';
 import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
 import { authWireError } from '@ward/etcd/apply';
