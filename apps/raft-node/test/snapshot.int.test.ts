@@ -1,0 +1,114 @@
+// The internal Snapshot stream of real members: followers name the leader, the leader streams a
+// backup file in chunks of at most 32 KiB that only advance while the reader reads (backpressure),
+// at most two streams at a time per member, and the bytes form a file that decodes and restores
+// to the leader's state.
+import type { ClientReadableStream } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeEtcdMessage } from '@ward/etcd/api-mapping';
+import { Applier } from '@ward/etcd/apply';
+import type { NodeResponse__Output } from '@ward/etcd/proto';
+import { LocalCluster, buildRaftNodeBundle, putRequest } from '@ward/testing/cluster';
+import { decodeBackup } from '../src/backup/backup-file';
+
+let cluster: LocalCluster;
+let leader: bigint;
+const VALUE_BYTES = 1_000_000;
+const VALUES = 6;
+
+beforeAll(async () => {
+  cluster = await LocalCluster.start({ entry: buildRaftNodeBundle(), size: 3 });
+  leader = await cluster.waitForLeader(30_000);
+  for (let i = 0; i < VALUES; i++) {
+    const answer = await cluster.client(leader).propose(putRequest(`big/${i}`, new Uint8Array(VALUE_BYTES).fill(i + 1)), 10_000);
+    expect(answer.kind).toBe('ok');
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+function open(member: bigint, username = ''): ClientReadableStream<NodeResponse__Output> {
+  const raw = cluster.client(member).raw as unknown as { Snapshot(request: object): ClientReadableStream<NodeResponse__Output> };
+  return raw.Snapshot({ username, auth_revision: '0' });
+}
+
+/** Every message of a stream, in order; `paused` reads nothing until `resume()`. */
+function reader(stream: ClientReadableStream<NodeResponse__Output>, paused = false): { done: Promise<NodeResponse__Output[]>; resume(): void; count(): number } {
+  const messages: NodeResponse__Output[] = [];
+  const done = new Promise<NodeResponse__Output[]>((resolve, reject) => {
+    stream.on('data', (message: NodeResponse__Output) => messages.push(message));
+    stream.once('error', reject);
+    stream.once('end', () => resolve(messages));
+  });
+  // A consumer that stops reading: grpc-js stops reading the HTTP/2 stream once its buffer is full.
+  if (paused) stream.pause();
+  return { done, resume: () => stream.resume(), count: () => messages.length };
+}
+
+const collect = (stream: ClientReadableStream<NodeResponse__Output>): Promise<NodeResponse__Output[]> => reader(stream).done;
+
+interface Chunk {
+  header: { revision: string; member_id: string };
+  remaining_bytes: string;
+  blob: Buffer;
+}
+
+function file(messages: readonly NodeResponse__Output[]): { chunks: Chunk[]; bytes: Buffer } {
+  const chunks = messages.map((m) => {
+    expect(m.result).toBe('response');
+    return decodeEtcdMessage<Chunk>('etcdserverpb.SnapshotResponse', m.response!);
+  });
+  return { chunks, bytes: Buffer.concat(chunks.map((c) => c.blob)) };
+}
+
+describe('wardnode.Node/Snapshot', () => {
+  it('a follower answers with one not_leader message naming the leader', async () => {
+    const follower = cluster.members.find((m) => m.id !== leader)!.id;
+    const messages = await collect(open(follower));
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.result).toBe('not_leader');
+    expect(messages[0]!.not_leader!.leader_id).toBe(leader.toString());
+    expect(messages[0]!.not_leader!.leader_address).toBe(cluster.member(leader).apiAddress);
+  }, 30_000);
+
+  it('streams 32 KiB chunks only as they are read, at most two streams at once, and the file restores the state', async () => {
+    // Two streams whose readers stop: the leader may not run ahead of them (the file is ~6 MB),
+    // so both stay open and take the two slots.
+    const first = reader(open(leader), true);
+    const second = reader(open(leader), true);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(first.count()).toBe(0);
+    const third = await collect(open(leader));
+    expect(third).toHaveLength(1);
+    expect(third[0]!.error).toMatchObject({ code: 8, message: 'etcdserver: too many requests' });
+
+    first.resume();
+    second.resume();
+    const [a, b] = await Promise.all([first.done, second.done]);
+    const one = file(a);
+    const two = file(b);
+    expect(one.bytes.equals(two.bytes)).toBe(true);
+    expect(one.chunks.length).toBeGreaterThan(VALUES * VALUE_BYTES / 32_768);
+    expect(one.chunks.every((c) => c.blob.length <= 32 * 1024)).toBe(true);
+    let left = one.bytes.length;
+    for (const chunk of one.chunks) {
+      left -= chunk.blob.length;
+      expect(Number(chunk.remaining_bytes)).toBe(left);
+      expect(chunk.header.member_id).toBe(leader.toString());
+    }
+    expect(one.bytes.length % 512).toBe(32);
+
+    const backup = decodeBackup(one.bytes);
+    const state = Applier.restore(backup.state);
+    expect(backup.revision).toBe(state.keySpaceView.currentRevision);
+    expect(backup.revision).toBe(Number(one.chunks[0]!.header.revision));
+    expect(backup.revision).toBe(VALUES + 1);
+    const status = await cluster.client(leader).status();
+    expect(backup.index).toBeLessThanOrEqual(Number(status.applied_index));
+    expect(backup.index).toBeGreaterThanOrEqual(state.appliedIndex);
+
+    // The slots are free again.
+    expect(file(await collect(open(leader))).bytes.equals(one.bytes)).toBe(true);
+  }, 60_000);
+});
