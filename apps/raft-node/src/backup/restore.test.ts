@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Applier } from '@ward/etcd/apply';
+import { Applier, toPasswordHash, type ApplyOperation } from '@ward/etcd/apply';
 import { votersConfState } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { encodeBackup } from './backup-file';
@@ -49,6 +49,36 @@ describe('snapshot-restore', () => {
     }
     // The WAL belongs to member 2 of the new cluster only.
     await expect(RaftPersistence.open({ dir: join(dir, 'node-2'), metadata: memberWalMetadata(result.newClusterId, 1n) })).rejects.toThrow();
+  });
+
+  it('drops the simple tokens of the state (the restored cluster starts with none), keeping users and keys', async () => {
+    const applier = Applier.create();
+    let index = 0;
+    const run = (operation: ApplyOperation, username = ''): unknown => {
+      const result = applier.apply(++index, { header: { id: BigInt(index), username, authRevision: applier.authView.revision }, operation });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.result.response;
+    };
+    run({ type: 'userAdd', request: { name: 'root', passwordHash: toPasswordHash(new TextEncoder().encode('$2b$04$abcdefghijklmnopqrstuu5s2cU6T.bzlNqQ7Y9bIfgGpChD/T3Ju')), noPassword: false } });
+    run({ type: 'userGrantRole', request: { user: 'root', role: 'root' } });
+    run({ type: 'authEnable' });
+    run({ type: 'put', request: { key: Buffer.from('k'), value: Buffer.from('v') } }, 'root');
+    const { token } = run({ type: 'authenticate', request: { name: 'root', simpleTokenPrefix: 'abcdefghijklmnop' } }) as { token: string };
+    expect(applier.resolveSimpleToken(token)).toMatchObject({ username: 'root' });
+    const file = join(dir, 'tokens.db');
+    await writeFile(file, encodeBackup({ index, term: 2, revision: 2, clusterId: 1n, state: applier.snapshot() }));
+    const result = await restoreMember({ file, dataDir: join(dir, 'node-1'), memberId: 1n, members: MEMBERS });
+    const booted = await RaftPersistence.open({ dir: join(dir, 'node-1'), metadata: memberWalMetadata(result.newClusterId, 1n) });
+    try {
+      expect(booted.snapshot?.metadata.index).toBe(index + 1);
+      const restored = Applier.restore(booted.snapshot!.data);
+      expect(restored.resolveSimpleToken(token)).toBeUndefined();
+      expect([...restored.simpleTokens()]).toEqual([]);
+      expect(restored.authView.passwordCheckInput('root')).toBeDefined();
+      expect(restored.keySpaceView.currentRevision).toBe(2);
+    } finally {
+      await booted.persistence.close();
+    }
   });
 
   it('refuses damaged, foreign and inconsistent files, a non-empty dir and an unknown member, writing nothing', async () => {

@@ -45,6 +45,22 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
   }
 }
 
+/**
+ * The restored cluster starts with no simple token (as etcd, which keeps none on disk): the state's
+ * tokens are expired the way the leader expires idle ones, as root, at the snapshot index (one past
+ * the state's applied index when they coincide). Deterministic, so every member restored from the
+ * same file gets the same state.
+ */
+function withoutSimpleTokens(applier: Applier, index: number, state: Uint8Array): { index: number; state: Uint8Array } {
+  const tokens = [...applier.simpleTokens()];
+  if (tokens.length === 0) return { index, state };
+  const at = Math.max(index, applier.appliedIndex + 1);
+  const header = { id: 0n, username: 'root', authRevision: applier.authView.revision };
+  const result = applier.apply(at, { header, operation: { type: 'simpleTokenExpire', request: { tokens } } });
+  if (!result.ok) throw new BackupFileError(`the simple tokens in the state cannot be dropped: ${result.error.message}`);
+  return { index: at, state: applier.snapshot() };
+}
+
 /** Restores one member's data directory; throws RestoreError / BackupFileError with nothing written. */
 export async function restoreMember(options: RestoreOptions): Promise<RestoreResult> {
   const member = options.members.find((m) => m.id === options.memberId);
@@ -61,10 +77,10 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
     throw new BackupFileError(`the state in the file does not restore: ${(error as Error).message}`);
   }
   if (applier.appliedIndex > backup.index) throw new BackupFileError(`the state was applied up to ${applier.appliedIndex}, past the header's index ${backup.index}`);
-  const index = Math.max(backup.index, 1);
+  const { index, state } = withoutSimpleTokens(applier, Math.max(backup.index, 1), backup.state);
   const voters = options.members.map((m) => m.id);
   const clusterId = clusterIdOf(voters);
-  const snapshot: Snapshot = { data: backup.state, metadata: { index, term: 1, confState: votersConfState(voters) } };
+  const snapshot: Snapshot = { data: state, metadata: { index, term: 1, confState: votersConfState(voters) } };
 
   await mkdir(dirname(dataDir), { recursive: true });
   const staging = join(dirname(dataDir), `.${basename(dataDir)}.restoring`);
