@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCluster, buildRaftNodeBundle } from '@ward/testing/cluster';
 import { createGateway, gatewayConfig, type Gateway } from '../src/index';
+import { etcdTestClient } from '../src/testing/etcd-client';
 import { bytes, login, must, setUpAuth, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 interface Run {
@@ -33,6 +34,7 @@ const etcdctl = (endpoint: string, user: string | undefined, ...args: string[]):
 let source: WardCluster;
 let work: string;
 let lastRevision = 0;
+let sourceToken = '';
 let restored: LocalCluster | undefined;
 let gateway: Gateway | undefined;
 const entry = buildRaftNodeBundle();
@@ -43,6 +45,7 @@ beforeAll(async () => {
   await setUpAuth(source.client(), { rootPassword: 'root-pw', user: 'alice', password: 'alice-pw', prefix: 'a/' });
   const etcd = source.client();
   const token = await login(etcd, 'root', 'root-pw');
+  sourceToken = token;
   await must(etcd.call('KV', 'Put', { key: bytes('a/one'), value: bytes('1') }, token));
   await must(etcd.call('KV', 'Put', { key: bytes('a/two'), value: bytes('first') }, token));
   await must(etcd.call('KV', 'Put', { key: bytes('a/two'), value: bytes('second') }, token));
@@ -135,5 +138,13 @@ describe('etcdctl snapshot save and raft-node snapshot-restore', () => {
     expect((JSON.parse(put.stdout) as { header: { revision: number } }).header.revision).toBe(lastRevision + 1);
     const roles = await etcdctl(endpoint, 'root:root-pw', 'user', 'get', 'alice');
     expect(roles.stdout).toContain('rw-a/');
+    // A simple token of the old cluster does not work on the new one (restore drops them).
+    const client = etcdTestClient(endpoint);
+    try {
+      expect(await client.call('KV', 'Range', { key: bytes('a/one') }, sourceToken)).toMatchObject({ ok: false, code: 16, details: 'etcdserver: invalid auth token' });
+      expect(await source.client().call('KV', 'Range', { key: bytes('a/one') }, sourceToken)).toMatchObject({ ok: true });
+    } finally {
+      client.close();
+    }
   }, 180_000);
 });
