@@ -2,6 +2,7 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type {
   AuthCheckRequest__Output,
+  NodeLeaseRequest__Output,
   NodeWatchRequest__Output,
   NodeWatchResponse,
   ProposeRequest__Output,
@@ -11,6 +12,7 @@ import type {
 import type { ServiceHandlers } from '@ward/platform/grpc-server';
 import { authCheck, resolveToken } from './auth';
 import type { NodeCore } from './node-core';
+import { lease } from './lease';
 import { propose } from './propose';
 import { read } from './read';
 import { memberList, nodeStatus } from './status';
@@ -24,5 +26,6 @@ export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number)
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),
     Status: async () => nodeStatus(core, snapshotBytes()),
     MemberList: async () => memberList(core),
+    Lease: (request: NodeLeaseRequest__Output) => lease(core, request),
   };
 }
