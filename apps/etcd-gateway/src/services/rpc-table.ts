@@ -90,10 +90,10 @@ function clusterRpcs(cluster: ClusterApi): UnaryRpc[] {
 
 function leaseRpcs(lease: LeaseApi): UnaryRpc[] {
   return [
-    rpc('Lease', 'LeaseGrant', '/v3/lease/grant', () => lease.grant()),
-    rpc('Lease', 'LeaseRevoke', '/v3/lease/revoke', () => lease.revoke()),
-    rpc('Lease', 'LeaseTimeToLive', '/v3/lease/timetolive', () => lease.timeToLive()),
-    rpc('Lease', 'LeaseLeases', '/v3/lease/leases', () => lease.leases()),
+    rpc('Lease', 'LeaseGrant', '/v3/lease/grant', (r, c, s) => lease.grant(r, c, s)),
+    rpc('Lease', 'LeaseRevoke', '/v3/lease/revoke', (r, c, s) => lease.revoke(r, c, s)),
+    rpc('Lease', 'LeaseTimeToLive', '/v3/lease/timetolive', (r, c, s) => lease.timeToLive(r, c, s)),
+    rpc('Lease', 'LeaseLeases', '/v3/lease/leases', (r, c, s) => lease.leases(r, c, s)),
   ];
 }
 
