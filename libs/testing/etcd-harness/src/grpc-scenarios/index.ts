@@ -1,6 +1,6 @@
 import type { GrpcScenario } from '../grpc-scenario';
-import { knownDifferences, unservedRpcs } from './differences';
+import { knownDifferences, leases, unservedRpcs } from './differences';
 import { simpleTokens } from './tokens';
 
 /** Raw gRPC scenarios: equal steps are compared across targets, §8.2 steps checked per target. */
-export const GRPC_SCENARIOS: readonly GrpcScenario[] = [simpleTokens, knownDifferences, unservedRpcs];
+export const GRPC_SCENARIOS: readonly GrpcScenario[] = [simpleTokens, knownDifferences, leases, unservedRpcs];

@@ -2,6 +2,7 @@ import type { Scenario } from '../scenario';
 import { invalidAuthManagement, nonRootAdminOps } from './admin-gate';
 import { authEnable } from './auth-enable';
 import { kvWithUser } from './kv-with-user';
+import { leaseCommands } from './leases';
 import { passwordChange, roleRevokeDuringOps } from './password-and-revoke';
 import { fromKeyGrant, prefixGrant, rangeCoverage } from './prefix-and-from-key';
 import { readWriteOnly } from './read-write-only';
@@ -25,4 +26,5 @@ export const EQUAL_SCENARIOS: readonly Scenario[] = [
   passwordChange,
   roleRevokeDuringOps,
   watchPermissions,
+  leaseCommands,
 ];
