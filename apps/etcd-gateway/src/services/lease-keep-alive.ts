@@ -49,9 +49,11 @@ export class KeepAliveRelay {
             (response) => {
               pending -= 1;
               if (settled) return;
-              call.write(response);
+              const flushed = call.write(response);
               if (ended && pending === 0) finish();
-              else call.resume();
+              // A client that does not read its answers is not sent more work (one renewal at a time).
+              else if (flushed) call.resume();
+              else call.once('drain', () => call.resume());
             },
             (error: unknown) => finish(error),
           );
