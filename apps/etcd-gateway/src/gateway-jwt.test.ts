@@ -108,6 +108,19 @@ describe('JWT gateways', () => {
     expect(await issuing.call('KV', 'Range', { key: b('k') }, old)).toEqual({ ok: false, code: 16, details: 'etcdserver: invalid auth token' });
   });
 
+  it('an expired token is refused as `invalid auth token`, and authenticating again works (row 53, TestAuthJWTExpire)', async () => {
+    const { authRevision } = await must<{ authRevision: string }>(issuing, 'Auth', 'AuthStatus', {});
+    const nowS = Math.floor(Date.now() / 1000);
+    const live = mint(keys.current.priv, { username: 'root', revision: Number(authRevision), exp: nowS + 60 });
+    const expired = mint(keys.current.priv, { username: 'root', revision: Number(authRevision), exp: nowS - 3600 });
+    expect((await issuing.call('KV', 'Put', { key: b('jwt-expire'), value: b('v1') }, live)).ok).toBe(true);
+    expect(await issuing.call('KV', 'Put', { key: b('jwt-expire'), value: b('v2') }, expired)).toEqual({ ok: false, code: 16, details: 'etcdserver: invalid auth token' });
+    const { token } = await must<{ token: string }>(issuing, 'Auth', 'Authenticate', { name: 'root', password: 'root-pw' });
+    expect((await issuing.call('KV', 'Put', { key: b('jwt-expire'), value: b('v3') }, token)).ok).toBe(true);
+    const read = await must<{ kvs: Array<{ value: Buffer }> }>(issuing, 'KV', 'Range', { key: b('jwt-expire') }, token);
+    expect(read.kvs.map((kv) => kv.value.toString())).toEqual(['v3']);
+  });
+
   it('token types do not mix: a JWT at a simple-token gateway and a simple token at a JWT gateway are invalid', async () => {
     const { token: jwt } = await must<{ token: string }>(issuing, 'Auth', 'Authenticate', { name: 'root', password: 'root-pw' });
     const { token: simpleToken } = await must<{ token: string }>(simple, 'Auth', 'Authenticate', { name: 'root', password: 'root-pw' });

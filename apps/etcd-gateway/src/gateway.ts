@@ -131,7 +131,7 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
   const table = unaryRpcs({
     kv: new KvApi(executor, DEFAULT_KV_REQUEST_LIMITS),
     auth: new AuthApi({ executor, authenticator, passwords: w.passwords, status }),
-    maintenance: new MaintenanceApi({ executor, authEnabled, status }),
+    maintenance: new MaintenanceApi({ executor, authEnabled, status, maintain: (request, signal) => cluster.maintain(request, signal) }),
     cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
     lease,
   });

@@ -107,6 +107,13 @@ export class RaftDriver {
     this.wake();
   }
 
+  /** Asks the core to hand leadership to `transferee` (a leader-only request; others ignore it). */
+  transferLeader(transferee: NodeId): void {
+    if (this.stopped) return;
+    this.node.transferLeader(transferee);
+    this.wake();
+  }
+
   reportUnreachable(id: NodeId): void {
     if (this.stopped) return;
     this.node.reportUnreachable(id);

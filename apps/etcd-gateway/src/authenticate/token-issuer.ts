@@ -1,9 +1,9 @@
 // Issuing a token once the password checked out: a simple token is assigned through Raft (so every
 // member, hence every gateway, knows it), a JWT is signed here.
-import { generateSimpleTokenPrefix } from '@ward/auth/simple-tokens';
+import { formatSimpleToken, generateSimpleTokenPrefix, parseSimpleToken, sealSimpleTokenPrefix } from '@ward/auth/simple-tokens';
 import { TokenError, type JwtTokenProvider } from '@ward/auth/tokens';
 import type { Rng } from '@ward/shared/clock';
-import { authenticateOperation } from '@ward/etcd/api-mapping';
+import { authenticateOperation, decodeEtcdMessage, encodeEtcdMessage } from '@ward/etcd/api-mapping';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { RequestIds } from '../requests/request-ids';
@@ -20,7 +20,13 @@ export interface TokenIssuer {
   issue(name: string, authRevision: number, signal?: AbortSignal): Promise<IssuedToken>;
 }
 
-/** Proposes etcd's `authenticate` with a fresh 16-letter prefix drawn from a strong Rng. */
+const AUTHENTICATE_RESPONSE = 'etcdserverpb.AuthenticateResponse';
+
+/**
+ * Proposes etcd's `authenticate` with a fresh 16-letter prefix drawn from a strong Rng — sealed:
+ * the log, the snapshots and the members only ever hold `<sealed>.<index>`, and the client gets
+ * `<prefix>.<index>` back, which the gateway seals again whenever it is presented.
+ */
 export class SimpleTokenIssuer implements TokenIssuer {
   readonly recheckAfterIssue = true;
 
@@ -31,12 +37,17 @@ export class SimpleTokenIssuer implements TokenIssuer {
   ) {}
 
   async issue(name: string, authRevision: number, signal?: AbortSignal): Promise<IssuedToken> {
+    const prefix = generateSimpleTokenPrefix(this.rng);
     const entry = encodeApplyRequest({
       // The revision the password was checked at travels along (etcd's header carries none).
       header: { id: this.ids.next(), username: '', authRevision },
-      operation: authenticateOperation(name, generateSimpleTokenPrefix(this.rng)),
+      operation: authenticateOperation(name, sealSimpleTokenPrefix(prefix)),
     });
-    return { kind: 'response', bytes: await this.propose(entry, signal) };
+    const response = decodeEtcdMessage<{ token: string }>(AUTHENTICATE_RESPONSE, await this.propose(entry, signal));
+    const assigned = parseSimpleToken(response.token);
+    if (assigned === undefined) throw new TypeError('the cluster answered Authenticate with a malformed simple token');
+    const token = formatSimpleToken(prefix, assigned.index);
+    return { kind: 'response', bytes: Buffer.from(encodeEtcdMessage(AUTHENTICATE_RESPONSE, { ...response, token })) };
   }
 }
 

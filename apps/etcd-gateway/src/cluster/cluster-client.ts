@@ -11,6 +11,7 @@ import type {
   AuthCheck__Output,
   AuthCheckResponse__Output,
   NodeLeaseRequest,
+  NodeMaintainRequest,
   NodeMemberListResponse__Output,
   NodeResponse__Output,
   NodeStatusResponse__Output,
@@ -136,6 +137,22 @@ export class ClusterClient {
         const attempt = readAttempt(answer);
         if (attempt.kind === 'done') this.leaderAddress = connection.address;
         return attempt;
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /**
+   * An admin-only Maintenance request at the leader, which decides the admin check. Retried like a
+   * read: Defragment has nothing to repeat and a second MoveLeader to the same member is harmless.
+   */
+  maintain(request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+    return this.run('Maintain', signal, async (connection, deadlineMs, callSignal) => {
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.call<NodeResponse__Output>('Maintain', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        return writeAttempt(answer);
       } catch (error) {
         return this.idempotentFailure(error, callSignal);
       }

@@ -54,7 +54,7 @@ describe('JSON gateway', () => {
       status: 400,
       json: { error: 'etcdserver: authentication is not enabled', message: 'etcdserver: authentication is not enabled', code: 9 },
     });
-    expect((await post('/v3/maintenance/defragment', {})).status).toBe(501);
+    expect((await post('/v3/maintenance/hash', {})).status).toBe(501);
   });
 
   it('refuses malformed bodies and unknown fields with code 3', async () => {

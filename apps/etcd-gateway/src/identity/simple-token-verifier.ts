@@ -1,10 +1,11 @@
-import { parseSimpleToken } from '@ward/auth/simple-tokens';
+import { sealSimpleToken } from '@ward/auth/simple-tokens';
 import type { Clock } from '@ward/shared/clock';
 import type { Identity } from './identity';
 import type { TokenVerifier } from './token-verifier';
 
 /** How a simple token is resolved: at the leader, which waits (bounded) for the token's index. */
 export interface SimpleTokenLookup {
+  /** `token` is in its sealed form (`sealSimpleToken`): the members never see a usable token. */
   resolveToken(token: string, signal?: AbortSignal): Promise<{ valid: boolean; username: string; authRevision: number }>;
 }
 
@@ -20,7 +21,8 @@ export const MAX_CACHED_TOKENS_COUNT = 10_000;
  * Simple tokens are state in the replicated log: resolved through the leader (so a token issued
  * through any gateway is known to every gateway — etcd issue 18437 cannot happen), and a
  * resolution is reused for at most `cacheMs` (≤ 1 s, the contract's bound). Malformed tokens are
- * refused without a round trip.
+ * refused without a round trip. The lookup gets the token's sealed form, the only form the
+ * replicated state holds.
  */
 export class SimpleTokenVerifier implements TokenVerifier {
   private readonly cache = new Map<string, CacheEntry>();
@@ -34,12 +36,13 @@ export class SimpleTokenVerifier implements TokenVerifier {
   }
 
   async verify(token: string, signal?: AbortSignal): Promise<(Identity & { cached: boolean }) | undefined> {
-    if (parseSimpleToken(token) === undefined) return undefined;
+    const sealed = sealSimpleToken(token);
+    if (sealed === undefined) return undefined;
     const nowMs = this.clock.monotonicMs();
     const hit = this.cache.get(token);
     if (hit !== undefined && hit.expiresAtMs > nowMs) return { ...hit.identity, cached: true };
     if (hit !== undefined) this.cache.delete(token);
-    const answer = await this.lookup.resolveToken(token, signal);
+    const answer = await this.lookup.resolveToken(sealed, signal);
     if (!answer.valid) return undefined;
     const identity = { username: answer.username, authRevision: answer.authRevision };
     if (this.cacheMs > 0) this.remember(token, identity, nowMs);

@@ -1,14 +1,24 @@
-// etcd's Maintenance service. Status is served from the member the gateway talks to; the
-// administrative RPCs (defragment, snapshot, hashes, leader moves, downgrades, alarm changes)
-// are not offered and say so.
-import type { AlarmRequest__Output, NodeStatusResponse__Output, StatusResponse } from '@ward/etcd/proto';
+// etcd's Maintenance service. Status is served from the member the gateway talks to. The
+// admin-only RPCs go to the leader, which decides the admin check (the gateway decides no
+// permission): Defragment and MoveLeader are served; Hash, HashKV, Snapshot, Downgrade and alarm
+// changes answer the admin check first, then UNIMPLEMENTED.
+import type {
+  AlarmRequest__Output,
+  MoveLeaderRequest__Output,
+  NodeMaintainRequest,
+  NodeStatusResponse__Output,
+  StatusResponse,
+} from '@ward/etcd/proto';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { requireAuthenticated, type AuthEnabledCheck } from './authenticated';
 import { responseHeaderOf } from './response-header';
-import { unimplemented } from './unimplemented';
+
+/** Sends an admin-only request to the leader; resolves to the encoded etcd response. */
+export type MaintainCall = (request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal) => Promise<Buffer>;
 
 export interface MaintenanceApiOptions {
   readonly executor: RequestExecutor;
+  readonly maintain: MaintainCall;
   readonly authEnabled: AuthEnabledCheck;
   readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
 }
@@ -33,30 +43,36 @@ export class MaintenanceApi {
     };
   }
 
-  /** GET lists no alarms (ward raises none); changing alarms is an admin RPC ward does not offer. */
+  /** GET lists no alarms (ward raises none); changing alarms is admin-only and not offered. */
   async alarm(request: AlarmRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
-    if (request.action !== undefined && request.action !== 'Get' && request.action !== (0 as unknown)) throw unimplemented('Alarm ACTIVATE/DEACTIVATE');
+    if (request.action !== undefined && request.action !== 'Get' && request.action !== (0 as unknown)) return this.admin('ALARM_CHANGE', credentials, signal);
     await requireAuthenticated(this.options.executor, this.options.authEnabled, credentials, signal);
     return { header: responseHeaderOf(await this.options.status(signal)), alarms: [] };
   }
 
-  defragment(): Promise<never> {
-    return Promise.reject(unimplemented('Defragment'));
+  defragment(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.admin('DEFRAGMENT', credentials, signal);
   }
 
-  hash(): Promise<never> {
-    return Promise.reject(unimplemented('Hash'));
+  hash(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.admin('HASH', credentials, signal);
   }
 
-  hashKV(): Promise<never> {
-    return Promise.reject(unimplemented('HashKV'));
+  hashKV(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.admin('HASH_KV', credentials, signal);
   }
 
-  moveLeader(): Promise<never> {
-    return Promise.reject(unimplemented('MoveLeader'));
+  moveLeader(request: MoveLeaderRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.admin('MOVE_LEADER', credentials, signal, request.targetID ?? '0');
   }
 
-  downgrade(): Promise<never> {
-    return Promise.reject(unimplemented('Downgrade'));
+  downgrade(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.admin('DOWNGRADE', credentials, signal);
+  }
+
+  /** Resolves who is asking and lets the leader decide (admin check, then the request). */
+  private async admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0'): Promise<Buffer> {
+    const identity = await this.options.executor.identify(credentials, signal);
+    return this.options.maintain({ username: identity.username, auth_revision: String(identity.authRevision), kind, target_id: targetId }, signal);
   }
 }

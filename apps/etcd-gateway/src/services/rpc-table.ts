@@ -70,11 +70,11 @@ function maintenanceRpcs(maintenance: MaintenanceApi): UnaryRpc[] {
   return [
     rpc('Maintenance', 'Status', '/v3/maintenance/status', (r, c, s) => maintenance.status(r, c, s)),
     rpc('Maintenance', 'Alarm', '/v3/maintenance/alarm', (r, c, s) => maintenance.alarm(r, c, s)),
-    rpc('Maintenance', 'Defragment', '/v3/maintenance/defragment', () => maintenance.defragment()),
-    rpc('Maintenance', 'Hash', undefined, () => maintenance.hash()),
-    rpc('Maintenance', 'HashKV', '/v3/maintenance/hash', () => maintenance.hashKV()),
-    rpc('Maintenance', 'MoveLeader', '/v3/maintenance/transfer-leadership', () => maintenance.moveLeader()),
-    rpc('Maintenance', 'Downgrade', '/v3/maintenance/downgrade', () => maintenance.downgrade()),
+    rpc('Maintenance', 'Defragment', '/v3/maintenance/defragment', (r, c, s) => maintenance.defragment(r, c, s)),
+    rpc('Maintenance', 'Hash', undefined, (r, c, s) => maintenance.hash(r, c, s)),
+    rpc('Maintenance', 'HashKV', '/v3/maintenance/hash', (r, c, s) => maintenance.hashKV(r, c, s)),
+    rpc('Maintenance', 'MoveLeader', '/v3/maintenance/transfer-leadership', (r, c, s) => maintenance.moveLeader(r, c, s)),
+    rpc('Maintenance', 'Downgrade', '/v3/maintenance/downgrade', (r, c, s) => maintenance.downgrade(r, c, s)),
   ];
 }
 

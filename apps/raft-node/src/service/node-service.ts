@@ -3,6 +3,7 @@ import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type {
   AuthCheckRequest__Output,
   NodeLeaseRequest__Output,
+  NodeMaintainRequest__Output,
   NodeWatchRequest__Output,
   NodeWatchResponse,
   ProposeRequest__Output,
@@ -11,6 +12,7 @@ import type {
 } from '@ward/etcd/proto';
 import type { ServiceHandlers } from '@ward/platform/grpc-server';
 import { authCheck, resolveToken } from './auth';
+import { maintain } from './maintain';
 import type { NodeCore } from './node-core';
 import { lease } from './lease';
 import { propose } from './propose';
@@ -27,5 +29,6 @@ export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number)
     Status: async () => nodeStatus(core, snapshotBytes()),
     MemberList: async () => memberList(core),
     Lease: (request: NodeLeaseRequest__Output) => lease(core, request),
+    Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
   };
 }

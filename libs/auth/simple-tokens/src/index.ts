@@ -15,6 +15,8 @@ export {
   generateSimpleTokenPrefix,
   isSimpleTokenPrefix,
   parseSimpleToken,
+  sealSimpleToken,
+  sealSimpleTokenPrefix,
   type SimpleTokenParts,
 } from './simple-token-format';
 export { SimpleTokenKeeper } from './simple-token-keeper';

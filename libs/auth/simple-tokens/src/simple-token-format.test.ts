@@ -6,6 +6,8 @@ import {
   generateSimpleTokenPrefix,
   isSimpleTokenPrefix,
   parseSimpleToken,
+  sealSimpleToken,
+  sealSimpleTokenPrefix,
 } from './index';
 
 describe('generateSimpleTokenPrefix', () => {
@@ -77,5 +79,39 @@ describe('formatSimpleToken / parseSimpleToken', () => {
     expect(() => formatSimpleToken('abcdefghijklmnop', 1.5)).toThrow(/assertion failed/);
     expect(isSimpleTokenPrefix('abcdefghijklmnoP')).toBe(true);
     expect(isSimpleTokenPrefix('abcdefghijklmno_')).toBe(false);
+  });
+});
+
+describe('sealSimpleTokenPrefix / sealSimpleToken', () => {
+  it('is a deterministic 16-letter form that differs from the prefix and keeps the index', () => {
+    const prefix = 'qLVEbLmctfpktPPy';
+    const sealed = sealSimpleTokenPrefix(prefix);
+    expect(isSimpleTokenPrefix(sealed)).toBe(true);
+    expect(sealed).not.toBe(prefix);
+    expect(sealSimpleTokenPrefix(prefix)).toBe(sealed);
+    expect(sealSimpleToken(`${prefix}.51`)).toBe(`${sealed}.51`);
+  });
+
+  it('a sealed token is not usable: sealing it again gives another token', () => {
+    const sealed = sealSimpleToken('qLVEbLmctfpktPPy.7')!;
+    expect(sealSimpleToken(sealed)).not.toBe(sealed);
+  });
+
+  it('distinct prefixes seal to distinct forms, spread over the whole alphabet', () => {
+    const rng = new SeededRng(4);
+    const seen = new Set<string>();
+    const letters = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const sealed = sealSimpleTokenPrefix(generateSimpleTokenPrefix(rng));
+      seen.add(sealed);
+      for (const letter of sealed) letters.add(letter);
+    }
+    expect(seen.size).toBe(2000);
+    expect(letters.size).toBe(52);
+  });
+
+  it('malformed tokens have no sealed form', () => {
+    expect(sealSimpleToken('garbage')).toBeUndefined();
+    expect(sealSimpleToken('abcdefghijklmnop.0')).toBeUndefined();
   });
 });

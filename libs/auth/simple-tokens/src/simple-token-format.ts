@@ -1,8 +1,10 @@
 // etcd's simple token (server/auth/simple_token.go): 16 random letters from [a-zA-Z], a dot, and a
 // decimal uint64 index, e.g. `qLVEbLmctfpktPPy.51`. In ward the index is the Raft index of the log
 // entry that assigned the token, so a resolver knows which applied index it must have seen.
-import { assert } from '@ward/shared/errors';
 import type { Rng } from '@ward/shared/clock';
+import { utf8 } from '@ward/shared/bytes';
+import { sha256 } from '@ward/shared/digest';
+import { assert } from '@ward/shared/errors';
 
 /** Letters in the random part of a simple token (etcd's `defaultSimpleTokenLength`). */
 export const SIMPLE_TOKEN_PREFIX_LENGTH_CHARS = 16;
@@ -70,4 +72,32 @@ export function parseSimpleToken(token: string): SimpleTokenParts | undefined {
   // Canonical decimal only: a leading zero could never match an issued token.
   if (!Number.isSafeInteger(index) || index < 1 || String(index) !== digits) return undefined;
   return { prefix, index };
+}
+
+/** Domain separation for the sealed form (a version bump would change every sealed token). */
+const SEAL_CONTEXT = utf8('ward simple-token seal v1\0');
+
+/**
+ * The form a token's random part takes in replicated state — log entries, snapshots, the members'
+ * token tables and the internal resolve calls: 16 letters derived from the SHA-256 of the prefix
+ * (two digest bytes per letter, modulo 52: the bias is 16/65536). Whoever reads a WAL or a
+ * snapshot learns `<sealed>.<index>`, which is not a usable token: presenting it seals it again to
+ * something else. The prefix has 16·log2(52) ≈ 91 bits of entropy, so the digest cannot be
+ * inverted by search.
+ */
+export function sealSimpleTokenPrefix(prefix: string): string {
+  assert(isSimpleTokenPrefix(prefix), 'simple token prefix is 16 letters');
+  const digest = sha256(SEAL_CONTEXT, utf8(prefix));
+  let sealed = '';
+  for (let i = 0; i < SIMPLE_TOKEN_PREFIX_LENGTH_CHARS; i++) {
+    const pair = (digest[2 * i]! << 8) | digest[2 * i + 1]!;
+    sealed += SIMPLE_TOKEN_ALPHABET[pair % SIMPLE_TOKEN_ALPHABET.length];
+  }
+  return sealed;
+}
+
+/** A presented token in its sealed form (see `sealSimpleTokenPrefix`), or undefined when malformed. */
+export function sealSimpleToken(token: string): string | undefined {
+  const parts = parseSimpleToken(token);
+  return parts === undefined ? undefined : formatSimpleToken(sealSimpleTokenPrefix(parts.prefix), parts.index);
 }

@@ -28,4 +28,4 @@ export {
 } from './request';
 export type { ApplyHeader, ApplyResponse, ApplyResult } from './response';
 export { isSimpleTokenPrefix } from './simple-tokens';
-export { toWireError } from './wire-error-map';
+export { authWireError, toWireError } from './wire-error-map';

@@ -74,6 +74,7 @@ const EXPECTED: ReadonlyArray<readonly [WireErrorName, string, string]> = [
   ['Corrupt', 'DataLoss', 'etcdserver: corrupt cluster'],
   ['NotSupportedForLearner', 'FailedPrecondition', 'etcdserver: rpc not supported for learner'],
   ['BadLeaderTransferee', 'FailedPrecondition', 'etcdserver: bad leader transferee'],
+  ['TimeoutLeaderTransfer', 'Unavailable', 'etcdserver: request timed out, leader transfer took too long'],
   ['WrongDowngradeVersionFormat', 'InvalidArgument', 'etcdserver: wrong downgrade target version format'],
   ['InvalidDowngradeTargetVersion', 'InvalidArgument', 'etcdserver: invalid downgrade target version'],
   ['ClusterVersionUnavailable', 'FailedPrecondition', 'etcdserver: cluster version not found during downgrade'],

@@ -103,6 +103,7 @@ export const WIRE_ERRORS = {
   Corrupt: { code: S.DATA_LOSS, message: 'etcdserver: corrupt cluster' },
   NotSupportedForLearner: { code: S.FAILED_PRECONDITION, message: 'etcdserver: rpc not supported for learner' },
   BadLeaderTransferee: { code: S.FAILED_PRECONDITION, message: 'etcdserver: bad leader transferee' },
+  TimeoutLeaderTransfer: { code: S.UNAVAILABLE, message: 'etcdserver: request timed out, leader transfer took too long' },
 
   // Downgrades.
   WrongDowngradeVersionFormat: { code: S.INVALID_ARGUMENT, message: 'etcdserver: wrong downgrade target version format' },

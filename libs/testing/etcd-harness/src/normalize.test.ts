@@ -31,6 +31,14 @@ describe('normalizeStdout', () => {
     );
     expect(normalizeStdout('lease 00000000000003e8 keepalived with TTL(60)', context)).toBe('lease 00000000000003e8 keepalived with TTL(60)');
   });
+
+  it('hides how long a health probe took, and only that', () => {
+    const line = (took: string) => `127.0.0.1:40001 is healthy: successfully committed proposal: took = ${took}`;
+    const expected = '<endpoint> is healthy: successfully committed proposal: took = <duration>';
+    for (const took of ['2.345678ms', '812.5µs', '1.5s', '1m2.5s']) expect(normalizeStdout(line(took), context)).toBe(expected);
+    expect(normalizeStdout('took = fast', context)).toBe('took = fast');
+    expect(normalizeStderr(line('5.300602ms'), context)).toBe(expected);
+  });
 });
 
 describe('normalizeStderr', () => {

@@ -2,7 +2,8 @@
  * Normalisation of etcdctl output so two servers can be compared: only what legitimately differs
  * between two clusters is replaced — cluster and member ids, raft terms, absolute revisions (kept
  * as offsets from the scenario's baseline revision, so a different numbering still shows), client
- * log timestamps, and the endpoint addresses. Everything else is kept verbatim.
+ * log timestamps, the endpoint addresses and measured durations (`endpoint health`'s
+ * `took = 1.2ms`). Everything else is kept verbatim.
  */
 
 /** Context for one scenario run. */
@@ -14,6 +15,8 @@ export interface NormalizeContext {
 }
 
 const ID_FIELDS = /"(cluster_id|member_id|ID|leader|raft_term|raft_index|raft_applied_index)":\s*(\d+)/g;
+/** A Go `time.Duration` as etcdctl prints how long a probe took. */
+const DURATION = /took = [0-9.]+(?:ns|µs|us|ms|s|m[0-9.]+s)/g;
 const REVISION_FIELDS = /"(revision|create_revision|mod_revision|compact_revision)":\s*(\d+)/g;
 
 function relativeRevision(value: string, baseline: number): string {
@@ -39,7 +42,8 @@ export function normalizeStdout(stdout: string, context: NormalizeContext): stri
     REVISION_FIELDS,
     (_, field: string, value: string) => `"${field}":${relativeRevision(value, context.baselineRevision)}`,
   );
-  return replaceEndpoints(withRevisions, context.endpoints);
+  const withDurations = withRevisions.replace(DURATION, 'took = <duration>');
+  return replaceEndpoints(withDurations, context.endpoints);
 }
 
 /**
@@ -59,7 +63,7 @@ export function normalizeStderr(stderr: string, context: NormalizeContext): stri
       return line;
     }
   });
-  return replaceEndpoints(lines.join('\n'), context.endpoints);
+  return replaceEndpoints(lines.join('\n').replace(DURATION, 'took = <duration>'), context.endpoints);
 }
 
 /** The `Error: ...` line etcdctl prints on failure, without the prefix, or undefined. */

@@ -6,8 +6,10 @@
 //   once the change is acknowledged (the deterministic, hook-driven version of this race lives in
 //   apps/etcd-gateway/test/password-race.int.test.ts);
 // - malformed and oversized input gets etcd's answers, nothing crashes, the cluster still serves;
-// - forged, expired, unsigned and key-confused JWTs are refused.
-import { rm } from 'node:fs/promises';
+// - forged, expired, unsigned and key-confused JWTs are refused;
+// - no password or simple token is kept in clear in data files, logs or /metrics.
+import { readFile, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EtcdGrpcClient,
@@ -208,5 +210,53 @@ describe.sequential('ward with RS256 JWTs: forged tokens', () => {
     const root = await client.authenticate('root', 'root-pw-0');
     expect((await client.call('KV', 'Put', { key: b('alive'), value: b('yes') }, { token: root })).ok).toBe(true);
     expect(ward.allAlive()).toBe(true);
+  });
+});
+
+/** Every regular file under `dir`, recursively. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : Promise.resolve(entry.isFile() ? [join(dir, entry.name)] : []))));
+  return nested.flat();
+}
+
+describe.sequential('secrets at rest and in logs (row 81, CVE-2021-28235)', () => {
+  let ward: WardCluster;
+  let client: EtcdGrpcClient;
+  beforeAll(async () => {
+    // Debug logging everywhere: the most a service ever writes about a request.
+    ward = await startWardCluster({ nodes: 3, bcryptCost: 4, nodeEnv: { RAFT_NODE_LOG_LEVEL: 'debug' }, gatewayEnv: { GATEWAY_LOG_LEVEL: 'debug' } });
+    client = new EtcdGrpcClient(ward.clientEndpoint);
+  });
+  afterAll(async () => {
+    client?.close();
+    await ward?.stop();
+  });
+
+  it('no password and no issued simple token appears in the WAL, snapshots, process output or /metrics', async () => {
+    const passwords = ['Row81-first-password-5d1e', 'Row81-second-password-c07a'];
+    const rootToken = await setupAuth(client, { roles: [{ name: 'r81', permissions: [{ permType: 'READWRITE', key: 's/', rangeEnd: 's0' }] }], users: [{ name: 'sam', password: passwords[0]!, roles: ['r81'] }] });
+    const tokens: string[] = [];
+    for (let i = 0; i < 3; i++) tokens.push(await client.authenticate('sam', passwords[0]!));
+    expect(await client.call('Auth', 'Authenticate', { name: 'sam', password: 'Row81-wrong-password-aa11' })).toMatchObject({ ok: false, code: 3 });
+    expect((await client.call('Auth', 'UserChangePassword', { name: 'sam', password: passwords[1] }, { token: rootToken })).ok).toBe(true);
+    tokens.push(await client.authenticate('sam', passwords[1]!));
+    const last = tokens.at(-1)!;
+    expect((await client.call('KV', 'Put', { key: b('s/x'), value: b('v') }, { token: last })).ok).toBe(true);
+    expect(await client.call('KV', 'Put', { key: b('s/x'), value: b('v') }, { token: tokens[0] })).toEqual(INVALID_TOKEN);
+    // The token strings and their random parts alone, the passwords, the rejected guess.
+    const needles = [...passwords, 'Row81-wrong-password-aa11', ...tokens, ...tokens.map((token) => token.split('.')[0]!)];
+    const files = await filesUnder(ward.dataDir);
+    expect(files.length, 'the members wrote their data files').toBeGreaterThan(0);
+    const leaks: string[] = [];
+    for (const file of files) {
+      const bytes = await readFile(file);
+      for (const needle of needles) if (bytes.includes(Buffer.from(needle))) leaks.push(`${file}: ${needle.slice(0, 4)}…`);
+    }
+    const metrics = await fetch(`${ward.jsonGatewayUrl}/metrics`).then((response) => response.text());
+    const outputs = [...ward.nodes.map((node) => [node.name, node.output()] as const), ['etcd-gateway', ward.gateway.output()] as const, ['/metrics', metrics] as const];
+    for (const [name, text] of outputs) for (const needle of needles) if (text.includes(needle)) leaks.push(`${name}: ${needle.slice(0, 4)}…`);
+    expect(leaks).toEqual([]);
+    expect(ward.gateway.output().length, 'the gateway logged at debug level').toBeGreaterThan(0);
   });
 });

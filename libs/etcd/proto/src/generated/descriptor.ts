@@ -2210,6 +2210,10 @@ export const etcdDescriptor = {
             "Lease": {
               "requestType": "NodeLeaseRequest",
               "responseType": "NodeResponse"
+            },
+            "Maintain": {
+              "requestType": "NodeMaintainRequest",
+              "responseType": "NodeResponse"
             }
           }
         },
@@ -2541,6 +2545,43 @@ export const etcdDescriptor = {
                 "KEEP_ALIVE": 0,
                 "TIME_TO_LIVE": 1,
                 "LEASES": 2
+              }
+            }
+          }
+        },
+        "NodeMaintainRequest": {
+          "fields": {
+            "username": {
+              "type": "string",
+              "id": 1
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 2
+            },
+            "kind": {
+              "type": "Kind",
+              "id": 3
+            },
+            "target_id": {
+              "type": "uint64",
+              "id": 4
+            },
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 5
+            }
+          },
+          "nested": {
+            "Kind": {
+              "values": {
+                "DEFRAGMENT": 0,
+                "MOVE_LEADER": 1,
+                "HASH": 2,
+                "HASH_KV": 3,
+                "SNAPSHOT": 4,
+                "DOWNGRADE": 5,
+                "ALARM_CHANGE": 6
               }
             }
           }

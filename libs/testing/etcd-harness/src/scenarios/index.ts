@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario';
 import { invalidAuthManagement, nonRootAdminOps } from './admin-gate';
 import { authEnable } from './auth-enable';
+import { endpointHealth } from './endpoint-health';
 import { kvWithUser } from './kv-with-user';
 import { leaseCommands } from './leases';
 import { passwordChange, roleRevokeDuringOps } from './password-and-revoke';
@@ -26,5 +27,6 @@ export const EQUAL_SCENARIOS: readonly Scenario[] = [
   passwordChange,
   roleRevokeDuringOps,
   watchPermissions,
+  endpointHealth,
   leaseCommands,
 ];

@@ -1,0 +1,69 @@
+// etcd's admin-only Maintenance RPCs (spec/etcd-auth.md §3.5: Defragment, Snapshot, Hash, HashKV,
+// MoveLeader, Downgrade and alarm changes need an admin). The leader decides the admin check
+// against its auth store, as etcd's API layer does (IsAdminPermitted: the auth revision plays no
+// part), then serves what ward implements.
+import { status as Status } from '@grpc/grpc-js';
+import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
+import { authWireError } from '@ward/etcd/apply';
+import type { NodeMaintainRequest__Output, NodeResponse } from '@ward/etcd/proto';
+import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
+import { responseContext, timeoutOf, type NodeCore } from './node-core';
+
+type Kind = NodeMaintainRequest__Output['kind'];
+
+/** The etcd RPC name of each kind, for the UNIMPLEMENTED answer. */
+const RPC_NAMES: Readonly<Record<Kind, string>> = {
+  DEFRAGMENT: 'Defragment',
+  MOVE_LEADER: 'MoveLeader',
+  HASH: 'Hash',
+  HASH_KV: 'HashKV',
+  SNAPSHOT: 'Snapshot',
+  DOWNGRADE: 'Downgrade',
+  ALARM_CHANGE: 'Alarm ACTIVATE/DEACTIVATE',
+};
+
+export async function maintain(core: NodeCore, request: NodeMaintainRequest__Output): Promise<NodeResponse> {
+  if (!(request.kind in RPC_NAMES)) return { error: { code: Status.INVALID_ARGUMENT, message: 'ward: unknown maintenance request' } };
+  if (!core.driver.isLeader) return notLeaderAnswer(core);
+  const denied = core.stateMachine.applier.authView.isAdminPermitted(request.username);
+  if (denied !== null) return errorAnswer(authWireError(denied));
+  switch (request.kind) {
+    case 'DEFRAGMENT':
+      // Nothing to defragment: the key space lives in memory, and disk space is given back by
+      // snapshots and the WAL compaction that follows them. Success, as etcd answers when done.
+      return respond(core, 'etcdserverpb.DefragmentResponse');
+    case 'MOVE_LEADER':
+      return moveLeader(core, request);
+    default:
+      return { error: { code: Status.UNIMPLEMENTED, message: `ward: ${RPC_NAMES[request.kind]} is not supported` } };
+  }
+}
+
+function respond(core: NodeCore, typeName: string): NodeResponse {
+  const header = responseHeaderToProto(responseContext(core), core.stateMachine.applier.keySpaceView.currentRevision);
+  return responseAnswer(encodeEtcdMessage(typeName, { header }));
+}
+
+/**
+ * etcd's MoveLeader: the transferee must be a voting member; the leader steps a transfer and the
+ * call returns once the transferee leads (at once when it already does), or fails with etcd's
+ * `leader transfer took too long` when the deadline passes first.
+ */
+async function moveLeader(core: NodeCore, request: NodeMaintainRequest__Output): Promise<NodeResponse> {
+  const target = parseId(request.target_id);
+  const member = target === undefined ? undefined : core.config.members.find((m) => m.id === target);
+  if (target === undefined || member === undefined) return wireErrorAnswer('BadLeaderTransferee');
+  const deadlineMs = core.clock.monotonicMs() + timeoutOf(core, request.timeout_ms);
+  if (core.driver.leader !== target) core.driver.transferLeader(target);
+  while (core.driver.leader !== target) {
+    if (core.clock.monotonicMs() >= deadlineMs) return wireErrorAnswer('TimeoutLeaderTransfer');
+    await new Promise((done) => setTimeout(done, core.config.tickMs));
+  }
+  return respond(core, 'etcdserverpb.MoveLeaderResponse');
+}
+
+function parseId(text: string): bigint | undefined {
+  if (!/^[0-9]{1,20}$/.test(text)) return undefined;
+  const id = BigInt(text);
+  return id > 0n && id < 2n ** 64n ? id : undefined;
+}

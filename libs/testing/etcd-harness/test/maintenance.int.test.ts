@@ -1,0 +1,78 @@
+// etcd's admin-only Maintenance RPCs against ward as processes (3 raft-nodes + gateway): the admin
+// gate with etcd's errors (spec §3.5, rows 66 and 68), Defragment, and MoveLeader handing the
+// leadership to each member in turn while writes keep working.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EtcdGrpcClient, setupAuth, startWardCluster, type WardCluster } from '../src/index';
+
+const b = (text: string): Buffer => Buffer.from(text);
+const DENIED = { ok: false, code: 7, details: 'etcdserver: permission denied' };
+const USER_EMPTY = { ok: false, code: 3, details: 'etcdserver: user name is empty' };
+
+describe.sequential('Maintenance: admin gate, Defragment, MoveLeader', () => {
+  let ward: WardCluster;
+  let client: EtcdGrpcClient;
+  let root: string;
+  let user: string;
+  beforeAll(async () => {
+    ward = await startWardCluster({ nodes: 3, bcryptCost: 4 });
+    client = new EtcdGrpcClient(ward.clientEndpoint);
+    root = (await setupAuth(client, { roles: [{ name: 'app', permissions: [{ permType: 'READWRITE', key: 'app/', rangeEnd: 'app0' }] }], users: [{ name: 'alice', password: 'alice-pw', roles: ['app'] }] }))!;
+    user = await client.authenticate('alice', 'alice-pw');
+  });
+  afterAll(async () => {
+    client?.close();
+    await ward?.stop();
+  });
+
+  it.each([
+    ['Defragment', {}],
+    ['Hash', {}],
+    ['HashKV', { revision: '0' }],
+    ['MoveLeader', { targetID: '1' }],
+    ['Downgrade', { action: 'VALIDATE', version: '3.5.0' }],
+  ] as const)('%s needs an admin: anonymous → user name is empty, a user → permission denied', async (method, request) => {
+    expect(await client.call('Maintenance', method, request)).toEqual(USER_EMPTY);
+    expect(await client.call('Maintenance', method, request, { token: user })).toEqual(DENIED);
+  });
+
+  it('Defragment by root succeeds, answered by the leader', async () => {
+    const status = await client.call<{ leader: string }>('Maintenance', 'Status', {}, { token: root });
+    const defrag = await client.call<{ header: { member_id: string } }>('Maintenance', 'Defragment', {}, { token: root });
+    expect(defrag.ok && status.ok && defrag.response.header.member_id).toBe(status.ok ? status.response.leader : 'no status');
+  });
+
+  it('Hash and HashKV, which ward does not serve, say so to an admin once the admin check passed', async () => {
+    expect(await client.call('Maintenance', 'HashKV', { revision: '0' }, { token: root })).toEqual({ ok: false, code: 12, details: 'ward: HashKV is not supported' });
+    expect(await client.call('Maintenance', 'Hash', {}, { token: root })).toEqual({ ok: false, code: 12, details: 'ward: Hash is not supported' });
+  });
+
+  it('MoveLeader hands the leadership to every other member in turn; writes go on', async () => {
+    const members = await client.call<{ members: Array<{ ID: string }> }>('Cluster', 'MemberList', {}, { token: root });
+    expect(members.ok).toBe(true);
+    const ids = members.ok ? members.response.members.map((member) => member.ID) : [];
+    expect(ids).toHaveLength(3);
+    for (let round = 0; round < ids.length; round++) {
+      const status = await client.call<{ leader: string }>('Maintenance', 'Status', {}, { token: root });
+      const leader = status.ok ? status.response.leader : '';
+      const target = ids.find((id) => id !== leader)!;
+      const moved = await client.call<{ header: { member_id: string } }>('Maintenance', 'MoveLeader', { targetID: target }, { token: root });
+      expect(moved.ok, JSON.stringify(moved)).toBe(true);
+      // The old leader answers once the transferee leads.
+      expect(moved.ok && moved.response.header.member_id).toBe(leader);
+      const put = await client.call('KV', 'Put', { key: b(`app/round-${round}`), value: b(target) }, { token: user });
+      expect(put.ok, JSON.stringify(put)).toBe(true);
+      const after = await client.call<{ leader: string }>('Maintenance', 'Status', {}, { token: root });
+      expect(after.ok && after.response.leader).toBe(target);
+    }
+    const read = await client.call<{ count: string }>('KV', 'Range', { key: b('app/'), range_end: b('app0') }, { token: user });
+    expect(read.ok && read.response.count).toBe(String(ids.length));
+  });
+
+  it('MoveLeader to the current leader is a no-op success; to an unknown member, a bad leader transferee', async () => {
+    const status = await client.call<{ leader: string }>('Maintenance', 'Status', {}, { token: root });
+    const leader = status.ok ? status.response.leader : '';
+    expect((await client.call('Maintenance', 'MoveLeader', { targetID: leader }, { token: root })).ok).toBe(true);
+    expect(await client.call('Maintenance', 'MoveLeader', { targetID: '424242' }, { token: root })).toEqual({ ok: false, code: 9, details: 'etcdserver: bad leader transferee' });
+    expect(ward.allAlive()).toBe(true);
+  });
+});
