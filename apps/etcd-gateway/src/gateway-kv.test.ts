@@ -129,7 +129,9 @@ describe('Maintenance and Cluster', () => {
     expect(result).toMatchObject({ ok: false, code: 12 });
     expect((result as { details: string }).details).toBe(`ward: ${method} is not supported`);
   });
+});
 
+describe('Lease', () => {
   it('LeaseGrant with ID 0 is proposed with a positive ID the gateway drew', async () => {
     const granted = await etcd.call<{ ID: string; TTL: string }>('Lease', 'LeaseGrant', { TTL: '10' });
     const last = node.options.proposals.at(-1)!;
