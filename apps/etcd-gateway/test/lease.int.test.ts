@@ -134,7 +134,7 @@ describe('leases without auth', () => {
     expect(await etcd.call('KV', 'Put', { key: bytes('ttl/c'), value: bytes('1'), lease: id })).toEqual({ ok: false, code: 5, details: 'etcdserver: requested lease not found' });
   });
 
-  it('the JSON gateway grants, lists and revokes', async () => {
+  it('the JSON gateway grants, lists, keeps alive and revokes', async () => {
     const gateway = ward.gateways[0]!;
     const post = async (url: string, body: object) => {
       const response = await gateway.injectHttp({ method: 'POST', url, payload: body });
@@ -146,6 +146,14 @@ describe('leases without auth', () => {
     const list = await post('/v3/lease/leases', {});
     expect((list.body.leases as Array<{ ID: string }>).map((l) => l.ID)).toContain(id);
     expect((await post('/v3/lease/timetolive', { ID: id })).body).toMatchObject({ ID: id, grantedTTL: '30' });
+    // LeaseKeepAlive over HTTP: one renewal per request body, answered as a stream line (etcd's shape).
+    const renewed = await gateway.injectHttp({ method: 'POST', url: '/v3/lease/keepalive', payload: { ID: id } });
+    expect(renewed.statusCode).toBe(200);
+    expect(renewed.body.endsWith('\n')).toBe(true);
+    expect(JSON.parse(renewed.body)).toMatchObject({ result: { ID: id, TTL: '30' } });
+    const unknown = JSON.parse((await gateway.injectHttp({ method: 'POST', url: '/v3/lease/keepalive', payload: { ID: '12345' } })).body) as { result: Record<string, unknown> };
+    expect(unknown.result.ID).toBe('12345');
+    expect(unknown.result.TTL).toBeUndefined();
     expect((await post('/v3/lease/revoke', { ID: id })).status).toBe(200);
     expect((await post('/v3/lease/revoke', { ID: id })).status).toBe(404);
   });

@@ -15,7 +15,7 @@ const SERVICES: readonly EtcdServiceName[] = ['KV', 'Auth', 'Maintenance', 'Clus
 function unaryHandlers(service: EtcdServiceName, table: readonly UnaryRpc[]): ServiceHandlers {
   const handlers: ServiceHandlers = {};
   for (const entry of table) {
-    if (entry.service !== service) continue;
+    if (entry.service !== service || entry.httpStream) continue;
     handlers[entry.method] = (request: unknown, context: CallContext) => entry.call(request, { token: tokenFromMetadata(context.metadata) }, context.signal);
   }
   return handlers;
