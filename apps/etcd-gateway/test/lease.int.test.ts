@@ -2,7 +2,7 @@
 // the leader's lessor (the key goes, watchers see the DELETE), keep-alive past the TTL, revoke,
 // time-to-live with keys, the lease list, a leader killed with SIGKILL (the lease survives with a
 // renewed deadline and still expires later), the etcd3 npm client's leases and locks, and the
-// auth rules of spec §3.5 (checklist rows 57–61, 72) with real users.
+// auth rules of spec §3.5 (checklist rows 57–61, 72, 75) with real users.
 import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,7 +250,7 @@ describe('leases without auth', () => {
   });
 });
 
-describe('leases with auth (spec §3.5; checklist rows 57–61, 72)', () => {
+describe('leases with auth (spec §3.5; checklist rows 57–61, 72, 75)', () => {
   let rootToken: string;
   let userToken: string;
   let otherToken: string;
@@ -313,6 +313,15 @@ describe('leases with auth (spec §3.5; checklist rows 57–61, 72)', () => {
     const list = await must<{ leases: Array<{ ID: string }> }>(etcd.call('Lease', 'LeaseLeases', {}, otherToken), 'list as bob');
     expect(list.leases.map((l) => l.ID)).toContain(id);
     await must(etcd.call('Lease', 'LeaseRevoke', { ID: id }, userToken), 'cleanup');
+  });
+
+  it('row 75: a txn put attaching to a lease that holds a key the user cannot write is denied', async () => {
+    const rootLease = await grant(60, rootToken);
+    await must(etcd.call('KV', 'Put', { key: bytes('eoo'), value: bytes('e'), lease: rootLease }, rootToken), 'root attaches eoo');
+    const txn = { success: [{ request_put: { key: bytes('app/txn'), value: bytes('1'), lease: rootLease } }] };
+    expect(await etcd.call('KV', 'Txn', txn, userToken)).toEqual(DENIED);
+    expect(await valueOf('app/txn', rootToken)).toBeNull();
+    await must(etcd.call('Lease', 'LeaseRevoke', { ID: rootLease }, rootToken), 'cleanup');
   });
 
   it('row 72: expiry revokes as root, deleting keys whoever attached them', async () => {
