@@ -159,8 +159,26 @@ export class ClusterClient {
     });
   }
 
-  status(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
-    return this.simpleCall<NodeStatusResponse__Output>('Status', signal);
+  /**
+   * The cluster's status as the gateway presents it: the leader's. The gateway is the one endpoint
+   * clients see, and tools such as `etcdctl move-leader` look for the endpoint that leads; so an
+   * answer from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS),
+   * and kept when the leader cannot be reached. The leader's address also becomes the target of
+   * the next proposal.
+   */
+  async status(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
+    const status = await this.simpleCall<NodeStatusResponse__Output>('Status', signal);
+    const address = status.leader_address;
+    if (status.leader_id === status.member_id || status.leader_id === '0' || address === '') return status;
+    if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return status;
+    try {
+      const leader = await this.connectionTo(address).call<NodeStatusResponse__Output>('Status', {}, this.nowMs() + CONNECT_WAIT_MS, signal);
+      if (leader.leader_id !== leader.member_id) return status;
+      this.leaderAddress = address;
+      return leader;
+    } catch {
+      return status;
+    }
   }
 
   memberList(signal?: AbortSignal): Promise<NodeMemberListResponse__Output> {

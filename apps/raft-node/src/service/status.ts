@@ -21,6 +21,7 @@ export function nodeStatus(core: NodeCore, snapshotBytes: number): NodeStatusRes
     version: ETCD_API_VERSION,
     errors: [],
     is_learner: false,
+    leader_address: core.config.members.find((m) => m.id === core.driver.leader)?.apiAddress ?? '',
   };
 }
 

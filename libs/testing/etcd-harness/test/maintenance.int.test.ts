@@ -2,7 +2,7 @@
 // gate with etcd's errors (spec §3.5, rows 66 and 68), Defragment, and MoveLeader handing the
 // leadership to each member in turn while writes keep working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdGrpcClient, setupAuth, startWardCluster, type WardCluster } from '../src/index';
+import { EtcdGrpcClient, ROOT_PASSWORD, runEtcdctl, setupAuth, startWardCluster, type WardCluster } from '../src/index';
 
 const b = (text: string): Buffer => Buffer.from(text);
 const DENIED = { ok: false, code: 7, details: 'etcdserver: permission denied' };
@@ -59,13 +59,30 @@ describe.sequential('Maintenance: admin gate, Defragment, MoveLeader', () => {
       expect(moved.ok, JSON.stringify(moved)).toBe(true);
       // The old leader answers once the transferee leads.
       expect(moved.ok && moved.response.header.member_id).toBe(leader);
+      // Before any write could redirect the gateway: it reports the new leader's own status.
+      const after = await client.call<{ leader: string; header: { member_id: string } }>('Maintenance', 'Status', {}, { token: root });
+      expect(after.ok && after.response.leader).toBe(target);
+      expect(after.ok && after.response.header.member_id).toBe(target);
       const put = await client.call('KV', 'Put', { key: b(`app/round-${round}`), value: b(target) }, { token: user });
       expect(put.ok, JSON.stringify(put)).toBe(true);
-      const after = await client.call<{ leader: string }>('Maintenance', 'Status', {}, { token: root });
-      expect(after.ok && after.response.leader).toBe(target);
     }
     const read = await client.call<{ count: string }>('KV', 'Range', { key: b('app/'), range_end: b('app0') }, { token: user });
     expect(read.ok && read.response.count).toBe(String(ids.length));
+  });
+
+  it('etcdctl endpoint status shows the gateway as the leader, and etcdctl move-leader works twice in a row', async () => {
+    const ctl = (args: string[]) => runEtcdctl({ endpoints: [ward.clientEndpoint], args, user: { name: 'root', password: ROOT_PASSWORD } });
+    for (let round = 0; round < 2; round++) {
+      const status = await ctl(['endpoint', 'status', '-w', 'json']);
+      expect(status.exitCode, status.stderr).toBe(0);
+      const parsed = JSON.parse(status.stdout) as Array<{ Status: { header: { member_id: number }; leader: number } }>;
+      const { header, leader } = parsed[0]!.Status;
+      expect(header.member_id).toBe(leader);
+      const next = [1, 2, 3].find((id) => id !== leader)!;
+      const moved = await ctl(['move-leader', next.toString(16)]);
+      expect(moved.exitCode, moved.stderr).toBe(0);
+      expect(moved.stdout.trim()).toBe(`Leadership transferred from ${leader.toString(16)} to ${next.toString(16)}`);
+    }
   });
 
   it('MoveLeader to the current leader is a no-op success; to an unknown member, a bad leader transferee', async () => {

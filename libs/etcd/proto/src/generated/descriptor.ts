@@ -2460,6 +2460,10 @@ export const etcdDescriptor = {
             "is_learner": {
               "type": "bool",
               "id": 13
+            },
+            "leader_address": {
+              "type": "string",
+              "id": 14
             }
           }
         },

@@ -18,6 +18,7 @@ export interface NodeStatusResponse {
   'version'?: (string);
   'errors'?: (string)[];
   'is_learner'?: (boolean);
+  'leader_address'?: (string);
 }
 
 export interface NodeStatusResponse__Output {
@@ -34,4 +35,5 @@ export interface NodeStatusResponse__Output {
   'version': (string);
   'errors': (string)[];
   'is_learner': (boolean);
+  'leader_address': (string);
 }
