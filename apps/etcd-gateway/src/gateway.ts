@@ -29,6 +29,7 @@ import { ClusterApi } from './services/cluster-api';
 import { registerEtcdServices } from './services/grpc-services';
 import { KvApi } from './services/kv-api';
 import { LeaseApi } from './services/lease-api';
+import { KeepAliveRelay } from './services/lease-keep-alive';
 import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
@@ -107,7 +108,7 @@ interface Wiring {
 }
 
 /** The etcd API: identity resolution, request execution, Authenticate, every service. */
-async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; advertise: { url: string } }> {
+async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; keepAlive: KeepAliveRelay; advertise: { url: string } }> {
   const { config, cluster } = w;
   const ids = new RequestIds();
   const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
@@ -126,12 +127,13 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
   const status = (signal?: AbortSignal) => cluster.status(signal);
   const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
   const advertise = { url: config.advertiseClientUrl };
+  const lease = new LeaseApi(executor, (request, signal) => cluster.lease(request, signal));
   const table = unaryRpcs({
     kv: new KvApi(executor, DEFAULT_KV_REQUEST_LIMITS),
     auth: new AuthApi({ executor, authenticator, passwords: w.passwords, status }),
     maintenance: new MaintenanceApi({ executor, authEnabled, status, maintain: (request, signal) => cluster.maintain(request, signal) }),
     cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
-    lease: new LeaseApi(),
+    lease,
   });
   const watch = new WatchRelay({
     openStream: () => cluster.openWatch(),
@@ -140,11 +142,12 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
     maxStreamsCount: config.maxWatchStreamsCount,
     onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
-  return { table, watch, advertise };
+  const keepAlive = new KeepAliveRelay({ lease, maxStreamsCount: config.maxKeepAliveStreamsCount });
+  return { table, watch, keepAlive, advertise };
 }
 
 /** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
-async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
+async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay, keepAlive: KeepAliveRelay): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
   const { config, logger } = w;
   const grpc = createGrpcServer({
     host: config.grpcHost,
@@ -158,7 +161,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     metrics: w.metrics.registry,
     mapError: mapGatewayError,
   });
-  registerEtcdServices(grpc, table, watch);
+  registerEtcdServices(grpc, table, watch, keepAlive);
   const http = createHttpServer({
     logger,
     metrics: w.metrics.registry,
@@ -188,7 +191,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   try {
     const apis = await wireApis(w);
     advertise = apis.advertise;
-    servers = await createServers(w, apis.table, apis.watch);
+    servers = await createServers(w, apis.table, apis.watch, apis.keepAlive);
     grpcPort = await servers.grpc.start();
     await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {

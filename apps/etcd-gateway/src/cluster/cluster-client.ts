@@ -10,6 +10,7 @@ import { wireError } from '@ward/etcd/wire-errors';
 import type {
   AuthCheck__Output,
   AuthCheckResponse__Output,
+  NodeLeaseRequest,
   NodeMaintainRequest,
   NodeMemberListResponse__Output,
   NodeResponse__Output,
@@ -118,6 +119,25 @@ export class ClusterClient {
         const answer = await connection.call<ResolveTokenResponse__Output>('ResolveToken', { token, timeout_ms: timeoutMs }, deadlineMs, callSignal);
         this.noteLeader(connection, answer.leader_address);
         return { kind: 'done', value: { valid: answer.valid, username: answer.username, authRevision: Number(answer.auth_revision) } };
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /**
+   * A lessor query (keep-alive renewal, time-to-live, list) at the leader, which alone knows
+   * deadlines; resolves to the encoded etcd response. Answering changes no replicated state, so
+   * any unavailability is retried like a read.
+   */
+  lease(request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+    return this.run('Lease', signal, async (connection, deadlineMs, callSignal) => {
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.call<NodeResponse__Output>('Lease', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        const attempt = readAttempt(answer);
+        if (attempt.kind === 'done') this.leaderAddress = connection.address;
+        return attempt;
       } catch (error) {
         return this.idempotentFailure(error, callSignal);
       }

@@ -12,7 +12,7 @@ export interface NodeConnectionOptions {
 }
 
 /** The unary methods of wardnode.Node. */
-export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'Maintain';
+export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'Lease' | 'Maintain';
 
 type UnaryFunction = (
   request: unknown,

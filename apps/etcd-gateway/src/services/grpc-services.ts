@@ -1,8 +1,10 @@
 // Registers etcd's six gRPC services on the gateway's server from the RPC table, plus the
-// streaming RPCs: Watch (relayed), LeaseKeepAlive and Snapshot (not offered).
+// streaming RPCs: Watch (relayed), LeaseKeepAlive (renewals at the leader) and Snapshot (not
+// offered).
 import type { CallContext, GrpcServer, ServiceHandlers } from '@ward/platform/grpc-server';
 import type { EtcdServiceName } from '@ward/etcd/proto';
 import { tokenFromMetadata } from '../identity/token-extraction';
+import type { KeepAliveRelay } from './lease-keep-alive';
 import { passThroughDefinition, watchRelayDefinition } from './pass-through';
 import type { UnaryRpc } from './rpc-table';
 import { unimplemented } from './unimplemented';
@@ -13,22 +15,22 @@ const SERVICES: readonly EtcdServiceName[] = ['KV', 'Auth', 'Maintenance', 'Clus
 function unaryHandlers(service: EtcdServiceName, table: readonly UnaryRpc[]): ServiceHandlers {
   const handlers: ServiceHandlers = {};
   for (const entry of table) {
-    if (entry.service !== service) continue;
+    if (entry.service !== service || entry.httpStream) continue;
     handlers[entry.method] = (request: unknown, context: CallContext) => entry.call(request, { token: tokenFromMetadata(context.metadata) }, context.signal);
   }
   return handlers;
 }
 
-/** The streaming methods that are not relayed: refused honestly. */
-function streamingHandlers(service: EtcdServiceName): ServiceHandlers {
-  if (service === 'Lease') return { LeaseKeepAlive: () => Promise.reject(unimplemented('LeaseKeepAlive')) };
+/** The streaming methods of the five services: LeaseKeepAlive, and Snapshot refused honestly. */
+function streamingHandlers(service: EtcdServiceName, keepAlive: KeepAliveRelay): ServiceHandlers {
+  if (service === 'Lease') return { LeaseKeepAlive: (call: unknown, context: CallContext) => keepAlive.handle(call as never, context) };
   if (service === 'Maintenance') return { Snapshot: () => Promise.reject(unimplemented('Snapshot')) };
   return {};
 }
 
-export function registerEtcdServices(server: GrpcServer, table: readonly UnaryRpc[], watch: WatchRelay): void {
+export function registerEtcdServices(server: GrpcServer, table: readonly UnaryRpc[], watch: WatchRelay, keepAlive: KeepAliveRelay): void {
   for (const service of SERVICES) {
-    server.addService(passThroughDefinition(service), { ...unaryHandlers(service, table), ...streamingHandlers(service) });
+    server.addService(passThroughDefinition(service), { ...unaryHandlers(service, table), ...streamingHandlers(service, keepAlive) });
   }
   server.addService(watchRelayDefinition(), { Watch: (call: unknown, context: CallContext) => watch.handle(call as never, context) });
 }

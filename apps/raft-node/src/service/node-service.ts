@@ -2,6 +2,7 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type {
   AuthCheckRequest__Output,
+  NodeLeaseRequest__Output,
   NodeMaintainRequest__Output,
   NodeWatchRequest__Output,
   NodeWatchResponse,
@@ -13,6 +14,7 @@ import type { ServiceHandlers } from '@ward/platform/grpc-server';
 import { authCheck, resolveToken } from './auth';
 import { maintain } from './maintain';
 import type { NodeCore } from './node-core';
+import { lease } from './lease';
 import { propose } from './propose';
 import { read } from './read';
 import { memberList, nodeStatus } from './status';
@@ -26,6 +28,7 @@ export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number)
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),
     Status: async () => nodeStatus(core, snapshotBytes()),
     MemberList: async () => memberList(core),
+    Lease: (request: NodeLeaseRequest__Output) => lease(core, request),
     Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
   };
 }
