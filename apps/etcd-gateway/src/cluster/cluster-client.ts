@@ -213,7 +213,8 @@ export class ClusterClient {
     this.assertOpen();
     const deadlineMs = this.nowMs() + this.options.requestTimeoutMs;
     const bounds = this.options.retry;
-    let lastError: Error = wireError('NoLeader');
+    // Built only when a try fails: an Error captures a stack trace, too costly for every request.
+    let lastError: Error | undefined;
     for (let tryNumber = 1; tryNumber <= bounds.maxAttemptsCount; tryNumber++) {
       if (signal?.aborted) throw wireError('Canceled');
       if (this.nowMs() >= deadlineMs) throw wireError('Timeout');
@@ -225,7 +226,7 @@ export class ClusterClient {
       }
       if (outcome.kind === 'fail') throw outcome.error;
       const immediate = outcome.kind === 'redirect' && this.followHint(connection, outcome.leaderAddress);
-      if (outcome.kind === 'redirect' && !immediate) lastError = wireError('NoLeader');
+      if (outcome.kind === 'redirect' && !immediate) lastError = undefined;
       if (outcome.kind === 'retry') {
         lastError = outcome.error;
         this.moveOn(connection);
@@ -233,7 +234,7 @@ export class ClusterClient {
       this.options.logger.debug({ method, node: connection.address, tryNumber, outcome: outcome.kind }, 'retrying at another member');
       if (tryNumber < bounds.maxAttemptsCount && !immediate) await this.pause(tryNumber, deadlineMs, signal);
     }
-    throw lastError;
+    throw lastError ?? wireError('NoLeader');
   }
 
   private async pause(tryNumber: number, deadlineMs: number, signal?: AbortSignal): Promise<void> {
