@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compareBytes, concatBytes, utf8 } from '@ward/shared/bytes';
-import { AnchoredView, MAX_ANCHOR_LENGTHS, MAX_BUCKET_INTERVALS } from './anchored-view';
+import { AnchoredView, MAX_ANCHOR_LENGTHS, MAX_BUCKET_INTERVALS, MAX_STORED_LENGTH } from './anchored-view';
 import { CoverageIndex, type CoveredInterval } from './coverage-index';
 
 /** The merged interval holding `key`, by a linear scan. */
@@ -86,5 +86,23 @@ describe('AnchoredView', () => {
     intervals.sort((a, b) => compareBytes(a.begin, b.begin));
     expect(AnchoredView.build(intervals)).toBeNull();
     expect(AnchoredView.build(intervals.slice(1))).not.toBeNull();
+  });
+
+  it('holds long anchors and tails up to the stored-length cap, and refuses longer ones', () => {
+    const long = (length: number, last: number): Uint8Array => {
+      const key = new Uint8Array(length).fill(0x61);
+      key[length - 1] = last;
+      return key;
+    };
+    const atCap = [{ begin: long(MAX_STORED_LENGTH, 0x62), end: long(MAX_STORED_LENGTH, 0x64) }];
+    const view = AnchoredView.build(atCap)!;
+    expect(view).not.toBeNull();
+    expect(view.permits(long(MAX_STORED_LENGTH, 0x63), new Uint8Array(0))).toBe(true);
+    expect(view.permits(long(MAX_STORED_LENGTH, 0x64), new Uint8Array(0))).toBe(false);
+    expect(view.permits(long(MAX_STORED_LENGTH, 0x62), long(MAX_STORED_LENGTH, 0x64))).toBe(true);
+    const tooLong = [{ begin: long(MAX_STORED_LENGTH + 2, 0x62), end: long(MAX_STORED_LENGTH + 2, 0x64) }];
+    expect(AnchoredView.build(tooLong)).toBeNull();
+    const longTail = [{ begin: Uint8Array.of(0x61), end: concatBytes(Uint8Array.of(0x61), long(MAX_STORED_LENGTH + 1, 0x62)) }];
+    expect(AnchoredView.build(longTail)).toBeNull();
   });
 });

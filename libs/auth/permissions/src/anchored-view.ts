@@ -16,28 +16,21 @@ import { FNV_OFFSET, fnvHash, fnvStep } from './key-table';
 // The intervals being maximal, a range is covered exactly when the interval holding its first key
 // reaches its end.
 //
-// Layout, for two cache lines per lookup: a slot is 32 bytes, [hash, interval count (0 marks an
-// empty slot), anchor length, anchor offset, first interval, its begin and end tail lengths]; the
-// arena holds per bucket the anchor bytes, then each interval's begin and end after the anchor
-// ("tails"), so a one-interval bucket is answered from its slot and one arena run. Larger buckets
-// search their intervals' [tail offset, begin tail length, end tail length] in `meta`.
+// Layout, for few and dense cache lines per lookup (the working set of a check over thousands of
+// grants should stay in the core's L2 cache): slots are two Int32s, [hash, record offset + 1 (0
+// marks an empty slot)]; a bucket's record in one byte arena is its interval count (u8), anchor
+// length (u16), each interval's begin and end tail lengths (u16 each: the bytes after the anchor),
+// the anchor bytes, then each interval's begin and end tails, ascending. A lookup reads one slot
+// line and one record (24 bytes for [/data/00000007/a, /data/00000007/m)).
 
 /** Past this many distinct anchor lengths a lookup would probe too often: the view is refused. */
 export const MAX_ANCHOR_LENGTHS = 16;
 /** Past this many intervals under one anchor a lookup would search too long: the view is refused. */
 export const MAX_BUCKET_INTERVALS = 64;
+/** Record lengths are u16: an anchor or tail longer than this refuses the view. */
+export const MAX_STORED_LENGTH = 0xffff;
 
-const STRIDE = 8;
-const HASH = 0;
-const COUNT = 1;
-const ANCHOR_LENGTH = 2;
-const ANCHOR_OFFSET = 3;
-const FIRST = 4;
-const BEGIN_TAIL = 5;
-const END_TAIL = 6;
-const META = 3;
-
-/** locate's answers besides an interval index: no interval / the open-ended one holds the key. */
+const FOUND = 0;
 const NONE = -1;
 const OPEN = -2;
 
@@ -48,39 +41,46 @@ function commonPrefixLength(a: Uint8Array, b: Uint8Array): number {
   return i;
 }
 
-/** Compares arena[offset, offset + length) with key[from, key.length). */
-function compareTail(arena: Uint8Array, offset: number, length: number, key: Uint8Array, from: number): number {
+/** Compares bytes[offset, offset + length) with key[from, key.length). */
+function compareTail(bytes: Uint8Array, offset: number, length: number, key: Uint8Array, from: number): number {
   const keyLength = key.length - from;
   const shorter = length < keyLength ? length : keyLength;
   for (let i = 0; i < shorter; i++) {
-    const a = arena[offset + i]!;
+    const a = bytes[offset + i]!;
     const b = key[from + i]!;
     if (a !== b) return a < b ? -1 : 1;
   }
   return length - keyLength;
 }
 
-/** arena[offset, offset + length) equals key[0, length). */
-function sameStart(arena: Uint8Array, offset: number, key: Uint8Array, length: number): boolean {
-  for (let i = 0; i < length; i++) if (arena[offset + i] !== key[i]) return false;
+/** bytes[offset, offset + length) equals key[0, length). */
+function sameStart(bytes: Uint8Array, offset: number, key: Uint8Array, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[offset + i] !== key[i]) return false;
   return true;
 }
 
+function writeU16(bytes: Uint8Array, offset: number, value: number): void {
+  bytes[offset] = value & 0xff;
+  bytes[offset + 1] = value >>> 8;
+}
+
 export class AnchoredView {
+  /** Where the last locate found its interval: anchor length, and its end tail's offset and length. */
+  private locatedAnchor = 0;
+  private locatedEndOffset = 0;
+  private locatedEndLength = 0;
+
   private constructor(
     private readonly slots: Int32Array,
+    private readonly records: Uint8Array,
     private readonly lengths: Int32Array,
-    private readonly meta: Int32Array,
-    private readonly arena: Uint8Array,
     private readonly openBegin: Uint8Array | null,
   ) {}
 
-  /** The anchor length of the bucket where the last locate found its interval. */
-  private locatedAnchor = 0;
-
   /**
    * The view of `intervals` (disjoint, non-touching, ascending: CoverageIndex.mergedIntervals), or
-   * null when it would pass MAX_ANCHOR_LENGTHS or MAX_BUCKET_INTERVALS. O(n) expected time.
+   * null when it would pass MAX_ANCHOR_LENGTHS, MAX_BUCKET_INTERVALS or MAX_STORED_LENGTH. O(n)
+   * expected time.
    */
   static build(intervals: readonly CoveredInterval[]): AnchoredView | null {
     let finite = intervals.length;
@@ -94,80 +94,92 @@ export class AnchoredView {
     for (let i = 0; i < finite; i++) {
       const { begin, end } = intervals[i]!;
       assert(end !== null, 'only the last interval is open-ended');
-      anchorLengths[i] = commonPrefixLength(begin, end);
-      distinct.add(anchorLengths[i]!);
+      const anchor = commonPrefixLength(begin, end);
+      if (anchor > MAX_STORED_LENGTH || begin.length - anchor > MAX_STORED_LENGTH || end.length - anchor > MAX_STORED_LENGTH) return null;
+      anchorLengths[i] = anchor;
+      distinct.add(anchor);
       if (distinct.size > MAX_ANCHOR_LENGTHS) return null;
     }
-    // Buckets: one slot per distinct anchor, at most 0.7 full. FIRST temporarily holds the index
-    // (into `intervals`) of the bucket's first interval.
-    let capacity = 8;
-    while (capacity * 7 < finite * 10) capacity *= 2;
-    const mask = capacity - 1;
-    const slots = new Int32Array(capacity * STRIDE);
-    const slotOf = new Int32Array(finite);
+    // Group by anchor in a scratch table: per bucket its hash, anchor length, first interval, count.
+    let scratchCapacity = 8;
+    while (scratchCapacity < finite * 2) scratchCapacity *= 2;
+    const scratchMask = scratchCapacity - 1;
+    const bucketAt = new Int32Array(scratchCapacity).fill(-1);
+    const bucketHash = new Int32Array(finite);
+    const bucketFirst = new Int32Array(finite);
+    const bucketCount = new Int32Array(finite);
+    const bucketOf = new Int32Array(finite);
+    const tailBytes = new Float64Array(finite);
+    let buckets = 0;
     for (let i = 0; i < finite; i++) {
       const begin = intervals[i]!.begin;
       const anchor = anchorLengths[i]!;
       const hash = fnvHash(begin, anchor) | 0;
-      let at = hash & mask;
-      for (; slots[at * STRIDE + COUNT] !== 0; at = (at + 1) & mask) {
-        const base = at * STRIDE;
-        if (slots[base + HASH] !== hash || slots[base + ANCHOR_LENGTH] !== anchor) continue;
-        if (commonPrefixLength(intervals[slots[base + FIRST]!]!.begin, begin) >= anchor) break;
+      let at = hash & scratchMask;
+      let bucket = -1;
+      for (; bucketAt[at] !== -1; at = (at + 1) & scratchMask) {
+        const b = bucketAt[at]!;
+        const first = bucketFirst[b]!;
+        if (bucketHash[b] === hash && anchorLengths[first] === anchor && commonPrefixLength(intervals[first]!.begin, begin) >= anchor) {
+          bucket = b;
+          break;
+        }
       }
-      const base = at * STRIDE;
-      if (slots[base + COUNT] === 0) {
-        slots[base + HASH] = hash;
-        slots[base + FIRST] = i;
-        slots[base + ANCHOR_LENGTH] = anchor;
+      if (bucket < 0) {
+        bucket = buckets++;
+        bucketAt[at] = bucket;
+        bucketHash[bucket] = hash;
+        bucketFirst[bucket] = i;
       }
-      if (++slots[base + COUNT]! > MAX_BUCKET_INTERVALS) return null;
-      slotOf[i] = at;
+      if (++bucketCount[bucket]! > MAX_BUCKET_INTERVALS) return null;
+      bucketOf[i] = bucket;
+      tailBytes[bucket] = tailBytes[bucket]! + begin.length + intervals[i]!.end!.length - 2 * anchor;
     }
-    // Lay the buckets out one after the other, each in ascending order, anchor first.
-    const cursor = new Int32Array(capacity);
-    let placed = 0;
-    let arenaBytes = 0;
-    for (let at = 0; at < capacity; at++) {
-      const base = at * STRIDE;
-      if (slots[base + COUNT] === 0) continue;
-      arenaBytes += slots[base + ANCHOR_LENGTH]!;
-      slots[base + FIRST] = placed;
-      cursor[at] = placed;
-      placed += slots[base + COUNT]!;
+    // Records: sizes, then offsets, then contents; intervals arrive in ascending order.
+    const recordOffset = new Int32Array(buckets);
+    const written = new Int32Array(buckets); // intervals written so far, per bucket
+    const tailCursor = new Int32Array(buckets);
+    let size = 0;
+    for (let b = 0; b < buckets; b++) {
+      recordOffset[b] = size;
+      const anchor = anchorLengths[bucketFirst[b]!]!;
+      size += 3 + 4 * bucketCount[b]! + anchor;
+      tailCursor[b] = size;
+      size += tailBytes[b]!;
     }
-    const order = new Int32Array(finite);
+    const records = new Uint8Array(size);
+    for (let b = 0; b < buckets; b++) {
+      const offset = recordOffset[b]!;
+      const first = intervals[bucketFirst[b]!]!.begin;
+      const anchor = anchorLengths[bucketFirst[b]!]!;
+      records[offset] = bucketCount[b]!;
+      writeU16(records, offset + 1, anchor);
+      records.set(first.subarray(0, anchor), offset + 3 + 4 * bucketCount[b]!);
+    }
     for (let i = 0; i < finite; i++) {
-      order[cursor[slotOf[i]!]!++] = i;
-      arenaBytes += intervals[i]!.begin.length + intervals[i]!.end!.length - 2 * anchorLengths[i]!;
+      const b = bucketOf[i]!;
+      const { begin, end } = intervals[i]!;
+      const anchor = anchorLengths[i]!;
+      const lengthAt = recordOffset[b]! + 3 + 4 * written[b]!++;
+      writeU16(records, lengthAt, begin.length - anchor);
+      writeU16(records, lengthAt + 2, end!.length - anchor);
+      records.set(begin.subarray(anchor), tailCursor[b]!);
+      tailCursor[b] = tailCursor[b]! + begin.length - anchor;
+      records.set(end!.subarray(anchor), tailCursor[b]!);
+      tailCursor[b] = tailCursor[b]! + end!.length - anchor;
     }
-    const meta = new Int32Array(finite * META);
-    const arena = new Uint8Array(arenaBytes);
-    let offset = 0;
-    for (let at = 0; at < capacity; at++) {
-      const base = at * STRIDE;
-      const count = slots[base + COUNT]!;
-      if (count === 0) continue;
-      const first = slots[base + FIRST]!;
-      const anchor = slots[base + ANCHOR_LENGTH]!;
-      slots[base + ANCHOR_OFFSET] = offset;
-      arena.set(intervals[order[first]!]!.begin.subarray(0, anchor), offset);
-      offset += anchor;
-      for (let p = first; p < first + count; p++) {
-        const { begin, end } = intervals[order[p]!]!;
-        meta[p * META] = offset;
-        meta[p * META + 1] = begin.length - anchor;
-        meta[p * META + 2] = end!.length - anchor;
-        arena.set(begin.subarray(anchor), offset);
-        offset += begin.length - anchor;
-        arena.set(end!.subarray(anchor), offset);
-        offset += end!.length - anchor;
-      }
-      slots[base + BEGIN_TAIL] = meta[first * META + 1]!;
-      slots[base + END_TAIL] = meta[first * META + 2]!;
+    // The lookup table: at most 0.7 full.
+    let capacity = 8;
+    while (capacity * 7 < buckets * 10) capacity *= 2;
+    const mask = capacity - 1;
+    const slots = new Int32Array(capacity * 2);
+    for (let b = 0; b < buckets; b++) {
+      let at = bucketHash[b]! & mask;
+      while (slots[at * 2 + 1] !== 0) at = (at + 1) & mask;
+      slots[at * 2] = bucketHash[b]!;
+      slots[at * 2 + 1] = recordOffset[b]! + 1;
     }
-    const lengths = Int32Array.from(distinct).sort();
-    return new AnchoredView(slots, lengths, meta, arena, openBegin);
+    return new AnchoredView(slots, records, Int32Array.from(distinct).sort(), openBegin);
   }
 
   /**
@@ -186,14 +198,13 @@ export class AnchoredView {
     const shorter = anchor < rangeEnd.length ? anchor : rangeEnd.length;
     for (let i = 0; i < shorter; i++) if (rangeEnd[i] !== key[i]) return rangeEnd[i]! < key[i]!;
     if (rangeEnd.length < anchor) return true;
-    const meta = this.meta;
-    return compareTail(this.arena, meta[at * META]! + meta[at * META + 1]!, meta[at * META + 2]!, rangeEnd, anchor) >= 0;
+    return compareTail(this.records, this.locatedEndOffset, this.locatedEndLength, rangeEnd, anchor) >= 0;
   }
 
-  /** The interval holding the non-empty `key`: its index, OPEN or NONE. */
+  /** Finds the interval holding the non-empty `key`: FOUND (and sets located*), OPEN or NONE. */
   private locate(key: Uint8Array): number {
-    const { lengths, slots, arena } = this;
-    const mask = slots.length / STRIDE - 1;
+    const { lengths, slots } = this;
+    const mask = (slots.length >> 1) - 1;
     let hash = FNV_OFFSET;
     let hashed = 0;
     for (let l = 0; l < lengths.length; l++) {
@@ -201,18 +212,12 @@ export class AnchoredView {
       if (anchor > key.length) break;
       for (; hashed < anchor; hashed++) hash = fnvStep(hash, key[hashed]!);
       for (let at = hash & mask; ; at = (at + 1) & mask) {
-        const base = at * STRIDE;
-        const count = slots[base + COUNT]!;
-        if (count === 0) break;
-        if (slots[base + HASH] !== (hash | 0) || slots[base + ANCHOR_LENGTH] !== anchor) continue;
-        const anchorOffset = slots[base + ANCHOR_OFFSET]!;
-        if (!sameStart(arena, anchorOffset, key, anchor)) continue;
-        const found = count === 1 ? this.holderOfOne(base, anchorOffset + anchor, key, anchor) : this.holderAmong(slots[base + FIRST]!, count, key, anchor);
-        if (found !== NONE) {
-          this.locatedAnchor = anchor;
-          return found;
-        }
-        break;
+        const record = slots[at * 2 + 1]! - 1;
+        if (record < 0) break;
+        if (slots[at * 2] !== (hash | 0)) continue;
+        const found = this.searchRecord(record, key, anchor);
+        if (found === FOUND) return FOUND;
+        if (found === NONE) break; // the anchor matched: no other slot holds it
       }
     }
     const open = this.openBegin;
@@ -220,29 +225,32 @@ export class AnchoredView {
     return NONE;
   }
 
-  /** The bucket's single interval if it holds `key`, from the slot alone and its arena run. */
-  private holderOfOne(base: number, tails: number, key: Uint8Array, anchor: number): number {
-    const slots = this.slots;
-    const beginTail = slots[base + BEGIN_TAIL]!;
-    if (compareTail(this.arena, tails, beginTail, key, anchor) > 0) return NONE;
-    return compareTail(this.arena, tails + beginTail, slots[base + END_TAIL]!, key, anchor) > 0 ? slots[base + FIRST]! : NONE;
-  }
-
-  /** The interval among `count` from `first` (ascending) that holds `key`, by binary search. */
-  private holderAmong(first: number, count: number, key: Uint8Array, anchor: number): number {
-    const { meta, arena } = this;
-    let low = first;
-    let high = first + count - 1;
-    let found = NONE;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      if (compareTail(arena, meta[middle * META]!, meta[middle * META + 1]!, key, anchor) <= 0) {
-        found = middle;
-        low = middle + 1;
-      } else high = middle - 1;
+  /**
+   * The record's interval holding `key` when its anchor is key[0, anchor): FOUND or NONE; OPEN (as
+   * "not this record") when the anchor differs.
+   */
+  private searchRecord(record: number, key: Uint8Array, anchor: number): number {
+    const bytes = this.records;
+    if ((bytes[record + 1]! | (bytes[record + 2]! << 8)) !== anchor) return OPEN;
+    const count = bytes[record]!;
+    let length = record + 3;
+    const anchorAt = length + 4 * count;
+    if (!sameStart(bytes, anchorAt, key, anchor)) return OPEN;
+    // The last interval beginning at or before the key: tails ascend, so scan until one is above.
+    let tail = anchorAt + anchor;
+    let endAt = -1;
+    let endLength = 0;
+    for (let j = 0; j < count; j++, length += 4) {
+      const beginLength = bytes[length]! | (bytes[length + 1]! << 8);
+      if (compareTail(bytes, tail, beginLength, key, anchor) > 0) break;
+      endAt = tail + beginLength;
+      endLength = bytes[length + 2]! | (bytes[length + 3]! << 8);
+      tail = endAt + endLength;
     }
-    if (found === NONE) return NONE;
-    const endTail = meta[found * META]! + meta[found * META + 1]!;
-    return compareTail(arena, endTail, meta[found * META + 2]!, key, anchor) > 0 ? found : NONE;
+    if (endAt < 0 || compareTail(bytes, endAt, endLength, key, anchor) <= 0) return NONE;
+    this.locatedAnchor = anchor;
+    this.locatedEndOffset = endAt;
+    this.locatedEndLength = endLength;
+    return FOUND;
   }
 }
