@@ -59,6 +59,12 @@ function sameStart(bytes: Uint8Array, offset: number, key: Uint8Array, length: n
   return true;
 }
 
+/** Copies from[start, stop) to `to` at `at` (small copies: a loop beats subarray + set); returns the next offset. */
+function copyBytes(from: Uint8Array, start: number, stop: number, to: Uint8Array, at: number): number {
+  for (let i = start; i < stop; i++) to[at++] = from[i]!;
+  return at;
+}
+
 function writeU16(bytes: Uint8Array, offset: number, value: number): void {
   bytes[offset] = value & 0xff;
   bytes[offset + 1] = value >>> 8;
@@ -154,7 +160,7 @@ export class AnchoredView {
       const anchor = anchorLengths[bucketFirst[b]!]!;
       records[offset] = bucketCount[b]!;
       writeU16(records, offset + 1, anchor);
-      records.set(first.subarray(0, anchor), offset + 3 + 4 * bucketCount[b]!);
+      copyBytes(first, 0, anchor, records, offset + 3 + 4 * bucketCount[b]!);
     }
     for (let i = 0; i < finite; i++) {
       const b = bucketOf[i]!;
@@ -163,10 +169,9 @@ export class AnchoredView {
       const lengthAt = recordOffset[b]! + 3 + 4 * written[b]!++;
       writeU16(records, lengthAt, begin.length - anchor);
       writeU16(records, lengthAt + 2, end!.length - anchor);
-      records.set(begin.subarray(anchor), tailCursor[b]!);
-      tailCursor[b] = tailCursor[b]! + begin.length - anchor;
-      records.set(end!.subarray(anchor), tailCursor[b]!);
-      tailCursor[b] = tailCursor[b]! + end!.length - anchor;
+      let cursor = tailCursor[b]!;
+      cursor = copyBytes(begin, anchor, begin.length, records, cursor);
+      tailCursor[b] = copyBytes(end!, anchor, end!.length, records, cursor);
     }
     // The lookup table: at most 0.7 full.
     let capacity = 8;
