@@ -5,6 +5,7 @@
 // O(log n) interval index). Key checks and range checks run over pre-built query lists of keys
 // inside granted ranges (hits, 3 in 4) and just outside (misses).
 // A measurement, not a test: figures vary with the machine and its load.
+import { loadavg } from 'node:os';
 import { prefixRangeEnd, utf8 } from '@ward/shared/bytes';
 import { AuthStore, PermissionType, type AuthIdentity } from '../src/index';
 
@@ -109,6 +110,7 @@ function rate(run: () => number): number {
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+const loadBefore = loadavg()[0]!;
 const cases = SHAPES.flatMap((shape) => SIZES.map((size) => prepare(shape, size)));
 for (const c of cases) {
   c.key(); // warm up: builds the flat views
@@ -133,6 +135,7 @@ for (const c of cases) {
     `| ${c.shape} | ${format(c.size)} | ${format(key)} | ${extra(key, median(base.keyRates))} | ${format(range)} | ${extra(range, median(base.rangeRates))} | ${c.setupMs.toFixed(0)} |`,
   );
 }
+console.log(`\n1-minute load average ${loadBefore.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end.`);
 console.log(
-  `\nChecks per CPU second (process CPU time, so other load inflates it less than wall time would), median of ${ROUNDS} interleaved ${ROUND_MS} ms rounds; "extra cost" = time per check relative to one permission, minus 1.`,
+  `Checks per CPU second (process CPU time, so other load inflates it less than wall time would), median of ${ROUNDS} interleaved ${ROUND_MS} ms rounds; "extra cost" = time per check relative to one permission, minus 1.`,
 );
