@@ -1,6 +1,6 @@
 import { assert } from '@ward/shared/errors';
 import type { CoveredInterval } from './coverage-index';
-import { FNV_OFFSET, fnvHash, fnvStep } from './key-table';
+import { FNV_OFFSET, fnvStep } from './key-table';
 
 // A read-optimized, immutable copy of a covered set (its maximal disjoint intervals) that finds the
 // interval containing a key by hashing instead of searching. Every key of a finite interval
@@ -17,11 +17,13 @@ import { FNV_OFFSET, fnvHash, fnvStep } from './key-table';
 // reaches its end.
 //
 // Layout, for few and dense cache lines per lookup (the working set of a check over thousands of
-// grants should stay in the core's L2 cache): slots are two Int32s, [hash, record offset + 1 (0
-// marks an empty slot)]; a bucket's record in one byte arena is its interval count (u8), anchor
-// length (u16), each interval's begin and end tail lengths (u16 each: the bytes after the anchor),
-// the anchor bytes, then each interval's begin and end tails, ascending. A lookup reads one slot
-// line and one record (24 bytes for [/data/00000007/a, /data/00000007/m)).
+// grants should stay in the core's L2 cache): the common prefix of all finite intervals is held once
+// and compared first (every key they hold starts with it), so only anchor bytes after it are hashed
+// and stored. Slots are two Int32s, [hash, record offset + 1 (0 marks an empty slot)]; a bucket's
+// record in one byte arena is its interval count (u8), anchor length (u16), each interval's begin
+// and end tail lengths (u16 each: the bytes after the anchor), the anchor bytes after the common
+// prefix, then each interval's begin and end tails, ascending. A lookup reads one slot line and one
+// record (14 bytes for [/data/00000007/a, /data/00000007/m) among 10,000 such grants).
 
 /** Past this many distinct anchor lengths a lookup would probe too often: the view is refused. */
 export const MAX_ANCHOR_LENGTHS = 16;
@@ -53,10 +55,17 @@ function compareTail(bytes: Uint8Array, offset: number, length: number, key: Uin
   return length - keyLength;
 }
 
-/** bytes[offset, offset + length) equals key[0, length). */
-function sameStart(bytes: Uint8Array, offset: number, key: Uint8Array, length: number): boolean {
-  for (let i = 0; i < length; i++) if (bytes[offset + i] !== key[i]) return false;
+/** bytes[offset, offset + to - from) equals key[from, to). */
+function sameBytes(bytes: Uint8Array, offset: number, key: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (bytes[offset++] !== key[i]) return false;
   return true;
+}
+
+/** FNV-1a over bytes[from, to). */
+function hashRange(bytes: Uint8Array, from: number, to: number): number {
+  let hash = FNV_OFFSET;
+  for (let i = from; i < to; i++) hash = fnvStep(hash, bytes[i]!);
+  return hash;
 }
 
 /** Copies from[start, stop) to `to` at `at` (small copies: a loop beats subarray + set); returns the next offset. */
@@ -77,6 +86,8 @@ export class AnchoredView {
   private locatedEndLength = 0;
 
   private constructor(
+    /** The common prefix of every finite interval's keys. */
+    private readonly prefix: Uint8Array,
     private readonly slots: Int32Array,
     private readonly records: Uint8Array,
     private readonly lengths: Int32Array,
@@ -95,6 +106,10 @@ export class AnchoredView {
       openBegin = intervals[finite - 1]!.begin;
       finite--;
     }
+    // Every key between the first begin and the last end starts with their common prefix: it is
+    // compared once per lookup, and only the anchor bytes after it are hashed and stored.
+    const common = finite === 0 ? 0 : commonPrefixLength(intervals[0]!.begin, intervals[finite - 1]!.end!);
+    const prefix = finite === 0 ? new Uint8Array(0) : intervals[0]!.begin.slice(0, common);
     const anchorLengths = new Int32Array(finite);
     const distinct = new Set<number>();
     for (let i = 0; i < finite; i++) {
@@ -120,7 +135,7 @@ export class AnchoredView {
     for (let i = 0; i < finite; i++) {
       const begin = intervals[i]!.begin;
       const anchor = anchorLengths[i]!;
-      const hash = fnvHash(begin, anchor) | 0;
+      const hash = hashRange(begin, common, anchor) | 0;
       let at = hash & scratchMask;
       let bucket = -1;
       for (; bucketAt[at] !== -1; at = (at + 1) & scratchMask) {
@@ -149,7 +164,7 @@ export class AnchoredView {
     for (let b = 0; b < buckets; b++) {
       recordOffset[b] = size;
       const anchor = anchorLengths[bucketFirst[b]!]!;
-      size += 3 + 4 * bucketCount[b]! + anchor;
+      size += 3 + 4 * bucketCount[b]! + anchor - common;
       tailCursor[b] = size;
       size += tailBytes[b]!;
     }
@@ -160,7 +175,7 @@ export class AnchoredView {
       const anchor = anchorLengths[bucketFirst[b]!]!;
       records[offset] = bucketCount[b]!;
       writeU16(records, offset + 1, anchor);
-      copyBytes(first, 0, anchor, records, offset + 3 + 4 * bucketCount[b]!);
+      copyBytes(first, common, anchor, records, offset + 3 + 4 * bucketCount[b]!);
     }
     for (let i = 0; i < finite; i++) {
       const b = bucketOf[i]!;
@@ -184,7 +199,7 @@ export class AnchoredView {
       slots[at * 2] = bucketHash[b]!;
       slots[at * 2 + 1] = recordOffset[b]! + 1;
     }
-    return new AnchoredView(slots, records, Int32Array.from(distinct).sort(), openBegin);
+    return new AnchoredView(prefix, slots, records, Int32Array.from(distinct).sort(), openBegin);
   }
 
   /**
@@ -211,8 +226,11 @@ export class AnchoredView {
     const { lengths, slots } = this;
     const mask = (slots.length >> 1) - 1;
     let hash = FNV_OFFSET;
-    let hashed = 0;
-    for (let l = 0; l < lengths.length; l++) {
+    const prefix = this.prefix;
+    const common = prefix.length;
+    let hashed = common;
+    const finiteMayHold = key.length >= common && sameBytes(prefix, 0, key, 0, common);
+    for (let l = 0; finiteMayHold && l < lengths.length; l++) {
       const anchor = lengths[l]!;
       if (anchor > key.length) break;
       for (; hashed < anchor; hashed++) hash = fnvStep(hash, key[hashed]!);
@@ -240,9 +258,10 @@ export class AnchoredView {
     const count = bytes[record]!;
     let length = record + 3;
     const anchorAt = length + 4 * count;
-    if (!sameStart(bytes, anchorAt, key, anchor)) return OPEN;
+    const common = this.prefix.length;
+    if (!sameBytes(bytes, anchorAt, key, common, anchor)) return OPEN;
     // The last interval beginning at or before the key: tails ascend, so scan until one is above.
-    let tail = anchorAt + anchor;
+    let tail = anchorAt + anchor - common;
     let endAt = -1;
     let endLength = 0;
     for (let j = 0; j < count; j++, length += 4) {
