@@ -9,7 +9,7 @@ import { FNV_OFFSET, fnvStep } from './key-table';
 // [/data/7/, /data/70) it is /data/7. So the intervals are grouped in an open-addressing table by
 // anchor, and a key is looked up by each of its prefixes whose length some anchor has: one
 // incremental FNV-1a pass over the key, one probe per distinct anchor length, then a search among
-// the intervals sharing that anchor. The cost does not grow with the number of intervals, only with
+// the intervals sharing that anchor (a scan: at most MAX_BUCKET_INTERVALS). The cost does not grow with the number of intervals, only with
 // the number of distinct anchor lengths and the size of a bucket, which the build caps
 // (MAX_ANCHOR_LENGTHS, MAX_BUCKET_INTERVALS; past them it refuses and the caller keeps its O(log n)
 // index). An interval open to +∞ (only ever the last one) has no anchor and is kept as its begin.
@@ -35,6 +35,8 @@ export const MAX_STORED_LENGTH = 0xffff;
 const FOUND = 0;
 const NONE = -1;
 const OPEN = -2;
+/** searchRecord: the slot's hash matched but its anchor is another one. */
+const OTHER_ANCHOR = -3;
 
 function commonPrefixLength(a: Uint8Array, b: Uint8Array): number {
   const length = a.length < b.length ? a.length : b.length;
@@ -241,6 +243,7 @@ export class AnchoredView {
         const found = this.searchRecord(record, key, anchor);
         if (found === FOUND) return FOUND;
         if (found === NONE) break; // the anchor matched: no other slot holds it
+        // OTHER_ANCHOR: keep probing.
       }
     }
     const open = this.openBegin;
@@ -249,17 +252,17 @@ export class AnchoredView {
   }
 
   /**
-   * The record's interval holding `key` when its anchor is key[0, anchor): FOUND or NONE; OPEN (as
-   * "not this record") when the anchor differs.
+   * The record's interval holding `key` when its anchor is key[0, anchor): FOUND or NONE;
+   * OTHER_ANCHOR when the record's anchor differs.
    */
   private searchRecord(record: number, key: Uint8Array, anchor: number): number {
     const bytes = this.records;
-    if ((bytes[record + 1]! | (bytes[record + 2]! << 8)) !== anchor) return OPEN;
+    if ((bytes[record + 1]! | (bytes[record + 2]! << 8)) !== anchor) return OTHER_ANCHOR;
     const count = bytes[record]!;
     let length = record + 3;
     const anchorAt = length + 4 * count;
     const common = this.prefix.length;
-    if (!sameBytes(bytes, anchorAt, key, common, anchor)) return OPEN;
+    if (!sameBytes(bytes, anchorAt, key, common, anchor)) return OTHER_ANCHOR;
     // The last interval beginning at or before the key: tails ascend, so scan until one is above.
     let tail = anchorAt + anchor - common;
     let endAt = -1;
