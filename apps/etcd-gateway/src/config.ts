@@ -69,6 +69,7 @@ export const gatewayConfigSchema = defineConfig({
     retryMaxDelayMs: int({ default: 300, min: 1, max: 60_000, why: 'longest backoff between tries' }),
     authenticateMaxAttemptsCount: int({ default: 5, min: 1, max: 50, why: 'Authenticate retries when the auth revision moves during the password check' }),
     maxWatchStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'client Watch streams open at once' }),
+    maxKeepAliveStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'client LeaseKeepAlive streams open at once' }),
     grpcKeepaliveTimeMs: int({ default: 30_000, min: 1000, max: 3_600_000, why: 'ping idle clients this often to find dead connections' }),
     grpcKeepaliveTimeoutMs: int({ default: 10_000, min: 1000, max: 600_000, why: 'a ping unanswered this long closes the connection' }),
     grpcMaxConcurrentStreamsCount: int({ default: 1000, min: 1, max: 100_000, why: 'concurrent calls per client connection' }),

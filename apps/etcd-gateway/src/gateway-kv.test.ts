@@ -146,14 +146,27 @@ describe('Maintenance and Cluster', () => {
   it.each([
     ['Maintenance', 'HashKV'],
     ['Cluster', 'MemberAdd'],
-    ['Lease', 'LeaseTimeToLive'],
   ] as const)('%s.%s is honestly unimplemented', async (service, method) => {
     const result = await etcd.call(service, method, {});
     expect(result).toMatchObject({ ok: false, code: 12 });
     expect((result as { details: string }).details).toBe(`ward: ${method} is not supported`);
   });
+});
 
-  it('leases are refused rather than granted without expiry', async () => {
-    expect(await etcd.call('Lease', 'LeaseGrant', { TTL: '10' })).toEqual({ ok: false, code: 12, details: 'ward: LeaseGrant is not supported' });
+describe('Lease', () => {
+  it('LeaseGrant with ID 0 is proposed with a positive ID the gateway drew', async () => {
+    const granted = await etcd.call<{ ID: string; TTL: string }>('Lease', 'LeaseGrant', { TTL: '10' });
+    const last = node.options.proposals.at(-1)!;
+    expect(last.operation.type).toBe('leaseGrant');
+    const request = (last.operation as { request: { id: bigint; ttlSeconds: number } }).request;
+    expect(request.id).toBeGreaterThan(0n);
+    expect(request.ttlSeconds).toBe(10);
+    expect(granted).toMatchObject({ ok: true, value: { ID: request.id.toString(), TTL: '10' } });
+  });
+
+  it('LeaseGrant above etcd’s maximum TTL is refused before proposing', async () => {
+    const before = node.options.proposals.length;
+    expect(await etcd.call('Lease', 'LeaseGrant', { TTL: '9000000001' })).toEqual({ ok: false, code: 11, details: 'etcdserver: too large lease TTL' });
+    expect(node.options.proposals.length).toBe(before);
   });
 });

@@ -29,6 +29,7 @@ import { ClusterApi } from './services/cluster-api';
 import { registerEtcdServices } from './services/grpc-services';
 import { KvApi } from './services/kv-api';
 import { LeaseApi } from './services/lease-api';
+import { KeepAliveRelay } from './services/lease-keep-alive';
 import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
@@ -107,7 +108,7 @@ interface Wiring {
 }
 
 /** The etcd API: identity resolution, request execution, Authenticate, every service. */
-async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; maintenance: MaintenanceApi; advertise: { url: string } }> {
+async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; keepAlive: KeepAliveRelay; maintenance: MaintenanceApi; advertise: { url: string } }> {
   const { config, cluster } = w;
   const ids = new RequestIds();
   const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
@@ -133,12 +134,13 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
     maintain: (request, signal) => cluster.maintain(request, signal),
     openSnapshot: (request, signal) => cluster.openSnapshot(request, signal),
   });
+  const lease = new LeaseApi(executor, (request, signal) => cluster.lease(request, signal));
   const table = unaryRpcs({
     kv: new KvApi(executor, DEFAULT_KV_REQUEST_LIMITS),
     auth: new AuthApi({ executor, authenticator, passwords: w.passwords, status }),
     maintenance,
     cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
-    lease: new LeaseApi(),
+    lease,
   });
   const watch = new WatchRelay({
     openStream: () => cluster.openWatch(),
@@ -147,11 +149,12 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
     maxStreamsCount: config.maxWatchStreamsCount,
     onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
-  return { table, watch, maintenance, advertise };
+  const keepAlive = new KeepAliveRelay({ lease, maxStreamsCount: config.maxKeepAliveStreamsCount });
+  return { table, watch, keepAlive, maintenance, advertise };
 }
 
 /** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
-async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay, maintenance: MaintenanceApi): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
+async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay, keepAlive: KeepAliveRelay, maintenance: MaintenanceApi): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
   const { config, logger } = w;
   const grpc = createGrpcServer({
     host: config.grpcHost,
@@ -165,7 +168,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     metrics: w.metrics.registry,
     mapError: mapGatewayError,
   });
-  registerEtcdServices(grpc, table, watch, maintenance);
+  registerEtcdServices(grpc, table, watch, keepAlive, maintenance);
   const http = createHttpServer({
     logger,
     metrics: w.metrics.registry,
@@ -195,7 +198,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   try {
     const apis = await wireApis(w);
     advertise = apis.advertise;
-    servers = await createServers(w, apis.table, apis.watch, apis.maintenance);
+    servers = await createServers(w, apis.table, apis.watch, apis.keepAlive, apis.maintenance);
     grpcPort = await servers.grpc.start();
     await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {

@@ -10,6 +10,7 @@ import type { Clock } from '@ward/shared/clock';
 import { AppliedWaiters } from './applied-waiters';
 import type { RaftNodeConfig } from './config';
 import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf } from './member-parts';
+import { Lessor, minLeaseTtlSeconds } from './lessor';
 import { formatMemberId } from './members';
 import { createNodeMetrics, type NodeMetrics } from './node-metrics';
 import { ProposalWaiters } from './proposals';
@@ -20,6 +21,13 @@ import type { NodeCore } from './service/node-core';
 import type { AppliedRequest, StateMachine } from './state-machine';
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
+
+/** etcd's leaseRevokeRate: expired leases revoked per second at most. */
+const LEASE_REVOKES_PER_SECOND = 1000;
+/** How often the leader looks for expired leases (etcd: every 500 ms). */
+const LEASE_EXPIRY_CHECK_MS = 500;
+/** A revoke proposal that did not apply is proposed again after this long. */
+const LEASE_REPROPOSE_AFTER_MS = 3000;
 
 export interface MemberInputs {
   readonly config: RaftNodeConfig;
@@ -38,6 +46,7 @@ export class Member implements NodeCore {
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;
   readonly tokens: TokenTtlKeeper;
+  readonly lessor: Lessor;
   readonly ids: RequestIdGenerator;
   readonly metrics: NodeMetrics;
   readonly clock: Clock;
@@ -49,6 +58,7 @@ export class Member implements NodeCore {
   private readonly node: RawNode;
   private readonly logger: Logger;
   private housekeeping: NodeJS.Timeout | undefined;
+  private leaseExpiry: NodeJS.Timeout | undefined;
   private resolveFatal: (error: unknown) => void = () => undefined;
 
   constructor(inputs: MemberInputs) {
@@ -64,6 +74,15 @@ export class Member implements NodeCore {
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: DEFAULT_MAX_SIMPLE_TOKENS, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
     this.ids = new RequestIdGenerator(config.memberId, clock.nowMs());
+    this.lessor = new Lessor(
+      {
+        minTtlSeconds: minLeaseTtlSeconds(config.electionTicks, config.tickMs),
+        promoteExtendMs: config.electionTicks * config.tickMs,
+        maxRevokesPerSecond: LEASE_REVOKES_PER_SECOND,
+        reproposeAfterMs: LEASE_REPROPOSE_AFTER_MS,
+      },
+      () => this.stateMachine.applier.leaseView,
+    );
     this.reads = new ReadIndexBatcher({ issue: (context) => this.driver.readIndex(context), nextId: () => this.ids.next(), retryMs: 500, maxWaiting: config.maxPendingReadsCount });
     this.watches = this.createWatchHub(inputs.logger);
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
@@ -71,10 +90,11 @@ export class Member implements NodeCore {
     this.driver = this.createDriver(booted);
   }
 
-  /** Starts ticking and housekeeping (token expiry, gauges) once a second. */
+  /** Starts ticking, housekeeping (token expiry, gauges) once a second and the lease expiry check. */
   start(): void {
     this.driver.start();
     this.housekeeping = setInterval(() => this.housekeep(), 1000);
+    this.leaseExpiry = setInterval(() => this.revokeExpiredLeases(), LEASE_EXPIRY_CHECK_MS);
   }
 
   raftIndexes(): { commit: number; last: number } {
@@ -91,6 +111,8 @@ export class Member implements NodeCore {
   /** Stops the raft side (the servers are stopped by the caller first). */
   async stop(): Promise<void> {
     if (this.housekeeping !== undefined) clearInterval(this.housekeeping);
+    if (this.leaseExpiry !== undefined) clearInterval(this.leaseExpiry);
+    this.lessor.demote();
     this.watches.stop();
     await this.driver.stop();
     this.proposals.close();
@@ -145,6 +167,8 @@ export class Member implements NodeCore {
     this.logger.info({ leader: lead === NO_NODE ? null : formatMemberId(lead), term, isLeader }, 'leader changed');
     this.metrics.leaderChange(isLeader, lead !== NO_NODE, term);
     if (isLeader) this.tokens.renewAll(this.clock.monotonicMs(), this.stateMachine.applier.simpleTokens());
+    if (isLeader) this.lessor.promote(this.clock.monotonicMs());
+    else this.lessor.demote();
     this.reads.leaderChanged();
   }
 
@@ -153,6 +177,8 @@ export class Member implements NodeCore {
     for (const { request, result } of batch) {
       this.proposals.applied(request.header.id, result);
       if (result.ok && result.result.type === 'authenticate') this.tokens.touch(result.result.response.token, now);
+      if (result.ok && result.result.type === 'leaseGrant') this.lessor.granted(result.result.response.id, result.result.response.ttlSeconds, now);
+      if (request.operation.type === 'leaseRevoke' && !this.stateMachine.applier.leaseView.leaseExists(request.operation.request.id)) this.lessor.revoked(request.operation.request.id);
     }
     this.applied.applied(index);
     this.watches.notify();
@@ -162,6 +188,7 @@ export class Member implements NodeCore {
   private onRestored(snapshot: Snapshot): void {
     this.logger.info({ index: snapshot.metadata.index, term: snapshot.metadata.term, bytes: snapshot.data.length }, 'snapshot installed from the leader');
     this.applied.applied(this.stateMachine.appliedIndex);
+    this.lessor.resync(this.clock.monotonicMs());
     this.watches.notify();
   }
 
@@ -190,5 +217,29 @@ export class Member implements NodeCore {
     } catch (error) {
       this.logger.debug({ err: error }, 'token expiry not proposed');
     }
+  }
+
+  /**
+   * The leader proposes LeaseRevoke, as the internal root identity (etcd's WithRoot: expiry deletes
+   * keys whoever attached them), for each expired lease the lessor hands out (rate-bounded; a
+   * revoke that does not apply is proposed again later).
+   */
+  private revokeExpiredLeases(): void {
+    if (!this.driver.isLeader) return;
+    const due = this.lessor.expired(this.clock.monotonicMs());
+    if (due.length === 0) return;
+    const authRevision = this.stateMachine.applier.authView.revision;
+    let proposed = 0;
+    for (const id of due) {
+      const header = { id: this.ids.next(), username: 'root', authRevision };
+      try {
+        this.driver.propose(encodeApplyRequest({ header, operation: { type: 'leaseRevoke', request: { id } } }, { maxEntryBytes: maxEntryBytesOf(this.config) }));
+        proposed += 1;
+      } catch (error) {
+        this.logger.debug({ err: error }, 'lease revoke not proposed; retried later');
+        break;
+      }
+    }
+    this.logger.info({ leases: proposed, due: due.length }, 'proposed revocation of expired leases');
   }
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { createLogger } from '@ward/platform/logging';
-import { MessageType, NO_NODE, RawNode, votersConfState, type Message } from '@ward/raft/core';
+import { MessageType, NO_NODE, RawNode, votersConfState, type Message, type Ready } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { SeededRng } from '@ward/shared/clock';
 import { RaftDriver } from './raft-driver';
@@ -27,6 +27,10 @@ interface Member {
   persistence: RaftPersistence;
   restored: number;
   violations: string[];
+  /** While set, this member's writes of the Readies it holds wait (a stalled disk). */
+  gate: { holds: (ready: Ready) => boolean; until: Promise<void> } | undefined;
+  /** Writes waiting at the gate now. */
+  held: number;
 }
 
 class Network {
@@ -46,10 +50,21 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
   const node = new RawNode({ id, storage: booted.storage, rng: new SeededRng(Number(id)), applied: stateMachine.appliedIndex, electionTimeoutTicks: 10, heartbeatIntervalTicks: 1 });
   const violations: string[] = [];
   const storage = booted.storage; // updated only once the WAL write of a Ready is durable
-  const member: Member = { driver: undefined as never, stateMachine, persistence: booted.persistence, restored: 0, violations };
+  const member: Member = { driver: undefined as never, stateMachine, persistence: booted.persistence, restored: 0, violations, gate: undefined, held: 0 };
+  // The real persistence, with writes that can be held back.
+  const persistence: RaftPersistence = Object.create(booted.persistence);
+  persistence.persist = async (ready) => {
+    const gate = member.gate;
+    if (gate !== undefined && gate.holds(ready)) {
+      member.held++;
+      await gate.until;
+      member.held--;
+    }
+    return booted.persistence.persist(ready);
+  };
   member.driver = new RaftDriver({
     node,
-    persistence: booted.persistence,
+    persistence,
     send: (messages) => {
       // An ack or a vote may only leave once what it vouches for is durable.
       for (const m of messages) {
@@ -67,7 +82,10 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
     logger,
     hooks: {
       onLeaderChange: () => undefined,
-      onApplied: () => undefined,
+      onApplied: (applied) => {
+        // Only entries in this member's durable log are ever applied.
+        for (const { index } of applied) if (index > storage.lastIndex()) violations.push(`member ${id} applied ${index} before it was durable here`);
+      },
       onRestored: () => member.restored++,
       onReadStates: () => undefined,
       onSnapshot: () => undefined,
@@ -102,6 +120,46 @@ describe('RaftDriver', () => {
     await until(() => members.every((m) => m.stateMachine.applier.keySpaceView.currentRevision === 61));
     const hashes = new Set(members.map((m) => m.stateMachine.applier.stateHash()));
     expect(hashes.size).toBe(1);
+    expect(members.flatMap((m) => m.violations)).toEqual([]);
+    await Promise.all(members.map(async (m) => { await m.driver.stop(); await m.persistence.close(); }));
+  });
+
+  it('answers committed entries while the next Ready is still being written; applies only what is durable here', async () => {
+    const net = new Network();
+    const roots = await Promise.all(IDS.map(() => mkdtemp(join(tmpdir(), 'ward-driver-'))));
+    dirs.push(...roots);
+    const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, 1000)));
+    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
+    const leader = members.find((m) => m.driver.isLeader)!;
+    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
+    leader.driver.propose(put(1));
+    await until(() => members.every((m) => revision(m) === 2));
+    let release: () => void = () => undefined;
+    const stall = (member: Member, holds: (ready: Ready) => boolean): void => {
+      member.gate = { holds, until: new Promise((resolve) => (release = resolve)) };
+    };
+    // A follower misses put 2 and gets it, already committed, in one message: the Ready carries
+    // the entry both to write and to apply, and its write stalls. It is not applied before.
+    const follower = members.find((m) => m !== leader)!;
+    const followerId = IDS[members.indexOf(follower)]!;
+    net.down.add(followerId);
+    leader.driver.propose(put(2));
+    await until(() => revision(leader) === 3);
+    stall(follower, (ready) => ready.entries.length > 0);
+    net.down.delete(followerId);
+    await until(() => follower.held === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(revision(follower)).toBe(2);
+    release();
+    await until(() => revision(follower) === 3);
+    // The leader's entries are durable, but the write of the Ready that commits them stalls:
+    // put 3 is applied (its proposer answered) while that write is still waiting.
+    stall(leader, (ready) => ready.entries.length === 0 && ready.committedEntries.length > 0);
+    leader.driver.propose(put(3));
+    await until(() => revision(leader) === 4);
+    expect(leader.held).toBe(1);
+    release();
+    await until(() => members.every((m) => revision(m) === 4) && leader.held === 0);
     expect(members.flatMap((m) => m.violations)).toEqual([]);
     await Promise.all(members.map(async (m) => { await m.driver.stop(); await m.persistence.close(); }));
   });

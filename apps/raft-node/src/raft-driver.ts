@@ -1,11 +1,13 @@
 // The I/O shell around the Raft core: ticks from a timer, peer messages and proposals in, and the
 // Ready loop out, in the order the core's Ready contract demands:
-//   persist (snapshot file, entries, hard state; one write + one fdatasync) -> send -> apply -> advance.
+//   persist (snapshot file, entries, hard state; one write + one fdatasync) -> send -> apply -> advance,
+// except that committed entries already durable in this member's log are applied (and read
+// states served) while the Ready is being written.
 // A leader sends before its own fdatasync (thesis §10.2.1); followers and candidates only after,
 // so they never acknowledge or vote for what is not durable. One Ready is handled at a time;
 // everything that arrives meanwhile (proposals, acks) is batched into the next Ready, which is
 // where group commit comes from.
-import { isEmptySnapshot, NO_NODE, Role, type ConfState, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
+import { isEmptySnapshot, NO_NODE, Role, type ConfState, type Entry, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedRequest, StateMachine } from './state-machine';
@@ -157,10 +159,23 @@ export class RaftDriver {
   private async handle(rd: Ready): Promise<void> {
     if (rd.softState !== undefined) this.role = rd.softState.role;
     const leader = this.role === Role.Leader;
+    const hasSnapshot = rd.snapshot !== undefined && !isEmptySnapshot(rd.snapshot);
+    // Committed entries already in this member's durable log (written by an earlier Ready) are
+    // durable on a quorum and here: they are applied, and their proposers answered, while this
+    // Ready is being written (etcd applies in parallel with its WAL save too). Read states only
+    // need the commit index a quorum confirmed. Entries this Ready itself carries, and everything
+    // after an installed snapshot, wait for the write.
+    // (A follower's new entries may replace uncommitted ones of its log: those indexes are not durable.)
+    const durableIndex = hasSnapshot ? 0 : Math.min(this.options.persistence.storage.lastIndex(), (rd.entries[0]?.index ?? Number.POSITIVE_INFINITY) - 1);
+    let split = 0;
+    while (split < rd.committedEntries.length && rd.committedEntries[split]!.index <= durableIndex) split++;
     if (leader) this.options.send(rd.messages);
-    if (rd.entries.length > 0 || rd.hardState !== undefined || !isEmptySnapshot(rd.snapshot)) {
-      await this.options.persistence.persist(rd);
-    }
+    const persisting = rd.entries.length > 0 || rd.hardState !== undefined || hasSnapshot ? this.options.persistence.persist(rd) : undefined;
+    // Awaited below; the handler only keeps a failure from counting as unhandled meanwhile.
+    persisting?.catch(() => undefined);
+    if (split > 0) this.applyEarly(rd.committedEntries.slice(0, split));
+    if (rd.readStates.length > 0) this.options.hooks.onReadStates(rd.readStates);
+    if (persisting !== undefined) await persisting;
     if (!leader) this.options.send(rd.messages);
     const status = this.node.basicStatus();
     if (status.lead !== this.leaderId || status.term !== this.term) {
@@ -168,15 +183,20 @@ export class RaftDriver {
       this.term = status.term;
       this.options.hooks.onLeaderChange(status.lead, status.term);
     }
-    if (rd.snapshot !== undefined && !isEmptySnapshot(rd.snapshot)) {
-      this.options.stateMachine.restore(rd.snapshot);
-      this.lastSnapshotIndex = rd.snapshot.metadata.index;
-      this.options.hooks.onRestored(rd.snapshot);
+    if (hasSnapshot) {
+      this.options.stateMachine.restore(rd.snapshot!);
+      this.lastSnapshotIndex = rd.snapshot!.metadata.index;
+      this.options.hooks.onRestored(rd.snapshot!);
     }
-    const applied = this.options.stateMachine.apply(rd.committedEntries);
-    if (rd.readStates.length > 0) this.options.hooks.onReadStates(rd.readStates);
+    const rest = split === 0 ? rd.committedEntries : rd.committedEntries.slice(split);
+    const applied = this.options.stateMachine.apply(rest);
     this.node.advance();
-    if (rd.committedEntries.length > 0) this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
+    if (rest.length > 0) this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
+  }
+
+  private applyEarly(entries: readonly Entry[]): void {
+    const applied = this.options.stateMachine.apply(entries);
+    this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
   }
 
   private async maybeSnapshot(): Promise<void> {

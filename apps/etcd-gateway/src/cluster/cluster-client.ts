@@ -10,6 +10,7 @@ import { wireError } from '@ward/etcd/wire-errors';
 import type {
   AuthCheck__Output,
   AuthCheckResponse__Output,
+  NodeLeaseRequest,
   NodeMaintainRequest,
   NodeMemberListResponse__Output,
   NodeResponse__Output,
@@ -172,6 +173,25 @@ export class ClusterClient {
   }
 
   /**
+   * A lessor query (keep-alive renewal, time-to-live, list) at the leader, which alone knows
+   * deadlines; resolves to the encoded etcd response. Answering changes no replicated state, so
+   * any unavailability is retried like a read.
+   */
+  lease(request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+    return this.run('Lease', signal, async (connection, deadlineMs, callSignal) => {
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.call<NodeResponse__Output>('Lease', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        const attempt = readAttempt(answer);
+        if (attempt.kind === 'done') this.leaderAddress = connection.address;
+        return attempt;
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /**
    * An admin-only Maintenance request at the leader, which decides the admin check. Retried like a
    * read: Defragment has nothing to repeat and a second MoveLeader to the same member is harmless.
    */
@@ -270,7 +290,8 @@ export class ClusterClient {
     this.assertOpen();
     const deadlineMs = this.nowMs() + this.options.requestTimeoutMs;
     const bounds = this.options.retry;
-    let lastError: Error = wireError('NoLeader');
+    // Built only when a try fails: an Error captures a stack trace, too costly for every request.
+    let lastError: Error | undefined;
     for (let tryNumber = 1; tryNumber <= bounds.maxAttemptsCount; tryNumber++) {
       if (signal?.aborted) throw wireError('Canceled');
       if (this.nowMs() >= deadlineMs) throw wireError('Timeout');
@@ -282,7 +303,7 @@ export class ClusterClient {
       }
       if (outcome.kind === 'fail') throw outcome.error;
       const immediate = outcome.kind === 'redirect' && this.followHint(connection, outcome.leaderAddress);
-      if (outcome.kind === 'redirect' && !immediate) lastError = wireError('NoLeader');
+      if (outcome.kind === 'redirect' && !immediate) lastError = undefined;
       if (outcome.kind === 'retry') {
         lastError = outcome.error;
         this.moveOn(connection);
@@ -290,7 +311,7 @@ export class ClusterClient {
       this.options.logger.debug({ method, node: connection.address, tryNumber, outcome: outcome.kind }, 'retrying at another member');
       if (tryNumber < bounds.maxAttemptsCount && !immediate) await this.pause(tryNumber, deadlineMs, signal);
     }
-    throw lastError;
+    throw lastError ?? wireError('NoLeader');
   }
 
   private async pause(tryNumber: number, deadlineMs: number, signal?: AbortSignal): Promise<void> {

@@ -12,7 +12,7 @@ export interface NodeConnectionOptions {
 }
 
 /** The unary methods of wardnode.Node. */
-export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'Maintain';
+export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'Lease' | 'Maintain';
 
 type UnaryFunction = (
   request: unknown,
@@ -46,6 +46,8 @@ export class NodeConnection {
       'grpc.max_reconnect_backoff_ms': 2000,
       // Our own retry loop decides what may be retried.
       'grpc.enable_retries': 0,
+      // No channelz service reads them: skip its per-call trackers.
+      'grpc.enable_channelz': 0,
     });
   }
 

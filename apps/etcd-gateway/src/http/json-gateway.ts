@@ -96,7 +96,10 @@ async function serve(entry: UnaryRpc, types: RouteTypes, request: FastifyRequest
     }
     const message = types.deserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     const answer = await entry.call(message, { token: tokenFromHeaders(request.headers) }, requestSignal(reply));
-    return reply.code(200).type('application/json').send(responseToJson(types.responseType, answer));
+    const json = responseToJson(types.responseType, answer);
+    // A streaming RPC (LeaseKeepAlive): one request, one `{"result": ...}` line, as grpc-gateway streams.
+    if (entry.httpStream) return reply.code(200).type('application/json').send(`${JSON.stringify({ result: json })}\n`);
+    return reply.code(200).type('application/json').send(json);
   } catch (error) {
     const { statusCode, body } = httpError(error, options.logger);
     return reply.code(statusCode).type('application/json').send(body);

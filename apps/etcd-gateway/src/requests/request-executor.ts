@@ -50,6 +50,16 @@ export class RequestExecutor {
     );
   }
 
+  /** Runs `send` with the caller's identity (for RPCs answered by a member outside the log). */
+  asIdentity(credentials: Credentials, send: (identity: Identity) => Promise<Buffer>, signal?: AbortSignal): Promise<Buffer> {
+    return this.asCaller(credentials, signal, send);
+  }
+
+  /** A new request id (also what the gateway draws lease IDs from). */
+  nextId(): bigint {
+    return this.options.ids.next();
+  }
+
   /**
    * Runs `send` with the caller's identity. A simple-token identity served from the short cache
    * may carry a revision that an auth change has just passed; the cluster then refuses the

@@ -1,23 +1,64 @@
-// etcd's Lease service is not offered: the raft-nodes replicate a lease table but run no lessor
-// (nothing expires a lease or its keys), so granting a lease would promise an expiry that never
-// comes. Every Lease RPC answers UNIMPLEMENTED (`ward: <RPC> is not supported`, the same text as
-// every RPC ward does not serve); lease-less KV use is unaffected.
-import { unimplemented } from './unimplemented';
+// etcd's Lease service. Grant and Revoke are proposals (the lease table is replicated; the
+// gateway draws the ID of a grant that asks for 0, the leader raises a TTL below the minimum);
+// TimeToLive, Leases and each keep-alive renewal are answered by the leader's lessor, which alone
+// knows deadlines. Every call carries the caller's identity; the permission rules of spec §3.5
+// are decided by the raft-node (at apply, or against the current auth store for the queries).
+import { leaseGrantOperation, leaseRevokeOperation, int64ToBigInt } from '@ward/etcd/api-mapping';
+import type {
+  LeaseGrantRequest__Output,
+  LeaseKeepAliveRequest__Output,
+  LeaseRevokeRequest__Output,
+  LeaseTimeToLiveRequest__Output,
+  NodeLeaseRequest,
+} from '@ward/etcd/proto';
+import { MAX_LEASE_TTL_SECONDS } from '@ward/etcd/apply';
+import { wireError } from '@ward/etcd/wire-errors';
+import type { Credentials, RequestExecutor } from '../requests/request-executor';
+
+const POSITIVE_INT64_MASK = 2n ** 63n - 1n;
+
+/** The leader's lessor queries (the cluster client's `lease`). */
+export type LeaseQueryTransport = (request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal) => Promise<Buffer>;
 
 export class LeaseApi {
-  grant(): Promise<never> {
-    return Promise.reject(unimplemented('LeaseGrant'));
+  constructor(
+    private readonly executor: RequestExecutor,
+    private readonly query: LeaseQueryTransport,
+  ) {}
+
+  grant(request: LeaseGrantRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    // etcd's lessor refuses a TTL above its maximum; checked here too so no oversized number is encoded.
+    if (BigInt(request.TTL) > BigInt(MAX_LEASE_TTL_SECONDS)) return Promise.reject(wireError('LeaseTTLTooLarge'));
+    return this.executor.propose(credentials, leaseGrantOperation(request, () => this.drawLeaseId()), signal);
   }
 
-  revoke(): Promise<never> {
-    return Promise.reject(unimplemented('LeaseRevoke'));
+  revoke(request: LeaseRevokeRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.executor.propose(credentials, leaseRevokeOperation(request), signal);
   }
 
-  timeToLive(): Promise<never> {
-    return Promise.reject(unimplemented('LeaseTimeToLive'));
+  timeToLive(request: LeaseTimeToLiveRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    const id = int64ToBigInt(request.ID, 'LeaseTimeToLiveRequest.ID').toString();
+    return this.executor.asIdentity(credentials, (identity) => this.query({ ...identityFields(identity), kind: 'TIME_TO_LIVE', id, keys: request.keys }, signal), signal);
   }
 
-  leases(): Promise<never> {
-    return Promise.reject(unimplemented('LeaseLeases'));
+  leases(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.executor.asIdentity(credentials, (identity) => this.query({ ...identityFields(identity), kind: 'LEASES' }, signal), signal);
   }
+
+  /** One keep-alive renewal (a message of the LeaseKeepAlive stream): the encoded LeaseKeepAliveResponse. */
+  keepAlive(request: LeaseKeepAliveRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    const id = int64ToBigInt(request.ID, 'LeaseKeepAliveRequest.ID').toString();
+    return this.executor.asIdentity(credentials, (identity) => this.query({ ...identityFields(identity), kind: 'KEEP_ALIVE', id }, signal), signal);
+  }
+
+  /** etcd's API layer picks a positive ID from its request-id generator; so does the gateway. */
+  private drawLeaseId(): bigint {
+    let id = 0n;
+    while (id === 0n) id = this.executor.nextId() & POSITIVE_INT64_MASK;
+    return id;
+  }
+}
+
+function identityFields(identity: { username: string; authRevision: number }): { username: string; auth_revision: string } {
+  return { username: identity.username, auth_revision: String(identity.authRevision) };
 }

@@ -14,6 +14,11 @@ export interface UnaryRpc {
   readonly method: string;
   /** etcd's JSON gateway path, when the gateway serves it over HTTP too. */
   readonly httpPath: string | undefined;
+  /**
+   * A streaming RPC served over HTTP one message at a time (grpc-gateway answers each as
+   * `{"result": ...}`); on gRPC it has its own stream handler, so it is not registered as unary.
+   */
+  readonly httpStream: boolean;
   // The request is the message grpc-js decoded for this method.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly call: (request: any, credentials: Credentials, signal?: AbortSignal) => Promise<Buffer | object>;
@@ -30,8 +35,8 @@ export interface EtcdApis {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Call = (request: any, credentials: Credentials, signal?: AbortSignal) => Promise<Buffer | object>;
 
-function rpc(service: EtcdServiceName, method: string, httpPath: string | undefined, call: Call): UnaryRpc {
-  return Object.freeze({ service, method, httpPath, call });
+function rpc(service: EtcdServiceName, method: string, httpPath: string | undefined, call: Call, httpStream = false): UnaryRpc {
+  return Object.freeze({ service, method, httpPath, call, httpStream });
 }
 
 function kvRpcs(kv: KvApi): UnaryRpc[] {
@@ -90,10 +95,11 @@ function clusterRpcs(cluster: ClusterApi): UnaryRpc[] {
 
 function leaseRpcs(lease: LeaseApi): UnaryRpc[] {
   return [
-    rpc('Lease', 'LeaseGrant', '/v3/lease/grant', () => lease.grant()),
-    rpc('Lease', 'LeaseRevoke', '/v3/lease/revoke', () => lease.revoke()),
-    rpc('Lease', 'LeaseTimeToLive', '/v3/lease/timetolive', () => lease.timeToLive()),
-    rpc('Lease', 'LeaseLeases', '/v3/lease/leases', () => lease.leases()),
+    rpc('Lease', 'LeaseGrant', '/v3/lease/grant', (r, c, s) => lease.grant(r, c, s)),
+    rpc('Lease', 'LeaseRevoke', '/v3/lease/revoke', (r, c, s) => lease.revoke(r, c, s)),
+    rpc('Lease', 'LeaseTimeToLive', '/v3/lease/timetolive', (r, c, s) => lease.timeToLive(r, c, s)),
+    rpc('Lease', 'LeaseLeases', '/v3/lease/leases', (r, c, s) => lease.leases(r, c, s)),
+    rpc('Lease', 'LeaseKeepAlive', '/v3/lease/keepalive', (r, c, s) => lease.keepAlive(r, c, s), true),
   ];
 }
 

@@ -43,8 +43,13 @@ async function resolve(core: NodeCore, request: ResolveTokenRequest__Output): Pr
   const parts = request.token.split('.');
   if (parts.length !== 2 || !TOKEN_INDEX.test(parts[1]!) || BigInt(parts[1]!) >= 2n ** 64n) return invalid;
   const index = Number(parts[1]);
+  // A leader holds every committed entry (leader completeness), and a token is handed out only once
+  // its entry applied: an index beyond the leader's log names no token, now or later (a later
+  // entry at that index would carry another sealed prefix). Answer at once rather than let such
+  // tokens hold the waiting slots linearizable reads share.
+  if (core.driver.isLeader && index > core.raftIndexes().last) return invalid;
   if (!core.applied.hasRoom()) throw wireError('TooManyRequests');
-  // An index beyond any safe log position can never be applied: the wait runs to its deadline, as etcd's.
+  // A follower may not have the entry yet: it waits, bounded, for its applied index to get there.
   const reached = await core.applied.wait(Number.isSafeInteger(index) ? index : Number.POSITIVE_INFINITY, timeoutOf(core, request.timeout_ms));
   if (!reached) return invalid;
   const owner = core.stateMachine.applier.resolveSimpleToken(request.token);

@@ -2,6 +2,7 @@ import type { ResponseContext } from '@ward/etcd/api-mapping';
 import type { Clock } from '@ward/shared/clock';
 import type { AppliedWaiters } from '../applied-waiters';
 import type { RaftNodeConfig } from '../config';
+import type { Lessor } from '../lessor';
 import type { NodeMetrics } from '../node-metrics';
 import type { ProposalWaiters } from '../proposals';
 import type { RaftDriver } from '../raft-driver';
@@ -21,6 +22,7 @@ export interface NodeCore {
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;
   readonly tokens: TokenTtlKeeper;
+  readonly lessor: Lessor;
   readonly ids: RequestIdGenerator;
   readonly metrics: NodeMetrics;
   readonly clock: Clock;

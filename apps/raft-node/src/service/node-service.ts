@@ -2,6 +2,7 @@
 import type { ServerDuplexStream, ServerWritableStream } from '@grpc/grpc-js';
 import type {
   AuthCheckRequest__Output,
+  NodeLeaseRequest__Output,
   NodeMaintainRequest__Output,
   NodeResponse,
   NodeSnapshotRequest__Output,
@@ -15,6 +16,7 @@ import type { ServiceHandlers } from '@ward/platform/grpc-server';
 import { authCheck, resolveToken } from './auth';
 import { maintain } from './maintain';
 import type { NodeCore } from './node-core';
+import { lease } from './lease';
 import { propose } from './propose';
 import { read } from './read';
 import { SnapshotStreams } from './snapshot';
@@ -30,6 +32,7 @@ export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number)
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),
     Status: async () => nodeStatus(core, snapshotBytes()),
     MemberList: async () => memberList(core),
+    Lease: (request: NodeLeaseRequest__Output) => lease(core, request),
     Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
     Snapshot: (request: NodeSnapshotRequest__Output, call: ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>) => snapshots.serve(request, call),
   };

@@ -1,7 +1,7 @@
 // Propose: append a gateway's request to the log and answer once this member applied it.
 import { status } from '@grpc/grpc-js';
 import { encodeApplyResponse } from '@ward/etcd/api-mapping';
-import { encodeApplyRequest } from '@ward/etcd/apply';
+import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import type { NodeResponse, ProposeRequest__Output } from '@ward/etcd/proto';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { ProposalDroppedError } from '@ward/raft/core';
@@ -9,6 +9,19 @@ import type { ProposalOutcomeLabel } from '../node-metrics';
 import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
 import { ENTRY_OVERHEAD_BYTES, decodeEntry } from './decode-entry';
 import { responseContext, timeoutOf, type NodeCore } from './node-core';
+
+const POSITIVE_INT64_MASK = 2n ** 63n - 1n;
+
+/**
+ * What the leader settles before a grant enters the log, as etcd's lessor does at grant time: a
+ * TTL below the minimum is raised to it, and an ID of 0 gets a unique positive one.
+ */
+function leaderOperation(core: NodeCore, operation: ApplyOperation): ApplyOperation {
+  if (operation.type !== 'leaseGrant') return operation;
+  let id = operation.request.id;
+  while (id === 0n) id = core.ids.next() & POSITIVE_INT64_MASK;
+  return { type: 'leaseGrant', request: { id, ttlSeconds: core.lessor.grantTtl(operation.request.ttlSeconds) } };
+}
 
 export async function propose(core: NodeCore, request: ProposeRequest__Output): Promise<NodeResponse> {
   const started = performance.now();
@@ -25,7 +38,7 @@ export async function propose(core: NodeCore, request: ProposeRequest__Output): 
   if (!core.proposals.hasRoom()) return done('too_many', wireErrorAnswer('TooManyRequests'));
   // The member stamps its own request id: unique per proposal whoever sent it.
   const id = core.ids.next();
-  const entry = encodeApplyRequest({ header: { ...decoded.header, id }, operation: decoded.operation }, { maxEntryBytes: core.config.maxRequestBytes + ENTRY_OVERHEAD_BYTES });
+  const entry = encodeApplyRequest({ header: { ...decoded.header, id }, operation: leaderOperation(core, decoded.operation) }, { maxEntryBytes: core.config.maxRequestBytes + ENTRY_OVERHEAD_BYTES });
   const outcome = core.proposals.register(id, timeoutOf(core, request.timeout_ms));
   const termAtPropose = core.driver.currentTerm;
   try {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compareBytes, concatBytes, prefixRangeEnd } from '@ward/shared/bytes';
-import { AuthStore } from './auth-store';
+import { AuthStore, type AuthIdentity } from './auth-store';
 import { PermissionType, type Access } from './permission';
 
 // ---- the reference ---------------------------------------------------------------------------
@@ -85,6 +85,9 @@ const rangeEndArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant(Uint8Array.of(0)) },
   { weight: 4, arbitrary: keyArb },
 );
+/** Ten checks per user and access type: enough (≥ 8 since the last change) to build the views. */
+const WARM_UP_KEYS = BYTES.map((b) => Uint8Array.of(b));
+const WARM_UP_END = Uint8Array.of(0xff, 0xff, 0xff);
 const ROLES = ['r1', 'r2', 'r3'];
 const USERS = ['u1', 'u2'];
 const roleArb = fc.constantFrom(...ROLES);
@@ -204,16 +207,38 @@ describe('permission index against the naive etcd reference', () => {
   it('agrees on every key and range check over random grants and revokes (10,000 sequences)', () => {
     let checks = 0;
     fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 25 }), fc.array(checkArb, { minLength: 1, maxLength: 8 }), (ops, queries) => {
+      fc.property(fc.array(opArb, { maxLength: 25 }), fc.array(opArb, { maxLength: 5 }), fc.array(checkArb, { minLength: 1, maxLength: 8 }), (ops, later, queries) => {
         const { store, model } = setUp();
         for (const op of ops) applyOp(store, model, op);
         store.checkInvariants();
-        for (const q of queries) {
-          const expected = referencePermits(model.intervals(q.user, q.access), q.key, q.rangeEnd);
-          const actual = store.checkAccess({ username: q.user, authRevision: store.revision }, q.access, q.key, q.rangeEnd);
-          expect(actual === null).toBe(expected);
-          checks++;
-        }
+        const identity = (username: string): AuthIdentity => ({ username, authRevision: store.revision });
+        const checkAll = (): void => {
+          for (const q of queries) {
+            const expected = referencePermits(model.intervals(q.user, q.access), q.key, q.rangeEnd);
+            const actual = store.checkAccess(identity(q.user), q.access, q.key, q.rangeEnd);
+            expect(actual === null).toBe(expected);
+            checks++;
+          }
+        };
+        const warmUp = (): void => {
+          for (const user of USERS) {
+            for (const access of ['read', 'write'] as const) {
+              for (const key of WARM_UP_KEYS) {
+                store.checkAccess(identity(user), access, key, new Uint8Array(0));
+                store.checkAccess(identity(user), access, key, WARM_UP_END);
+              }
+            }
+          }
+        };
+        // From the fresh indexes, again once enough queries have built the flat views, then after
+        // later changes (which drop the views) before and after they are rebuilt.
+        checkAll();
+        warmUp();
+        checkAll();
+        for (const op of later) applyOp(store, model, op);
+        checkAll();
+        warmUp();
+        checkAll();
       }),
       { numRuns: 10_000 },
     );

@@ -10,7 +10,9 @@ import {
   validateRangeRequest,
   validateTxnRequest,
   type KVStoreOptions,
+  type LeaseId,
 } from '@ward/etcd/kv-store';
+import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
 import { decodeApplierSnapshot, encodeApplierSnapshot } from './applier-snapshot';
@@ -20,7 +22,9 @@ import {
   checkAuthenticated,
   checkCompact,
   checkDeleteRange,
+  checkLeaseAccess,
   checkLeaseKeys,
+  checkLeaseList,
   checkPut,
   checkRange,
   checkTxn,
@@ -30,6 +34,12 @@ import { ADMIN_OPERATIONS, type ApplyOperation, type ApplyRequest } from './requ
 import type { ApplyResponse, ApplyResult } from './response';
 import { SimpleTokenTable } from './simple-tokens';
 import { authWireError, toWireError } from './wire-error-map';
+
+/** A lease query answered outside the log (see Applier.checkLeaseQuery). */
+export type LeaseQuery =
+  | { readonly type: 'keepAlive'; readonly id: LeaseId }
+  | { readonly type: 'timeToLive'; readonly id: LeaseId; readonly keys: boolean }
+  | { readonly type: 'leases' };
 
 /** Limits of the state machine. Replicas must share them: they decide outcomes. */
 export interface ApplierOptions {
@@ -150,6 +160,33 @@ export class Applier {
   /** The key space, for Watch and lease queries served by the node. */
   get keySpaceView(): Pick<KVStore, 'readEvents' | 'currentRevision' | 'compactRevision' | 'oldestEventRevision' | 'leaseKeys' | 'range'> {
     return this.kv;
+  }
+
+  /** The lease table, for the lessor that runs next to the state machine (deadlines, queries). */
+  get leaseView(): Pick<LeaseTable, 'leaseExists' | 'ttlOf' | 'entries' | 'size'> {
+    return this.leases;
+  }
+
+  /**
+   * The permission check of a lease query the lessor answers outside the log: `keepAlive` and
+   * `timeToLive` name a lease (`keys`: the attached keys are listed too), `leases` lists them all.
+   * Returns etcd's wire error, or null when allowed.
+   */
+  checkLeaseQuery(identity: AuthIdentity, query: LeaseQuery): EtcdWireError | null {
+    const context: CheckContext = { auth: this.auth, kv: this.kv, leases: this.leases, identity };
+    let code: AuthErrorCode | null;
+    switch (query.type) {
+      case 'keepAlive':
+        code = checkLeaseAccess(context, query.id, 'write');
+        break;
+      case 'timeToLive':
+        code = checkLeaseAccess(context, query.id, query.keys ? 'read' : 'none');
+        break;
+      case 'leases':
+        code = checkLeaseList(context);
+        break;
+    }
+    return code === null ? null : authWireError(code);
   }
 
   /** etcd's simple-token lookup: the owner and the current auth revision, or undefined. */

@@ -22,6 +22,11 @@ export class LeaseTable implements LeaseLookup {
     return this.ttlById.has(lease);
   }
 
+  /** The TTL the lease was granted with, or undefined for an unknown lease. */
+  ttlOf(lease: LeaseId): number | undefined {
+    return this.ttlById.get(lease);
+  }
+
   get size(): number {
     return this.ttlById.size;
   }

@@ -92,6 +92,37 @@ export function checkLeaseKeys(context: CheckContext, lease: LeaseId): AuthError
   return null;
 }
 
+/**
+ * The lessor's queries, answered outside the log (spec §3.5, etcd 3.7): a user while auth is on;
+ * then, for a keep-alive (`write`) or a time-to-live listing keys (`read`), admin or that access
+ * on every key attached to the lease. An unknown lease passes (the lessor answers not found).
+ */
+export function checkLeaseAccess(context: CheckContext, lease: LeaseId, access: 'read' | 'write' | 'none'): AuthErrorCode | null {
+  const authenticated = checkAuthenticated(context);
+  if (authenticated !== null || access === 'none') return authenticated;
+  if (!context.leases.leaseExists(lease)) return null;
+  if (context.auth.isAdminPermitted(context.identity.username) === null) return null;
+  for (const key of context.kv.leaseKeys(lease)) {
+    const error = context.auth.checkAccess(context.identity, access, key, SINGLE_KEY);
+    if (error !== null) return error;
+  }
+  return null;
+}
+
+/** LeaseLeases: a user; admin, or READ on every key of every lease (one unreadable key refuses all). */
+export function checkLeaseList(context: CheckContext): AuthErrorCode | null {
+  const authenticated = checkAuthenticated(context);
+  if (authenticated !== null) return authenticated;
+  if (context.auth.isAdminPermitted(context.identity.username) === null) return null;
+  for (const [lease] of context.leases.entries()) {
+    for (const key of context.kv.leaseKeys(lease)) {
+      const error = context.auth.checkAccess(context.identity, 'read', key, SINGLE_KEY);
+      if (error !== null) return error;
+    }
+  }
+  return null;
+}
+
 /** Compact needs an admin (etcd 3.4.42+/3.5.28+/3.6.9+/3.7). */
 export function checkCompact(context: CheckContext): AuthErrorCode | null {
   return context.auth.isAdminPermitted(context.identity.username);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { credentials, makeGenericClientConstructor, status, type Client, type ServiceDefinition } from '@grpc/grpc-js';
 import { createLogger } from '@ward/platform/logging';
 import { createMetrics } from '@ward/platform/metrics';
-import { GrpcStatusError, createGrpcServer, type GrpcServer, type ServiceHandlers } from './index';
+import { GrpcStatusError, createGrpcServer, type CallContext, type GrpcServer, type ServiceHandlers } from './index';
 
 const json = {
   serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
@@ -26,10 +26,14 @@ const definition: ServiceDefinition = {
   Sum: method('Sum', true, false),
 };
 
-type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number };
+type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number; keepSignal?: boolean };
+
+/** The signals of calls that asked for them (`keepSignal`), in arrival order. */
+const signals: AbortSignal[] = [];
 
 const handlers: ServiceHandlers = {
-  async Echo(request: Request) {
+  async Echo(request: Request, context: CallContext) {
+    if (request.keepSignal) signals.push(context.signal);
     if (request.delayMs) await new Promise((resolve) => setTimeout(resolve, request.delayMs));
     if (request.fail === 'wire') throw Object.assign(new Error('etcdserver: permission denied'), { grpcCode: 7 });
     if (request.fail === 'status') throw new GrpcStatusError(status.NOT_FOUND, 'no such thing');
@@ -97,6 +101,21 @@ describe('createGrpcServer', () => {
   it('serves unary calls over real gRPC', async () => {
     const c = await start();
     expect(await unary(c, 'Echo', { text: 'hi' })).toEqual({ value: { text: 'hi' } });
+  });
+
+  it('aborts the signal when the client cancels, and not when the call completed', async () => {
+    signals.length = 0;
+    const c = await start();
+    expect(await unary(c, 'Echo', { text: 'done', keepSignal: true })).toEqual({ value: { text: 'done' } });
+    const pending = c['Echo']!({ delayMs: 10_000, keepSignal: true }, () => undefined) as { cancel(): void };
+    while (signals.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    pending.cancel();
+    while (!signals[1]!.aborted) await new Promise((resolve) => setImmediate(resolve));
+    // Every stream has closed once the server stopped: the completed call's close is no cancellation.
+    c.close();
+    await server!.stop(100);
+    expect(signals[0]!.aborted).toBe(false);
+    expect(signals[1]!.aborted).toBe(true);
   });
 
   it('passes errors that carry a status through with their exact text', async () => {

@@ -71,6 +71,8 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     'grpc.keepalive_time_ms': options.keepaliveTimeMs,
     'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs,
     'grpc.max_concurrent_streams': options.maxConcurrentStreams,
+    // No channelz service is served: its per-call trackers (timestamps, counters) are pure cost.
+    'grpc.enable_channelz': 0,
   });
   const instrumentation = createInstrumentation(options);
   let stopping: Promise<void> | undefined;
@@ -131,13 +133,28 @@ function createInstrumentation(options: GrpcServerOptions): Instrumentation {
 
 type AnyCall = ServerUnaryCall<unknown, unknown> | ServerReadableStream<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
 
-function createContext(method: string, call: AnyCall, instrumentation: Instrumentation): CallContext {
+/** A call's context, and `finish` to run once the handler settled. */
+interface ContextHandle {
+  readonly context: CallContext;
+  /**
+   * The handler is done: a cancellation from now on concerns nobody. grpc-js reports every
+   * stream's close as `cancelled`, even after the status was sent; aborting the signal then would
+   * cost a DOMException and a round of listeners on every call.
+   */
+  finish(): void;
+}
+
+function createContext(method: string, call: AnyCall, instrumentation: Instrumentation): ContextHandle {
   const requestId = instrumentation.nextRequestId();
   let logger: Logger | undefined;
   let controller: AbortController | undefined;
-  return {
+  let abort: (() => void) | undefined;
+  let finished = false;
+  const context: CallContext = {
     metadata: call.metadata as Metadata,
-    peer: call.getPeer(),
+    get peer() {
+      return call.getPeer();
+    },
     method,
     get logger() {
       logger ??= instrumentation.options.logger.child({ reqId: requestId, method });
@@ -146,11 +163,21 @@ function createContext(method: string, call: AnyCall, instrumentation: Instrumen
     get signal() {
       if (controller === undefined) {
         controller = new AbortController();
-        const abort = (): void => controller!.abort();
-        if (call.cancelled) abort();
-        else (call as NodeJS.EventEmitter).once('cancelled', abort);
+        if (call.cancelled) controller.abort();
+        else if (!finished) {
+          abort = () => controller!.abort();
+          (call as NodeJS.EventEmitter).once('cancelled', abort);
+        }
       }
       return controller.signal;
+    },
+  };
+  return {
+    context,
+    finish() {
+      finished = true;
+      if (abort !== undefined) (call as NodeJS.EventEmitter).removeListener('cancelled', abort);
+      abort = undefined;
     },
   };
 }
@@ -180,14 +207,16 @@ function wrapHandler(
   if (!responseStream) {
     return ((grpcCall: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const startedMs = performance.now();
-      const context = createContext(method, grpcCall, instrumentation);
+      const { context, finish } = createContext(method, grpcCall, instrumentation);
       const run = requestStream ? () => call(grpcCall, context) : () => call(grpcCall.request, context, grpcCall);
       invoke(run).then(
         (response) => {
+          finish();
           instrumentation.record(method, Status.OK, startedMs);
           callback(null, response);
         },
         (error: unknown) => {
+          finish();
           const status = failure(error, context, instrumentation);
           instrumentation.record(method, status.code, startedMs);
           callback(status);
@@ -197,14 +226,16 @@ function wrapHandler(
   }
   return ((grpcCall: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>) => {
     const startedMs = performance.now();
-    const context = createContext(method, grpcCall, instrumentation);
+    const { context, finish } = createContext(method, grpcCall, instrumentation);
     const run = requestStream ? () => call(grpcCall, context) : () => call((grpcCall as ServerWritableStream<unknown, unknown>).request, grpcCall, context);
     invoke(run).then(
       () => {
+        finish();
         instrumentation.record(method, Status.OK, startedMs);
         if (!grpcCall.writableEnded) grpcCall.end();
       },
       (error: unknown) => {
+        finish();
         const status = failure(error, context, instrumentation);
         instrumentation.record(method, status.code, startedMs);
         grpcCall.emit('error', status);

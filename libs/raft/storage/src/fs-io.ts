@@ -1,4 +1,4 @@
-import { fdatasync as fdatasyncCallback, fsync as fsyncCallback } from 'node:fs';
+import { fdatasync as fdatasyncCallback, fsync as fsyncCallback, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** Writes all of `bytes` at `position` (positional writes may be partial). */
@@ -6,6 +6,19 @@ export async function writeFully(handle: FileHandle, bytes: Uint8Array, position
   let written = 0;
   while (written < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position + written);
+    if (bytesWritten <= 0) throw new Error(`write made no progress at position ${position + written}`);
+    written += bytesWritten;
+  }
+}
+
+/**
+ * writeFully on the calling thread: for small writes into the page cache, where a round trip
+ * through libuv's thread pool costs more than the copy itself.
+ */
+export function writeFullySync(handle: FileHandle, bytes: Uint8Array, position: number): void {
+  let written = 0;
+  while (written < bytes.length) {
+    const bytesWritten = writeSync(handle.fd, bytes, written, bytes.length - written, position + written);
     if (bytesWritten <= 0) throw new Error(`write made no progress at position ${position + written}`);
     written += bytesWritten;
   }

@@ -2,7 +2,7 @@ import { rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WalClosedError, WalFailedError, WalQueueFullError, RecordTooLargeError } from './errors';
 import { frameSizeBytes } from './frame';
-import { fdatasync, fsyncDirectory, writeFully } from './fs-io';
+import { fdatasync, fsyncDirectory, writeFully, writeFullySync } from './fs-io';
 import type { WalHardState, WalRecord, WalSnapshotMarker } from './record';
 import { encodeRecordPayload } from './record';
 import { encodeFrames, segmentHeaderFrames, type PendingFrame } from './segment-header';
@@ -42,6 +42,9 @@ export interface WalOpenResult {
   readonly state: WalReplayState | undefined;
   readonly repairs: WalRepairReport;
 }
+
+/** Runs up to this size are written synchronously (see writeRun). */
+const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 
 interface QueuedAppend {
   readonly frames: readonly PendingFrame[];
@@ -268,7 +271,11 @@ export class Wal {
   private async writeRun(run: readonly PendingFrame[], dataCount: number): Promise<void> {
     if (run.length === 0) return;
     const { bytes, crc } = encodeFrames(run, this.crc);
-    await this.io('write', () => writeFully(this.active.handle, bytes, this.active.offset));
+    const { handle, offset } = this.active;
+    // Small runs are copied into the page cache on this thread (no thread-pool round trip on
+    // every Ready); large ones go through the pool so the event loop is not held up.
+    if (bytes.length <= SYNC_WRITE_MAX_BYTES) await this.io('write', async () => writeFullySync(handle, bytes, offset));
+    else await this.io('write', () => writeFully(handle, bytes, offset));
     this.crc = crc;
     this.active.offset += bytes.length;
     this.active.dataRecords += dataCount;

@@ -22,12 +22,14 @@ export async function rootTokenIfEnabled(client: EtcdGrpcClient, rootPassword = 
 }
 
 /**
- * Brings a target back to "fresh": auth disabled, no users, no roles, no keys. Uses only the
+ * Brings a target back to "fresh": auth disabled, no leases, no users, no roles, no keys. Uses only the
  * public API, so it works the same against etcd and ward. Returns the KV revision afterwards.
  */
 export async function resetTarget(client: EtcdGrpcClient, rootPassword = ROOT_PASSWORD): Promise<number> {
   const token = await rootTokenIfEnabled(client, rootPassword);
   if (token !== undefined) expectOk('AuthDisable', await client.call('Auth', 'AuthDisable', {}, { token }));
+  const leases = expectOk('LeaseLeases', await client.call<{ leases: Array<{ ID: string }> }>('Lease', 'LeaseLeases', {}));
+  for (const lease of leases.leases) await client.call('Lease', 'LeaseRevoke', { ID: lease.ID });
   const users = expectOk('UserList', await client.call<{ users: string[] }>('Auth', 'UserList', {}));
   for (const name of users.users) expectOk(`UserDelete ${name}`, await client.call('Auth', 'UserDelete', { name }));
   const roles = expectOk('RoleList', await client.call<{ roles: string[] }>('Auth', 'RoleList', {}));
@@ -55,6 +57,13 @@ export interface UserSpec {
   readonly roles?: readonly string[];
 }
 
+/** A lease granted with a fixed ID before the steps (etcdctl cannot choose IDs; steps can name it). */
+export interface LeaseSpec {
+  /** Decimal int64. */
+  readonly id: string;
+  readonly ttlSeconds: number;
+}
+
 export interface RoleSpec {
   readonly name: string;
   readonly permissions?: readonly {
@@ -70,7 +79,7 @@ export interface RoleSpec {
  */
 export async function setupAuth(
   client: EtcdGrpcClient,
-  setup: { roles?: readonly RoleSpec[]; users?: readonly UserSpec[]; rootPassword?: string; enable?: boolean },
+  setup: { roles?: readonly RoleSpec[]; users?: readonly UserSpec[]; leases?: readonly LeaseSpec[]; rootPassword?: string; enable?: boolean },
 ): Promise<string | undefined> {
   const rootPassword = setup.rootPassword ?? ROOT_PASSWORD;
   expectOk('UserAdd root', await client.call('Auth', 'UserAdd', { name: 'root', password: rootPassword, options: {} }));
@@ -90,6 +99,9 @@ export async function setupAuth(
     for (const role of user.roles ?? []) {
       expectOk(`UserGrantRole ${user.name}`, await client.call('Auth', 'UserGrantRole', { user: user.name, role }));
     }
+  }
+  for (const lease of setup.leases ?? []) {
+    expectOk(`LeaseGrant ${lease.id}`, await client.call('Lease', 'LeaseGrant', { ID: lease.id, TTL: String(lease.ttlSeconds) }));
   }
   if (setup.enable === false) return undefined;
   expectOk('AuthEnable', await client.call('Auth', 'AuthEnable', {}));

@@ -180,7 +180,7 @@ async function watchCreate(client: EtcdGrpcClient, step: GrpcWatchStep, tokens: 
 
 const REVISION_KEYS = new Set(['revision', 'create_revision', 'mod_revision', 'compact_revision']);
 
-/** Strips response headers, shows bytes as text, classifies tokens and makes revisions relative. */
+/** Strips response headers, shows bytes as text, classifies tokens, makes revisions relative and sorts lease lists. */
 export function normalizeValue(value: unknown, baselineRevision: number, key = ''): unknown {
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   if (Array.isArray(value)) return value.map((item) => normalizeValue(item, baselineRevision));
@@ -189,6 +189,8 @@ export function normalizeValue(value: unknown, baselineRevision: number, key = '
     for (const [field, inner] of Object.entries(value)) {
       if (field === 'header') continue;
       out[field] = normalizeValue(inner, baselineRevision, field);
+      // etcd lists leases in map order (random): compare them sorted by ID.
+      if (field === 'leases' && Array.isArray(out[field])) out[field] = (out[field] as Array<{ ID?: string }>).slice().sort((a, b) => compareIds(a.ID, b.ID));
     }
     return out;
   }
@@ -197,6 +199,12 @@ export function normalizeValue(value: unknown, baselineRevision: number, key = '
     return `base+${Number(value) - baselineRevision}`;
   }
   return value;
+}
+
+function compareIds(a: string | undefined, b: string | undefined): number {
+  const x = BigInt(a ?? '0');
+  const y = BigInt(b ?? '0');
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function tokenShape(token: string): string {

@@ -24,6 +24,14 @@ describe('normalizeStdout', () => {
     expect(normalizeStdout('foo\nrevision 12\n127.0.0.1:40001 is healthy', context)).toBe('foo\nrevision 12\n<endpoint> is healthy');
   });
 
+  it('hides the ID `lease grant` chose and a lease’s remaining seconds, and only those', () => {
+    expect(normalizeStdout('lease 1a0e6daa00000004 granted with TTL(10s)\n', context)).toBe('lease <id> granted with TTL(10s)\n');
+    expect(normalizeStdout('lease 00000000000003e8 granted with TTL(60s), remaining(59s), attached keys([foo])', context)).toBe(
+      'lease 00000000000003e8 granted with TTL(60s), remaining(<s>), attached keys([foo])',
+    );
+    expect(normalizeStdout('lease 00000000000003e8 keepalived with TTL(60)', context)).toBe('lease 00000000000003e8 keepalived with TTL(60)');
+  });
+
   it('hides how long a health probe took, and only that', () => {
     const line = (took: string) => `127.0.0.1:40001 is healthy: successfully committed proposal: took = ${took}`;
     const expected = '<endpoint> is healthy: successfully committed proposal: took = <duration>';

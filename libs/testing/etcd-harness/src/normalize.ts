@@ -30,9 +30,14 @@ function replaceEndpoints(text: string, endpoints: readonly string[]): string {
   return out.replace(/endpoint:\/\/client-[0-9a-f-]+\//g, 'endpoint://client-<uuid>/');
 }
 
+/** `lease grant`'s server-chosen ID, and a time-to-live's remaining seconds (timing, not behaviour). */
+const GRANTED_LEASE = /^lease [0-9a-f]{16} granted with TTL\((\d+)s\)$/gm;
+const REMAINING_TTL = /remaining\(\d+s\)/g;
+
 /** Normalises etcdctl stdout (text or `-w json`). */
 export function normalizeStdout(stdout: string, context: NormalizeContext): string {
-  const withIds = stdout.replace(ID_FIELDS, (_, field: string) => `"${field}":"<${field}>"`);
+  const withLeases = stdout.replace(GRANTED_LEASE, 'lease <id> granted with TTL($1s)').replace(REMAINING_TTL, 'remaining(<s>)');
+  const withIds = withLeases.replace(ID_FIELDS, (_, field: string) => `"${field}":"<${field}>"`);
   const withRevisions = withIds.replace(
     REVISION_FIELDS,
     (_, field: string, value: string) => `"${field}":${relativeRevision(value, context.baselineRevision)}`,

@@ -1,4 +1,4 @@
-import { ROOT_PASSWORD, resetTarget, setupAuth, type RoleSpec, type UserSpec } from './auth-setup';
+import { ROOT_PASSWORD, resetTarget, setupAuth, type LeaseSpec, type RoleSpec, type UserSpec } from './auth-setup';
 import { runEtcdctl, startEtcdctl, type Credentials, type EtcdctlResult, type EtcdctlWatch } from './etcdctl';
 import { EtcdGrpcClient } from './grpc-client';
 import { etcdctlError, normalizeStderr, normalizeStdout, type NormalizeContext } from './normalize';
@@ -56,7 +56,7 @@ export interface Scenario {
   /** Where the expected behaviour comes from: spec section or §7 checklist rows. */
   readonly spec: string;
   /** Created through the API before the first step (root + root role always, auth enabled unless `enable: false`). */
-  readonly setup?: { readonly roles?: readonly RoleSpec[]; readonly users?: readonly UserSpec[]; readonly enable?: boolean };
+  readonly setup?: { readonly roles?: readonly RoleSpec[]; readonly users?: readonly UserSpec[]; readonly leases?: readonly LeaseSpec[]; readonly enable?: boolean };
   /** Passwords of users the steps act as (root's is added). */
   readonly passwords?: Readonly<Record<string, string>>;
   readonly steps: readonly Step[];

@@ -2207,6 +2207,10 @@ export const etcdDescriptor = {
               "requestType": "NodeMemberListRequest",
               "responseType": "NodeMemberListResponse"
             },
+            "Lease": {
+              "requestType": "NodeLeaseRequest",
+              "responseType": "NodeResponse"
+            },
             "Maintain": {
               "requestType": "NodeMaintainRequest",
               "responseType": "NodeResponse"
@@ -2518,6 +2522,43 @@ export const etcdDescriptor = {
               "rule": "repeated",
               "type": "NodeMember",
               "id": 4
+            }
+          }
+        },
+        "NodeLeaseRequest": {
+          "fields": {
+            "username": {
+              "type": "string",
+              "id": 1
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 2
+            },
+            "kind": {
+              "type": "Kind",
+              "id": 3
+            },
+            "id": {
+              "type": "int64",
+              "id": 4
+            },
+            "keys": {
+              "type": "bool",
+              "id": 5
+            },
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 6
+            }
+          },
+          "nested": {
+            "Kind": {
+              "values": {
+                "KEEP_ALIVE": 0,
+                "TIME_TO_LIVE": 1,
+                "LEASES": 2
+              }
             }
           }
         },

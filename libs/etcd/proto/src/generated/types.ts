@@ -112,6 +112,7 @@ export { type AuthCheck, type AuthCheck__Output } from './types/wardnode/AuthChe
 export { type AuthCheckRequest, type AuthCheckRequest__Output } from './types/wardnode/AuthCheckRequest';
 export { type AuthCheckResponse, type AuthCheckResponse__Output } from './types/wardnode/AuthCheckResponse';
 export { type NodeClient, type NodeHandlers, type NodeDefinition } from './types/wardnode/Node';
+export { _wardnode_NodeLeaseRequest_Kind, type _wardnode_NodeLeaseRequest_Kind__Output, type NodeLeaseRequest, type NodeLeaseRequest__Output } from './types/wardnode/NodeLeaseRequest';
 export { _wardnode_NodeMaintainRequest_Kind, type _wardnode_NodeMaintainRequest_Kind__Output, type NodeMaintainRequest, type NodeMaintainRequest__Output } from './types/wardnode/NodeMaintainRequest';
 export { type NodeMember, type NodeMember__Output } from './types/wardnode/NodeMember';
 export { type NodeMemberListRequest, type NodeMemberListRequest__Output } from './types/wardnode/NodeMemberListRequest';

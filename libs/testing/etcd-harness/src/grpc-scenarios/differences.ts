@@ -92,18 +92,40 @@ export const knownDifferences: GrpcScenario = {
   ],
 };
 
+const LEASE_NOT_FOUND = { code: 5, details: 'etcdserver: requested lease not found' } as const;
+
 /**
- * RPCs ward does not serve (the gateway answers UNIMPLEMENTED), so the 3.7 auth behaviour of spec
- * §8.2 items 4 (leases) and 6 (Hash, HashKV, Defragment) cannot be shown on ward. This
- * scenario pins what ward answers instead, next to what 3.4.23 does, so a change is noticed.
+ * Leases with auth on (spec §3.5, checklist rows 57–61; §8.2 item 4): what root and a user may do
+ * with explicit lease IDs, equal on both; the anonymous calls and the list by a user who cannot
+ * read every attached key are where 3.4.23 (no user needed, no list check) differs from 3.7.
+ * Remaining TTLs depend on timing, so those steps compare outcomes only.
  */
-export const unservedRpcs: GrpcScenario = {
-  name: 'RPCs ward does not serve',
-  spec: '§8.2 item 4 (LeaseGrant, LeaseLeases): not verifiable on ward',
+export const leases: GrpcScenario = {
+  name: 'leases with auth',
+  spec: '§3.5 Lease rows, checklist rows 57–61; §8.2 item 4',
   setup: { roles: [TEST_ROLE], users: [TEST_USER] },
   steps: [
     { label: 'authenticate test-user', service: 'Auth', method: 'Authenticate', request: { name: 'test-user', password: 'pass' }, save: 'user', expect: OK },
-    { label: 'LeaseGrant without a token', service: 'Lease', method: 'LeaseGrant', request: { TTL: '60' }, expect: { code: 12, details: 'ward: LeaseGrant is not supported' }, etcd34: OK },
-    { label: 'LeaseLeases without a token', service: 'Lease', method: 'LeaseLeases', request: {}, expect: { code: 12, details: 'ward: LeaseLeases is not supported' }, etcd34: OK },
+    { label: 'root grants lease 1000 (60 s)', service: 'Lease', method: 'LeaseGrant', request: { ID: '1000', TTL: '60' }, token: 'root', expect: { ok: true, response: { ID: '1000', TTL: '60', error: '' } } },
+    { label: 'lease 1000 again', service: 'Lease', method: 'LeaseGrant', request: { ID: '1000', TTL: '60' }, token: 'root', expect: { code: 9, details: 'etcdserver: lease already exists' } },
+    { label: 'a TTL above the maximum', service: 'Lease', method: 'LeaseGrant', request: { ID: '1001', TTL: '9000000001' }, token: 'root', expect: { code: 11, details: 'etcdserver: too large lease TTL' } },
+    { label: 'a TTL of 1 s is raised to the minimum (2 s)', service: 'Lease', method: 'LeaseGrant', request: { ID: '1002', TTL: '1' }, token: 'root', expect: { ok: true, response: { ID: '1002', TTL: '2' } } },
+    { label: 'revoke lease 1002', service: 'Lease', method: 'LeaseRevoke', request: { ID: '1002' }, token: 'root', outcomeOnly: true, expect: OK },
+    { label: 'test-user attaches foo to lease 1000', service: 'KV', method: 'Put', request: { key: b('foo'), value: b('v'), lease: '1000' }, token: 'user', expect: OK },
+    { label: 'put with an unknown lease', service: 'KV', method: 'Put', request: { key: b('foo'), value: b('v'), lease: '4242' }, token: 'user', expect: LEASE_NOT_FOUND },
+    { label: 'time-to-live with keys by test-user', service: 'Lease', method: 'LeaseTimeToLive', request: { ID: '1000', keys: true }, token: 'user', outcomeOnly: true, expect: { ok: true, response: { ID: '1000', grantedTTL: '60', keys: ['foo'] } } },
+    { label: 'time-to-live of an unknown lease: TTL -1, no error', service: 'Lease', method: 'LeaseTimeToLive', request: { ID: '4242' }, token: 'user', expect: { ok: true, response: { ID: '4242', TTL: '-1', grantedTTL: '0' } } },
+    { label: 'root grants lease 1003 and attaches bar', service: 'Lease', method: 'LeaseGrant', request: { ID: '1003', TTL: '60' }, token: 'root', expect: OK },
+    { label: 'root puts bar with lease 1003', service: 'KV', method: 'Put', request: { key: b('bar'), value: b('v'), lease: '1003' }, token: 'root', expect: OK },
+    { label: 'test-user attaches foo to lease 1003 (bar not writable)', service: 'KV', method: 'Put', request: { key: b('foo'), value: b('w'), lease: '1003' }, token: 'user', expect: DENIED },
+    { label: 'test-user revokes lease 1003 (bar not writable)', service: 'Lease', method: 'LeaseRevoke', request: { ID: '1003' }, token: 'user', expect: DENIED },
+    { label: 'root lists the leases', service: 'Lease', method: 'LeaseLeases', request: {}, token: 'root', expect: { ok: true, response: { leases: [{ ID: '1000' }, { ID: '1003' }] } } },
+    { label: 'test-user lists the leases (bar not readable)', service: 'Lease', method: 'LeaseLeases', request: {}, token: 'user', expect: DENIED, etcd34: OK },
+    { label: 'test-user revokes lease 1000', service: 'Lease', method: 'LeaseRevoke', request: { ID: '1000' }, token: 'user', expect: OK },
+    { label: 'foo went with lease 1000', service: 'KV', method: 'Range', request: { key: b('foo') }, token: 'user', expect: { ok: true, response: { count: '0' } } },
+    { label: 'lease 1000 again', service: 'Lease', method: 'LeaseRevoke', request: { ID: '1000' }, token: 'root', expect: LEASE_NOT_FOUND },
+    { label: '§8.2.4 LeaseGrant without a token', service: 'Lease', method: 'LeaseGrant', request: { ID: '1004', TTL: '60' }, expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.4 LeaseLeases without a token', service: 'Lease', method: 'LeaseLeases', request: {}, expect: USER_EMPTY, etcd34: OK },
+    { label: '§8.2.4 LeaseTimeToLive without a token', service: 'Lease', method: 'LeaseTimeToLive', request: { ID: '1003' }, expect: USER_EMPTY, etcd34: OK },
   ],
 };

@@ -3,6 +3,7 @@ import { invalidAuthManagement, nonRootAdminOps } from './admin-gate';
 import { authEnable } from './auth-enable';
 import { endpointHealth } from './endpoint-health';
 import { kvWithUser } from './kv-with-user';
+import { leaseCommands } from './leases';
 import { passwordChange, roleRevokeDuringOps } from './password-and-revoke';
 import { fromKeyGrant, prefixGrant, rangeCoverage } from './prefix-and-from-key';
 import { readWriteOnly } from './read-write-only';
@@ -27,4 +28,5 @@ export const EQUAL_SCENARIOS: readonly Scenario[] = [
   roleRevokeDuringOps,
   watchPermissions,
   endpointHealth,
+  leaseCommands,
 ];

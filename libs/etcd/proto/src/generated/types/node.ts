@@ -7,6 +7,7 @@ import type { AuthCheck as _wardnode_AuthCheck, AuthCheck__Output as _wardnode_A
 import type { AuthCheckRequest as _wardnode_AuthCheckRequest, AuthCheckRequest__Output as _wardnode_AuthCheckRequest__Output } from './wardnode/AuthCheckRequest';
 import type { AuthCheckResponse as _wardnode_AuthCheckResponse, AuthCheckResponse__Output as _wardnode_AuthCheckResponse__Output } from './wardnode/AuthCheckResponse';
 import type { NodeClient as _wardnode_NodeClient, NodeDefinition as _wardnode_NodeDefinition } from './wardnode/Node';
+import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from './wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from './wardnode/NodeMaintainRequest';
 import type { NodeMember as _wardnode_NodeMember, NodeMember__Output as _wardnode_NodeMember__Output } from './wardnode/NodeMember';
 import type { NodeMemberListRequest as _wardnode_NodeMemberListRequest, NodeMemberListRequest__Output as _wardnode_NodeMemberListRequest__Output } from './wardnode/NodeMemberListRequest';
@@ -34,6 +35,7 @@ export interface ProtoGrpcType {
     AuthCheckRequest: MessageTypeDefinition<_wardnode_AuthCheckRequest, _wardnode_AuthCheckRequest__Output>
     AuthCheckResponse: MessageTypeDefinition<_wardnode_AuthCheckResponse, _wardnode_AuthCheckResponse__Output>
     Node: SubtypeConstructor<typeof grpc.Client, _wardnode_NodeClient> & { service: _wardnode_NodeDefinition }
+    NodeLeaseRequest: MessageTypeDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeLeaseRequest__Output>
     NodeMaintainRequest: MessageTypeDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeMaintainRequest__Output>
     NodeMember: MessageTypeDefinition<_wardnode_NodeMember, _wardnode_NodeMember__Output>
     NodeMemberListRequest: MessageTypeDefinition<_wardnode_NodeMemberListRequest, _wardnode_NodeMemberListRequest__Output>

@@ -6,6 +6,7 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AuthCheckRequest as _wardnode_AuthCheckRequest, AuthCheckRequest__Output as _wardnode_AuthCheckRequest__Output } from '../wardnode/AuthCheckRequest';
 import type { AuthCheckResponse as _wardnode_AuthCheckResponse, AuthCheckResponse__Output as _wardnode_AuthCheckResponse__Output } from '../wardnode/AuthCheckResponse';
+import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from '../wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from '../wardnode/NodeMaintainRequest';
 import type { NodeMemberListRequest as _wardnode_NodeMemberListRequest, NodeMemberListRequest__Output as _wardnode_NodeMemberListRequest__Output } from '../wardnode/NodeMemberListRequest';
 import type { NodeMemberListResponse as _wardnode_NodeMemberListResponse, NodeMemberListResponse__Output as _wardnode_NodeMemberListResponse__Output } from '../wardnode/NodeMemberListResponse';
@@ -29,6 +30,15 @@ export interface NodeClient extends grpc.Client {
   authCheck(argument: _wardnode_AuthCheckRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_AuthCheckResponse__Output>): grpc.ClientUnaryCall;
   authCheck(argument: _wardnode_AuthCheckRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_AuthCheckResponse__Output>): grpc.ClientUnaryCall;
   authCheck(argument: _wardnode_AuthCheckRequest, callback: grpc.requestCallback<_wardnode_AuthCheckResponse__Output>): grpc.ClientUnaryCall;
+  
+  Lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  Lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  Lease(argument: _wardnode_NodeLeaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  Lease(argument: _wardnode_NodeLeaseRequest, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  lease(argument: _wardnode_NodeLeaseRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  lease(argument: _wardnode_NodeLeaseRequest, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
   
   Maintain(argument: _wardnode_NodeMaintainRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
   Maintain(argument: _wardnode_NodeMaintainRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
@@ -99,6 +109,8 @@ export interface NodeClient extends grpc.Client {
 export interface NodeHandlers extends grpc.UntypedServiceImplementation {
   AuthCheck: grpc.handleUnaryCall<_wardnode_AuthCheckRequest__Output, _wardnode_AuthCheckResponse>;
   
+  Lease: grpc.handleUnaryCall<_wardnode_NodeLeaseRequest__Output, _wardnode_NodeResponse>;
+  
   Maintain: grpc.handleUnaryCall<_wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse>;
   
   MemberList: grpc.handleUnaryCall<_wardnode_NodeMemberListRequest__Output, _wardnode_NodeMemberListResponse>;
@@ -119,6 +131,7 @@ export interface NodeHandlers extends grpc.UntypedServiceImplementation {
 
 export interface NodeDefinition extends grpc.ServiceDefinition {
   AuthCheck: MethodDefinition<_wardnode_AuthCheckRequest, _wardnode_AuthCheckResponse, _wardnode_AuthCheckRequest__Output, _wardnode_AuthCheckResponse__Output>
+  Lease: MethodDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeResponse, _wardnode_NodeLeaseRequest__Output, _wardnode_NodeResponse__Output>
   Maintain: MethodDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeResponse, _wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse__Output>
   MemberList: MethodDefinition<_wardnode_NodeMemberListRequest, _wardnode_NodeMemberListResponse, _wardnode_NodeMemberListRequest__Output, _wardnode_NodeMemberListResponse__Output>
   Propose: MethodDefinition<_wardnode_ProposeRequest, _wardnode_NodeResponse, _wardnode_ProposeRequest__Output, _wardnode_NodeResponse__Output>
