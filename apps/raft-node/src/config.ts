@@ -37,6 +37,7 @@ export const RAFT_NODE_CONFIG = defineConfig({
     maxWatchersPerStreamCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'Watchers on one stream.' }),
     watchBatchEventsCount: int({ default: 1_000, min: 1, max: 1_000_000, why: 'Events read per watcher per response (whole revisions); slow watchers are paged.' }),
     watchProgressIntervalMs: int({ default: 600_000, min: 100, max: 86_400_000, why: "Progress notifications for progress_notify watchers (etcd's 10 min)." }),
+    snapshotStallTimeoutMs: int({ default: 30_000, min: 100, max: 3_600_000, why: 'A Snapshot stream whose reader takes nothing for this long is dropped and its slot freed.' }),
     simpleTokenTtlSeconds: int({ default: 300, min: 1, max: 31_536_000, why: "Idle simple tokens expire after this (etcd's --auth-token-ttl, sliding)." }),
     maxTxnOpsCount: int({ default: 128, min: 1, max: 100_000, why: "etcd's --max-txn-ops; every member must use the same value." }),
     eventHistoryEventsCount: int({ default: 200_000, min: 1, max: 100_000_000, why: 'Events kept for Watch; every member must use the same value.' }),
@@ -86,6 +87,7 @@ export interface RaftNodeConfig {
   readonly maxWatchersPerStreamCount: number;
   readonly watchBatchEventsCount: number;
   readonly watchProgressIntervalMs: number;
+  readonly snapshotStallTimeoutMs: number;
   readonly simpleTokenTtlSeconds: number;
   readonly maxTxnOpsCount: number;
   readonly eventHistoryEventsCount: number;

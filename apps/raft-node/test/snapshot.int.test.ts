@@ -112,3 +112,35 @@ describe('wardnode.Node/Snapshot', () => {
     expect(file(await collect(open(leader))).bytes.equals(one.bytes)).toBe(true);
   }, 60_000);
 });
+
+describe('wardnode.Node/Snapshot with a reader that stops', () => {
+  let small: LocalCluster;
+  let one: bigint;
+
+  beforeAll(async () => {
+    small = await LocalCluster.start({ entry: buildRaftNodeBundle(), size: 1, env: { RAFT_NODE_SNAPSHOT_STALL_TIMEOUT_MS: '1000' } });
+    one = await small.waitForLeader(30_000);
+    for (let i = 0; i < VALUES; i++) {
+      const answer = await small.client(one).propose(putRequest(`big/${i}`, new Uint8Array(VALUE_BYTES).fill(i + 1)), 10_000);
+      expect(answer.kind).toBe('ok');
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await small?.stop();
+  });
+
+  it('loses its stream after RAFT_NODE_SNAPSHOT_STALL_TIMEOUT_MS without taking anything, which frees its slot', async () => {
+    const raw = small.client(one).raw as unknown as { Snapshot(request: object): ClientReadableStream<NodeResponse__Output> };
+    const stalled = [reader(raw.Snapshot({ username: '', auth_revision: '0' }), true), reader(raw.Snapshot({ username: '', auth_revision: '0' }), true)];
+    const outcomes = Promise.all(stalled.map((s) => s.done.then(() => 'ended', (error: { code?: number }) => error.code)));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(stalled.map((s) => s.count())).toEqual([0, 0]);
+    // Both slots are free again: a third stream gets the whole file.
+    const third = file(await collect(raw.Snapshot({ username: '', auth_revision: '0' })));
+    expect(decodeBackup(third.bytes).revision).toBe(VALUES + 1);
+    // The stalled readers never get a complete file: their streams were reset (CANCELLED).
+    for (const s of stalled) s.resume();
+    expect(await outcomes).toEqual([1, 1]);
+  }, 60_000);
+});

@@ -63,6 +63,18 @@ describe('JSON gateway', () => {
     expect(await post('/v3/kv/range', { key: '***' })).toMatchObject({ status: 400, json: { code: 3 } });
   });
 
+  it('int64 fields given as JSON numbers beyond 2^53 keep every digit (etcd’s lease IDs)', async () => {
+    // etcd's gateway reads {"ID": 7587899244529336581} exactly; a double would make it ...336600.
+    const granted = await post('/v3/lease/grant', '{"ID": 7587899244529336581, "TTL": 30}');
+    expect(granted).toMatchObject({ status: 200, json: { ID: '7587899244529336581', TTL: '30' } });
+    expect(await post('/v3/kv/put', `{"key": "${b64('leased')}", "value": "${b64('v')}", "lease": 7587899244529336581}`)).toMatchObject({ status: 200 });
+    const range = await post('/v3/kv/range', { key: b64('leased') });
+    expect(range.json).toMatchObject({ kvs: [{ key: b64('leased'), lease: '7587899244529336581' }] });
+    // Digits inside strings are left alone; a number out of int64 range is still refused.
+    expect(await post('/v3/kv/put', `{"key": "${b64('k')}", "value": "${b64('v')}", "lease": "7587899244529336581"}`)).toMatchObject({ status: 200 });
+    expect(await post('/v3/kv/put', `{"key": "${b64('k')}", "value": "${b64('v')}", "lease": 9223372036854775808}`)).toMatchObject({ status: 400, json: { code: 3 } });
+  });
+
   it('an empty body is an empty request (etcd’s gateway ignores EOF)', async () => {
     const response = await gateway.injectHttp({ method: 'POST', url: '/v3/auth/status' });
     expect(response.statusCode).toBe(200);

@@ -51,10 +51,49 @@ function routeTypes(entry: UnaryRpc): RouteTypes {
   };
 }
 
+const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
+/**
+ * The body with every integer literal beyond 2^53 turned into a string, so that JSON.parse keeps
+ * its digits: etcd's gateway reads int64 fields given as numbers exactly (`{"ID": 7587…}`, as
+ * lease IDs are written by hand), and int64 fields take decimal strings anyway. Literals inside
+ * strings are left alone.
+ */
+function quoteLargeIntegers(text: string): string {
+  if (!/[0-9]{16}/.test(text)) return text;
+  let out = '';
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote (escapes included).
+      i++;
+      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+      i++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      JSON_NUMBER.lastIndex = i;
+      const token = JSON_NUMBER.exec(text)?.[0];
+      if (token === undefined || token.length === 0) {
+        i++;
+        continue;
+      }
+      if (/^-?[0-9]+$/.test(token) && !Number.isSafeInteger(Number(token))) {
+        out += `${text.slice(copied, i)}"${token}"`;
+        copied = i + token.length;
+      }
+      i += token.length;
+    } else {
+      i++;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 function parseBody(text: string): unknown {
   if (text.trim() === '') return {};
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(quoteLargeIntegers(text)) as unknown;
   } catch {
     throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'invalid JSON in request body');
   }
