@@ -1,6 +1,13 @@
 // What the compiler needs to know about one workload and the mesh it lives in. Field names follow
 // Istio's (meshConfig, Service ports) so that configuration can be pasted in.
-import type { AuthorizationPolicy, PeerAuthentication } from '@ward/mesh/istio-api';
+import type {
+  AuthorizationPolicy,
+  MeshConfigExtAuthzGrpc,
+  MeshConfigExtAuthzHttp,
+  MeshConfigExtensionProvider,
+  MeshConfigRequestBody,
+  PeerAuthentication,
+} from '@ward/mesh/istio-api';
 import type { PolicyTranslationCache } from './authz/rule-set';
 import type { CompilerDiagnostic } from './diagnostics';
 
@@ -28,43 +35,16 @@ export interface Workload {
   readonly ports: readonly WorkloadPort[];
 }
 
-/** `includeRequestBodyInCheck` of an ext_authz provider. */
-export interface ExtAuthzRequestBody {
-  readonly maxRequestBytes?: number;
-  readonly allowPartialMessage?: boolean;
-  readonly packAsBytes?: boolean;
-}
-
-/** meshConfig `envoyExtAuthzGrpc`. */
-export interface ExtAuthzGrpcProvider {
-  /** `[<namespace>/]<hostname>` of the authorization service. */
-  readonly service: string;
-  readonly port: number;
-  /** Duration in protojson form, e.g. `"0.5s"`; 600s when absent. */
-  readonly timeout?: string;
-  readonly failOpen?: boolean;
-  readonly statusOnError?: string;
-  readonly includeRequestBodyInCheck?: ExtAuthzRequestBody;
-}
-
-/** meshConfig `envoyExtAuthzHttp`. */
-export interface ExtAuthzHttpProvider extends ExtAuthzGrpcProvider {
-  readonly pathPrefix?: string;
-  readonly includeRequestHeadersInCheck?: readonly string[];
-  /** Deprecated; used only when `includeRequestHeadersInCheck` is empty. */
-  readonly includeHeadersInCheck?: readonly string[];
-  readonly includeAdditionalHeadersInCheck?: Readonly<Record<string, string>>;
-  readonly headersToUpstreamOnAllow?: readonly string[];
-  readonly headersToDownstreamOnDeny?: readonly string[];
-  readonly headersToDownstreamOnAllow?: readonly string[];
-}
-
-/** meshConfig `extensionProviders[]` entry; kinds other than the two ext_authz ones are ignored. */
-export interface ExtensionProvider {
-  readonly name: string;
-  readonly envoyExtAuthzGrpc?: ExtAuthzGrpcProvider;
-  readonly envoyExtAuthzHttp?: ExtAuthzHttpProvider;
-}
+/**
+ * The ext_authz provider types are istio-api's MeshConfig ones, so a loaded MeshConfig's providers
+ * are passed through unchanged. A provider's gRPC `timeout` is 600s when absent; the deprecated
+ * `includeHeadersInCheck` is used only when `includeRequestHeadersInCheck` is empty; provider
+ * kinds other than the two ext_authz ones are ignored.
+ */
+export type ExtAuthzRequestBody = MeshConfigRequestBody;
+export type ExtAuthzGrpcProvider = MeshConfigExtAuthzGrpc;
+export type ExtAuthzHttpProvider = MeshConfigExtAuthzHttp;
+export type ExtensionProvider = MeshConfigExtensionProvider;
 
 /** A Service known to the registry, for resolving ext_authz provider services. */
 export interface MeshService {
