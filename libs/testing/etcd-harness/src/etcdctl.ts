@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { waitUntil } from './wait-until';
 
 /** Default wall-clock limit for one etcdctl invocation. */
@@ -46,6 +47,18 @@ function etcdctlEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Collects a child's stdout and stderr (each up to MAX_CAPTURE_BYTES) into the returned object. */
+function captureOutput(child: { readonly stdout: Readable; readonly stderr: Readable }): { stdout: string; stderr: string } {
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (output.stdout.length < MAX_CAPTURE_BYTES) output.stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (output.stderr.length < MAX_CAPTURE_BYTES) output.stderr += chunk.toString('utf8');
+  });
+  return output;
+}
+
 /** Runs `etcdctl` (API v3) once and captures its exit code, stdout and stderr. */
 export function runEtcdctl(options: EtcdctlOptions): Promise<EtcdctlResult> {
   return new Promise((resolvePromise, reject) => {
@@ -53,14 +66,7 @@ export function runEtcdctl(options: EtcdctlOptions): Promise<EtcdctlResult> {
       env: etcdctlEnv(),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (stdout.length < MAX_CAPTURE_BYTES) stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < MAX_CAPTURE_BYTES) stderr += chunk.toString('utf8');
-    });
+    const output = captureOutput(child);
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? ETCDCTL_TIMEOUT_MS);
     child.once('error', (error) => {
       clearTimeout(timer);
@@ -68,7 +74,7 @@ export function runEtcdctl(options: EtcdctlOptions): Promise<EtcdctlResult> {
     });
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolvePromise({ exitCode: code, stdout, stderr });
+      resolvePromise({ exitCode: code, ...output });
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin ?? '');
@@ -93,22 +99,15 @@ export function startEtcdctl(options: Omit<EtcdctlOptions, 'stdin' | 'timeoutMs'
     env: etcdctlEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    if (stdout.length < MAX_CAPTURE_BYTES) stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    if (stderr.length < MAX_CAPTURE_BYTES) stderr += chunk.toString('utf8');
-  });
+  const output = captureOutput(child);
   const done = new Promise<EtcdctlResult>((resolvePromise) => {
-    child.once('close', (code) => resolvePromise({ exitCode: code, stdout, stderr }));
-    child.once('error', (error) => resolvePromise({ exitCode: null, stdout, stderr: `${stderr}spawn error: ${error.message}` }));
+    child.once('close', (code) => resolvePromise({ exitCode: code, ...output }));
+    child.once('error', (error) => resolvePromise({ exitCode: null, stdout: output.stdout, stderr: `${output.stderr}spawn error: ${error.message}` }));
   });
   return {
-    stdout: () => stdout,
+    stdout: () => output.stdout,
     waitForStdout: (predicate, timeoutMs = 15_000) =>
-      waitUntil('etcdctl output', () => predicate(stdout), timeoutMs, 50),
+      waitUntil('etcdctl output', () => predicate(output.stdout), timeoutMs, 50),
     exited: () => done,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
