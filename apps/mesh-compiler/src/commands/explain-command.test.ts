@@ -30,14 +30,14 @@ spec:
     "9090": {mode: DISABLE}
 `;
 
-function explain(files: Record<string, string>, flags: Record<string, string | string[]>, output: 'text' | 'json' = 'text') {
+function explain(files: Record<string, string>, flags: Record<string, string | string[]>, output: 'text' | 'json' = 'text', expected?: 'allow' | 'deny' | 'reset') {
   const all = { ports: '8080/HTTP,9000/TCP,9090/HTTP', ...flags };
   const options = compileOptionsFromFlags({ namespace: 'foo', name: 'httpbin', labels: { app: 'httpbin' } }, all, output, 'default');
   if (typeof options === 'string') throw new Error(options);
   const traffic = trafficFromFlags(all, options.workload);
   if (typeof traffic === 'string') throw new Error(traffic);
   const sources = Object.entries(files).map(([sourceName, text]) => ({ sourceName, text }));
-  return runExplain(sources, [], { ...options, traffic });
+  return runExplain(sources, [], { ...options, traffic, ...(expected !== undefined ? { expect: expected } : {}) });
 }
 
 describe('ward-mesh explain (the design notes\' accidents)', () => {
@@ -99,15 +99,8 @@ describe('trafficFromFlags', () => {
 });
 
 describe('ward-mesh explain --expect (CI pipelines)', () => {
-  const expectRun = (files: Record<string, string>, flags: Record<string, string>, expected: 'allow' | 'deny' | 'reset', output: 'text' | 'json' = 'text') => {
-    const all = { ports: '8080/HTTP,9000/TCP,9090/HTTP', ...flags };
-    const options = compileOptionsFromFlags({ namespace: 'foo', name: 'httpbin', labels: { app: 'httpbin' } }, all, output, 'default');
-    if (typeof options === 'string') throw new Error(options);
-    const traffic = trafficFromFlags(all, options.workload);
-    if (typeof traffic === 'string') throw new Error(traffic);
-    const sources = Object.entries(files).map(([sourceName, text]) => ({ sourceName, text }));
-    return runExplain(sources, [], { ...options, traffic, expect: expected });
-  };
+  const expectRun = (files: Record<string, string>, flags: Record<string, string>, expected: 'allow' | 'deny' | 'reset', output: 'text' | 'json' = 'text') =>
+    explain(files, flags, output, expected);
 
   it('exits 0 when the decision is the expected one', () => {
     const result = expectRun({ 'deny.yaml': DENY_ADMIN }, { port: '8080', path: '/admin' }, 'deny');
