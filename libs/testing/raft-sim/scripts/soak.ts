@@ -6,11 +6,11 @@
 // Exit code 1 if any seed failed (or, with --mutation, if the mutant was never caught).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { checkLinearizability, kvModel } from '@ward/testing/linearizability';
 import type { RaftMutation } from '@ward/raft/core';
 import { RAFT_MUTATIONS } from '@ward/raft/core';
-import type { HistoryChecker, SimProfile, SimResult } from '../src/index';
+import type { SimProfile, SimResult } from '../src/index';
 import { PROFILES, isCleanRun, isSafetyViolation, runSimulation, withOverrides } from '../src/index';
+import { checkKvHistory } from '../src/test/linearizability';
 
 interface Args {
   seeds: number;
@@ -63,11 +63,6 @@ function profileOf(args: Args): SimProfile {
   return profile;
 }
 
-const checkHistory: HistoryChecker = (history) => {
-  const result = checkLinearizability(kvModel, history, { budget: { maxSteps: 50_000_000 } });
-  return { verdict: result.verdict, detail: result.illegal === undefined ? undefined : `key ${result.illegal.partitionKey}` };
-};
-
 /** One line per seed, as JSON, for the coordinating process. */
 interface SeedLine {
   seed: number;
@@ -80,7 +75,7 @@ interface SeedLine {
 }
 
 function runOne(seed: number, args: Args): SeedLine {
-  const r = runSimulation(seed, profileOf(args), { checkHistory, stopAtFirstViolation: args.mutation !== undefined });
+  const r = runSimulation(seed, profileOf(args), { checkHistory: checkKvHistory, stopAtFirstViolation: args.mutation !== undefined });
   const caught = r.violations.some(isSafetyViolation) || r.linearizability === 'illegal';
   return { seed, traceHash: r.traceHash, clean: isCleanRun(r), caught, linearizability: r.linearizability, violations: r.violations.slice(0, 3), leaderAfterHealTicks: r.stats.leaderAfterHealTicks };
 }
