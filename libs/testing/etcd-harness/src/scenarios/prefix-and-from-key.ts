@@ -1,14 +1,13 @@
 import type { Scenario } from '../scenario';
-import { DENIED, TEST_PASSWORDS, ctl } from './common';
+import { DENIED, TEST_PASSWORDS, TEST_USER, ctl } from './common';
 
 const EMPTY_ROLE = { name: 'test-role' };
-const USER = { name: 'test-user', password: 'pass', roles: ['test-role'] };
 
 /** Prefix grants through etcdctl's `--prefix` (row 46; §3.1 etcdctl mapping, §3.4 coverage). */
 export const prefixGrant: Scenario = {
   name: 'prefix grant',
   spec: '§3.1, §3.4; row 46',
-  setup: { roles: [EMPTY_ROLE], users: [USER] },
+  setup: { roles: [EMPTY_ROLE], users: [TEST_USER] },
   passwords: TEST_PASSWORDS,
   steps: [
     ctl('root', ['role', 'grant-permission', 'test-role', 'readwrite', '/prefix/', '--prefix'], { out: 'Role test-role updated' }),
@@ -35,7 +34,7 @@ export const prefixGrant: Scenario = {
 export const fromKeyGrant: Scenario = {
   name: 'from-key grant',
   spec: '§3.1, §3.3, §3.4; row 47',
-  setup: { roles: [EMPTY_ROLE], users: [USER] },
+  setup: { roles: [EMPTY_ROLE], users: [TEST_USER] },
   passwords: TEST_PASSWORDS,
   steps: [
     ctl('root', ['role', 'grant-permission', 'test-role', 'readwrite', 'z', '--from-key'], { out: 'Role test-role updated' }),
@@ -74,7 +73,7 @@ export const rangeCoverage: Scenario = {
         ],
       },
     ],
-    users: [USER],
+    users: [TEST_USER],
   },
   passwords: TEST_PASSWORDS,
   steps: [

@@ -1,5 +1,5 @@
 import type { Scenario } from '../scenario';
-import { ctl } from './common';
+import { TEST_PASSWORDS, TEST_USER, ctl } from './common';
 
 const CANCELED_DENIED = 'watch was canceled (rpc error: code = PermissionDenied desc = etcdserver: permission denied)';
 const CANCELED_EMPTY = 'watch was canceled (rpc error: code = InvalidArgument desc = etcdserver: user name is empty)';
@@ -11,9 +11,9 @@ export const watchPermissions: Scenario = {
   spec: '§3.5 watch create, §8.3 cancel reason; rows 77, 78',
   setup: {
     roles: [{ name: 'test-role', permissions: [{ permType: 'READWRITE', key: 'key', rangeEnd: 'key4' }] }],
-    users: [{ name: 'test-user', password: 'pass', roles: ['test-role'] }],
+    users: [TEST_USER],
   },
-  passwords: { 'test-user': 'pass' },
+  passwords: TEST_PASSWORDS,
   steps: [
     { watchStart: 'single', ctl: ['watch', 'key'], as: 'test-user' },
     { watchStart: 'range', ctl: ['watch', 'key', 'key3'], as: 'test-user' },
