@@ -25,10 +25,10 @@ export function nodeWireError(error: WireError__Output | null | undefined): Etcd
 }
 
 /**
- * A Propose answer. Only a NotLeader, or `etcdserver: no leader` (refused before proposing), may
- * be retried: anything else is the outcome, and a write is never silently proposed twice.
+ * A node's answer as an attempt: a response is done, a NotLeader a redirect, and an error a retry
+ * only when `mayRetry` says nothing can have been applied twice.
  */
-export function writeAttempt(response: NodeResponse__Output): Attempt<Buffer> {
+function attemptOf(response: NodeResponse__Output, mayRetry: (error: EtcdWireError | GrpcStatusError) => boolean): Attempt<Buffer> {
   switch (response.result) {
     case 'response':
       return { kind: 'done', value: response.response ?? Buffer.alloc(0) };
@@ -36,23 +36,20 @@ export function writeAttempt(response: NodeResponse__Output): Attempt<Buffer> {
       return { kind: 'redirect', leaderAddress: response.not_leader?.leader_address ?? '' };
     default: {
       const error = nodeWireError(response.error);
-      if (wireErrorNameByMessage(error.message) === 'NoLeader') return { kind: 'retry', error };
-      return { kind: 'fail', error };
+      return mayRetry(error) ? { kind: 'retry', error } : { kind: 'fail', error };
     }
   }
 }
 
+/**
+ * A Propose answer. Only a NotLeader, or `etcdserver: no leader` (refused before proposing), may
+ * be retried: anything else is the outcome, and a write is never silently proposed twice.
+ */
+export function writeAttempt(response: NodeResponse__Output): Attempt<Buffer> {
+  return attemptOf(response, (error) => wireErrorNameByMessage(error.message) === 'NoLeader');
+}
+
 /** A Read answer: reads are idempotent, so any "unavailable" answer is retried. */
 export function readAttempt(response: NodeResponse__Output): Attempt<Buffer> {
-  switch (response.result) {
-    case 'response':
-      return { kind: 'done', value: response.response ?? Buffer.alloc(0) };
-    case 'not_leader':
-      return { kind: 'redirect', leaderAddress: response.not_leader?.leader_address ?? '' };
-    default: {
-      const error = nodeWireError(response.error);
-      const retryable = (error as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE;
-      return retryable ? { kind: 'retry', error } : { kind: 'fail', error };
-    }
-  }
+  return attemptOf(response, (error) => (error as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE);
 }
