@@ -12,7 +12,7 @@ import { WatchRelay } from './watch-relay';
 import { gatewayConfig } from '../config';
 import { createGateway, type Gateway } from '../gateway';
 import { startApplierNode, type ApplierNode } from '../testing/applier-node';
-import { etcdTestClient, type EtcdTestClient } from '../testing/etcd-client';
+import { enableAuthAsRoot, etcdTestClient, login, type EtcdTestClient } from '../testing/etcd-client';
 
 type WatchResponse = { watch_id: string; created: boolean; canceled: boolean; cancel_reason: string; header: { revision: string } };
 
@@ -71,15 +71,8 @@ beforeAll(async () => {
     logger: silent,
   });
   etcd = etcdTestClient(gateway.grpcAddress);
-  const must = async (method: string, request: object, token?: string): Promise<Record<string, unknown>> => {
-    const result = await etcd.call('Auth', method, request, token);
-    if (!result.ok) throw new Error(`${method}: ${result.details}`);
-    return result.value;
-  };
-  await must('UserAdd', { name: 'root', password: 'pw' });
-  await must('UserGrantRole', { user: 'root', role: 'root' });
-  await must('AuthEnable', {});
-  rootToken = (await must('Authenticate', { name: 'root', password: 'pw' }))['token'] as string;
+  await enableAuthAsRoot(etcd, 'pw');
+  rootToken = await login(etcd, 'root', 'pw');
 });
 
 afterAll(async () => {
