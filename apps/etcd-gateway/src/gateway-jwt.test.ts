@@ -9,7 +9,7 @@ import { createLogger } from '@ward/platform/logging';
 import { gatewayConfig, type GatewayConfig } from './config';
 import { createGateway, type Gateway } from './gateway';
 import { startApplierNode, type ApplierNode } from './testing/applier-node';
-import { etcdTestClient, type EtcdTestClient } from './testing/etcd-client';
+import { enableAuthAsRoot, etcdTestClient, type EtcdTestClient } from './testing/etcd-client';
 
 const b = (text: string): Buffer => Buffer.from(text);
 const logger = createLogger({ name: 'test', level: 'silent' });
@@ -58,9 +58,7 @@ beforeAll(async () => {
   issuing = await gatewayWith({ authToken: `jwt,sign-method=RS256,priv-key=${join(dir, 'priv.pem')},pub-key=${join(dir, 'pub.pem')},ttl=10m` });
   verifyOnly = await gatewayWith({ authToken: `jwt,sign-method=RS256,pub-key=${join(dir, 'pub.pem')}`, jwtVerificationKeyFiles: [join(dir, 'previous.pub.pem')] });
   simple = await gatewayWith({});
-  await must(issuing, 'Auth', 'UserAdd', { name: 'root', password: 'root-pw' });
-  await must(issuing, 'Auth', 'UserGrantRole', { user: 'root', role: 'root' });
-  await must(issuing, 'Auth', 'AuthEnable', {});
+  await enableAuthAsRoot(issuing, 'root-pw');
 });
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EtcdTestClient } from '../src/testing/etcd-client';
-import { bytes, must, startWardCluster, type WardCluster } from './support/ward-cluster';
+import { bytes, eventually, must, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 let ward: WardCluster;
 let etcd: EtcdTestClient;
@@ -23,16 +23,6 @@ async function valueOf(key: string): Promise<string | null | undefined> {
   const range = await etcd.call<{ kvs: Array<{ value: Buffer }> }>('KV', 'Range', { key: bytes(key) });
   if (!range.ok) return undefined;
   return range.value.kvs.length === 0 ? null : range.value.kvs[0]!.value.toString();
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 it('a lease and its key survive kill -9 of every member and a restart from snapshots, then expire', async () => {

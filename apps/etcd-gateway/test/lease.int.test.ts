@@ -7,7 +7,7 @@ import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EtcdTestClient } from '../src/testing/etcd-client';
-import { bytes, login, must, setUpAuth, startWardCluster, type WardCluster } from './support/ward-cluster';
+import { bytes, eventually, login, must, setUpAuth, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 interface TimeToLive {
   ID: string;
@@ -20,16 +20,6 @@ let ward: WardCluster;
 let etcd: EtcdTestClient;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
 
 async function grant(ttl: number, token?: string, id = '0'): Promise<string> {
   return (await must<{ ID: string }>(etcd.call('Lease', 'LeaseGrant', { ID: id, TTL: String(ttl) }, token), 'LeaseGrant')).ID;

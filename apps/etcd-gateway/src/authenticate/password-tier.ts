@@ -15,7 +15,7 @@ export interface PasswordTier {
 }
 
 /** `redis[s]://[user[:password]@]host[:port][/db]` as connection options. */
-export function redisConnectionFromUrl(url: string, connectTimeoutMs: number, connectionName: string): RedisConnectionOptions {
+function redisConnectionFromUrl(url: string, connectTimeoutMs: number, connectionName: string): RedisConnectionOptions {
   const parsed = new URL(url);
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new TypeError('redis URL: scheme must be redis: or rediss:');
   const dbText = parsed.pathname.replace(/^\//, '');

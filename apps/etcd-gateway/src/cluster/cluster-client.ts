@@ -21,7 +21,7 @@ import type {
   ResolveTokenResponse__Output,
 } from '@ward/etcd/proto';
 import { backoffDelayMs, sleep, type RetryBounds } from './backoff';
-import { nodeWireError, readAttempt, writeAttempt, type Attempt } from './node-answers';
+import { readAttempt, readErrorAttempt, writeAttempt, type Attempt } from './node-answers';
 import { NodeConnection, isTransportFailure, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
 
 export interface ClusterClientOptions {
@@ -150,8 +150,7 @@ export class ClusterClient {
         const answer = await connection.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, callSignal);
         if (answer.result === 'check' && answer.check) return { kind: 'done', value: answer.check };
         if (answer.result === 'not_leader') return { kind: 'redirect', leaderAddress: answer.not_leader?.leader_address ?? '' };
-        const error = nodeWireError(answer.error);
-        return (error as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE ? { kind: 'retry', error } : { kind: 'fail', error };
+        return readErrorAttempt(answer.error);
       } catch (error) {
         return this.idempotentFailure(error, callSignal);
       }

@@ -24,35 +24,36 @@ export function nodeWireError(error: WireError__Output | null | undefined): Etcd
   return new GrpcStatusError(isGrpcStatusCode(code) && code !== 0 ? code : Status.UNKNOWN, message);
 }
 
+/** A node's error answer to an idempotent request: retried when the node was unavailable. */
+export function readErrorAttempt(answer: WireError__Output | null | undefined): Attempt<never> {
+  const error = nodeWireError(answer);
+  return (error as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE ? { kind: 'retry', error } : { kind: 'fail', error };
+}
+
+/** A node's answer as an attempt: a response is done, a NotLeader a redirect, an error as `onError` says. */
+function attemptOf(response: NodeResponse__Output, onError: (error: WireError__Output | null | undefined) => Attempt<never>): Attempt<Buffer> {
+  switch (response.result) {
+    case 'response':
+      return { kind: 'done', value: response.response ?? Buffer.alloc(0) };
+    case 'not_leader':
+      return { kind: 'redirect', leaderAddress: response.not_leader?.leader_address ?? '' };
+    default:
+      return onError(response.error);
+  }
+}
+
 /**
  * A Propose answer. Only a NotLeader, or `etcdserver: no leader` (refused before proposing), may
  * be retried: anything else is the outcome, and a write is never silently proposed twice.
  */
 export function writeAttempt(response: NodeResponse__Output): Attempt<Buffer> {
-  switch (response.result) {
-    case 'response':
-      return { kind: 'done', value: response.response ?? Buffer.alloc(0) };
-    case 'not_leader':
-      return { kind: 'redirect', leaderAddress: response.not_leader?.leader_address ?? '' };
-    default: {
-      const error = nodeWireError(response.error);
-      if (wireErrorNameByMessage(error.message) === 'NoLeader') return { kind: 'retry', error };
-      return { kind: 'fail', error };
-    }
-  }
+  return attemptOf(response, (answer) => {
+    const error = nodeWireError(answer);
+    return wireErrorNameByMessage(error.message) === 'NoLeader' ? { kind: 'retry', error } : { kind: 'fail', error };
+  });
 }
 
 /** A Read answer: reads are idempotent, so any "unavailable" answer is retried. */
 export function readAttempt(response: NodeResponse__Output): Attempt<Buffer> {
-  switch (response.result) {
-    case 'response':
-      return { kind: 'done', value: response.response ?? Buffer.alloc(0) };
-    case 'not_leader':
-      return { kind: 'redirect', leaderAddress: response.not_leader?.leader_address ?? '' };
-    default: {
-      const error = nodeWireError(response.error);
-      const retryable = (error as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE;
-      return retryable ? { kind: 'retry', error } : { kind: 'fail', error };
-    }
-  }
+  return attemptOf(response, readErrorAttempt);
 }

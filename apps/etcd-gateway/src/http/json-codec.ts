@@ -9,7 +9,7 @@ import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdMessageType, etcdProtoRoot } from '@ward/etcd/proto';
 
 /** Deepest JSON nesting accepted (a txn nests three objects per level). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const DECIMAL = /^-?\d{1,20}$/;
@@ -95,7 +95,7 @@ function valueFromJson(field: Field, value: unknown, path: string, depth: number
  * bytes as Buffers, 64-bit integers as decimal strings). Unknown fields and wrong types are
  * refused with INVALID_ARGUMENT, as etcd's gateway refuses them.
  */
-export function objectFromJson(type: Type, json: unknown, path = type.name, depth = 0): Record<string, unknown> {
+function objectFromJson(type: Type, json: unknown, path = type.name, depth = 0): Record<string, unknown> {
   if (depth > MAX_JSON_DEPTH) throw invalid('request nests too deeply');
   if (json === null || json === undefined) return {};
   if (typeof json !== 'object' || Array.isArray(json)) throw invalid(`${path} must be a JSON object`);
@@ -142,7 +142,7 @@ function isZeroScalar(field: Field, value: unknown): boolean {
 }
 
 /** A decoded protobufjs message as etcd's gateway prints it (zero values left out). */
-export function messageToJson(type: Type, message: Record<string, unknown>, depth = 0): Record<string, unknown> {
+function messageToJson(type: Type, message: Record<string, unknown>, depth = 0): Record<string, unknown> {
   if (depth > MAX_JSON_DEPTH) throw new TypeError('messageToJson: message nests too deeply');
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {

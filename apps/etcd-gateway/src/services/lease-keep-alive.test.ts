@@ -6,7 +6,7 @@ import { createLogger } from '@ward/platform/logging';
 import { gatewayConfig } from '../config';
 import { createGateway, type Gateway } from '../gateway';
 import { startApplierNode, type ApplierNode } from '../testing/applier-node';
-import { etcdTestClient, type EtcdTestClient } from '../testing/etcd-client';
+import { enableAuthAsRoot, etcdTestClient, type EtcdTestClient } from '../testing/etcd-client';
 
 let node: ApplierNode;
 let gateway: Gateway;
@@ -29,14 +29,7 @@ beforeAll(async () => {
     logger: createLogger({ name: 'test', level: 'silent' }),
   });
   etcd = etcdTestClient(gateway.grpcAddress);
-  for (const [method, request] of [
-    ['UserAdd', { name: 'root', password: 'pw' }],
-    ['UserGrantRole', { user: 'root', role: 'root' }],
-    ['AuthEnable', {}],
-  ] as const) {
-    const result = await etcd.call('Auth', method, request);
-    if (!result.ok) throw new Error(`${method}: ${result.details}`);
-  }
+  await enableAuthAsRoot(etcd, 'pw');
 });
 
 afterAll(async () => {

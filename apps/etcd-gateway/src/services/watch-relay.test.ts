@@ -1,7 +1,7 @@
 // The Watch relay over real gRPC: client stream → gateway → internal stream → an echoing node.
 import { credentials, makeGenericClientConstructor, Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGrpcServer, type CallContext } from '@ward/platform/grpc-server';
+import { createGrpcServer, type CallContext, type GrpcServer } from '@ward/platform/grpc-server';
 import { createLogger } from '@ward/platform/logging';
 import { SeededRng, systemClock } from '@ward/shared/clock';
 import { ClusterClient } from '../cluster/cluster-client';
@@ -12,7 +12,7 @@ import { WatchRelay } from './watch-relay';
 import { gatewayConfig } from '../config';
 import { createGateway, type Gateway } from '../gateway';
 import { startApplierNode, type ApplierNode } from '../testing/applier-node';
-import { etcdTestClient, type EtcdTestClient } from '../testing/etcd-client';
+import { enableAuthAsRoot, etcdTestClient, login, type EtcdTestClient } from '../testing/etcd-client';
 
 type WatchResponse = { watch_id: string; created: boolean; canceled: boolean; cancel_reason: string; header: { revision: string } };
 
@@ -41,21 +41,38 @@ function openWatch(token?: string): { stream: ClientDuplexStream<object, WatchRe
 
 const create = (key: string) => ({ create_request: { key: Buffer.from(key) } });
 
+const silent = createLogger({ name: 'test', level: 'silent' });
+
+/** A cluster client of the node, for a relay built by hand. */
+function clusterClient(): ClusterClient {
+  return new ClusterClient({
+    endpoints: [node.address],
+    requestTimeoutMs: 5000,
+    resolveTokenTimeoutMs: 1000,
+    retry: { maxAttemptsCount: 3, baseDelayMs: 10, maxDelayMs: 100 },
+    connection: { maxReceiveBytes: 4 * 1024 * 1024, maxSendBytes: 4 * 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 },
+    clock: systemClock,
+    rng: new SeededRng(1),
+    logger: silent,
+  });
+}
+
+/** `relay` as the Watch service of a gRPC server on loopback, and a client of it. */
+async function serveRelay(relay: WatchRelay): Promise<{ server: GrpcServer; client: EtcdTestClient }> {
+  const server = createGrpcServer({ host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1024 * 1024, maxSendMessageBytes: 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000, maxConcurrentStreams: 100, logger: silent });
+  server.addService(watchRelayDefinition(), { Watch: (call: unknown, context: CallContext) => relay.handle(call as never, context) });
+  const port = await server.start();
+  return { server, client: etcdTestClient(`127.0.0.1:${port}`) };
+}
+
 beforeAll(async () => {
   node = await startApplierNode();
   gateway = await createGateway(gatewayConfig({ grpcPort: 0, httpPort: 0, nodeEndpoints: [node.address], bcryptCost: 4, maxWatchStreamsCount: 3, logLevel: 'silent' }), {
-    logger: createLogger({ name: 'test', level: 'silent' }),
+    logger: silent,
   });
   etcd = etcdTestClient(gateway.grpcAddress);
-  const must = async (method: string, request: object, token?: string): Promise<Record<string, unknown>> => {
-    const result = await etcd.call('Auth', method, request, token);
-    if (!result.ok) throw new Error(`${method}: ${result.details}`);
-    return result.value;
-  };
-  await must('UserAdd', { name: 'root', password: 'pw' });
-  await must('UserGrantRole', { user: 'root', role: 'root' });
-  await must('AuthEnable', {});
-  rootToken = (await must('Authenticate', { name: 'root', password: 'pw' }))['token'] as string;
+  await enableAuthAsRoot(etcd, 'pw');
+  rootToken = await login(etcd, 'root', 'pw');
 });
 
 afterAll(async () => {
@@ -162,17 +179,7 @@ describe('Watch relay', () => {
 
 describe('Watch relay: a client that cancels while the internal stream is being opened', () => {
   it('releases its slot and never leaves the internal stream open', async () => {
-    const logger = createLogger({ name: 'test', level: 'silent' });
-    const cluster = new ClusterClient({
-      endpoints: [node.address],
-      requestTimeoutMs: 5000,
-      resolveTokenTimeoutMs: 1000,
-      retry: { maxAttemptsCount: 3, baseDelayMs: 10, maxDelayMs: 100 },
-      connection: { maxReceiveBytes: 4 * 1024 * 1024, maxSendBytes: 4 * 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 },
-      clock: systemClock,
-      rng: new SeededRng(1),
-      logger,
-    });
+    const cluster = clusterClient();
     let opening!: () => void;
     const openingStarted = new Promise<void>((resolve) => (opening = resolve));
     let release!: () => void;
@@ -187,10 +194,7 @@ describe('Watch relay: a client that cancels while the internal stream is being 
       status: (signal) => cluster.status(signal),
       maxStreamsCount: 1,
     });
-    const server = createGrpcServer({ host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1024 * 1024, maxSendMessageBytes: 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000, maxConcurrentStreams: 100, logger });
-    server.addService(watchRelayDefinition(), { Watch: (call: unknown, context: CallContext) => relay.handle(call as never, context) });
-    const port = await server.start();
-    const client = etcdTestClient(`127.0.0.1:${port}`);
+    const { server, client } = await serveRelay(relay);
     try {
       await new Promise((resolve) => setTimeout(resolve, 100)); // earlier tests' internal streams have closed
       const baseline = node.options.watchStreamsCount;
@@ -214,17 +218,7 @@ describe('Watch relay: a client that cancels while the internal stream is being 
 
 describe('Watch relay: a member that does not keep up with a client\'s requests', () => {
   it('stops reading the client instead of buffering its requests without bound', async () => {
-    const logger = createLogger({ name: 'test', level: 'silent' });
-    const cluster = new ClusterClient({
-      endpoints: [node.address],
-      requestTimeoutMs: 5000,
-      resolveTokenTimeoutMs: 1000,
-      retry: { maxAttemptsCount: 3, baseDelayMs: 10, maxDelayMs: 100 },
-      connection: { maxReceiveBytes: 4 * 1024 * 1024, maxSendBytes: 4 * 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 },
-      clock: systemClock,
-      rng: new SeededRng(1),
-      logger,
-    });
+    const cluster = clusterClient();
     let internal: ClientDuplexStream<unknown, unknown> | undefined;
     const relay = new WatchRelay({
       openStream: async () => {
@@ -237,10 +231,7 @@ describe('Watch relay: a member that does not keep up with a client\'s requests'
       status: (signal) => cluster.status(signal),
       maxStreamsCount: 1,
     });
-    const server = createGrpcServer({ host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1024 * 1024, maxSendMessageBytes: 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000, maxConcurrentStreams: 100, logger });
-    server.addService(watchRelayDefinition(), { Watch: (call: unknown, context: CallContext) => relay.handle(call as never, context) });
-    const port = await server.start();
-    const client = etcdTestClient(`127.0.0.1:${port}`);
+    const { server, client } = await serveRelay(relay);
     node.options.pauseWatchReads = true;
     try {
       const stream = (client.client('Watch') as unknown as { Watch(m: Metadata): ClientDuplexStream<object, WatchResponse> }).Watch(new Metadata());

@@ -40,3 +40,22 @@ export function etcdTestClient(address: string, maxSendBytes = 64 * 1024 * 1024)
     },
   };
 }
+
+/** The value of a call that must succeed. */
+export async function must<T = Record<string, unknown>>(result: Promise<CallResult<T>>, what = 'call'): Promise<T> {
+  const settled = await result;
+  if (!settled.ok) throw new Error(`${what} failed: ${settled.code} ${settled.details}`);
+  return settled.value;
+}
+
+/** A simple or JWT token of `name`. */
+export async function login(etcd: EtcdTestClient, name: string, password: string): Promise<string> {
+  return (await must<{ token: string }>(etcd.call('Auth', 'Authenticate', { name, password }), `Authenticate ${name}`)).token;
+}
+
+/** root (with the root role), then auth enabled: where most auth scenarios start. */
+export async function enableAuthAsRoot(etcd: EtcdTestClient, rootPassword: string): Promise<void> {
+  await must(etcd.call('Auth', 'UserAdd', { name: 'root', password: rootPassword }), 'UserAdd root');
+  await must(etcd.call('Auth', 'UserGrantRole', { user: 'root', role: 'root' }), 'grant root');
+  await must(etcd.call('Auth', 'AuthEnable', {}), 'AuthEnable');
+}

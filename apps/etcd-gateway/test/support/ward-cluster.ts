@@ -4,7 +4,9 @@ import { Writable } from 'node:stream';
 import { LocalCluster, buildRaftNodeBundle } from '@ward/testing/cluster';
 import { createLogger } from '@ward/platform/logging';
 import { createGateway, gatewayConfig, type Gateway, type GatewayConfig, type GatewayDeps } from '../../src/index';
-import { etcdTestClient, type CallResult, type EtcdTestClient } from '../../src/testing/etcd-client';
+import { etcdTestClient, must, type EtcdTestClient } from '../../src/testing/etcd-client';
+
+export { login, must } from '../../src/testing/etcd-client';
 
 export interface WardCluster {
   readonly cluster: LocalCluster;
@@ -59,14 +61,18 @@ export async function startWardCluster(options: { size?: number; gateway?: Parti
   };
 }
 
-/** The value of a call that must succeed. */
-export async function must<T = Record<string, unknown>>(result: Promise<CallResult<T>>, what = 'call'): Promise<T> {
-  const settled = await result;
-  if (!settled.ok) throw new Error(`${what} failed: ${settled.code} ${settled.details}`);
-  return settled.value;
-}
-
 export const bytes = (text: string): Buffer => Buffer.from(text);
+
+/** Polls `probe` every 100 ms until it gives a value (not undefined); fails after `timeoutMs`. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** root (with the root role), role `rw-<prefix>` on a prefix, a user holding it, auth enabled. */
 export async function setUpAuth(etcd: EtcdTestClient, users: { rootPassword: string; user: string; password: string; prefix: string }): Promise<void> {
@@ -80,8 +86,4 @@ export async function setUpAuth(etcd: EtcdTestClient, users: { rootPassword: str
   await must(etcd.call('Auth', 'UserAdd', { name: users.user, password: users.password }), 'UserAdd user');
   await must(etcd.call('Auth', 'UserGrantRole', { user: users.user, role }), 'grant role');
   await must(etcd.call('Auth', 'AuthEnable', {}), 'AuthEnable');
-}
-
-export async function login(etcd: EtcdTestClient, name: string, password: string): Promise<string> {
-  return (await must<{ token: string }>(etcd.call('Auth', 'Authenticate', { name, password }), `Authenticate ${name}`)).token;
 }
