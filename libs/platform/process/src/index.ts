@@ -1,0 +1,1 @@
+export { EXIT_CONFIG, configOrExit, runUntilSignalled, type ProcessLike } from './service-process';
