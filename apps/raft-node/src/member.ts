@@ -17,7 +17,7 @@ import { ProposalWaiters } from './proposals';
 import { RaftDriver } from './raft-driver';
 import { ReadIndexBatcher } from './read-index';
 import { RequestIdGenerator } from './request-ids';
-import type { NodeCore } from './service/node-core';
+import { responseContext, type NodeCore } from './service/node-core';
 import type { AppliedRequest, StateMachine } from './state-machine';
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
@@ -124,7 +124,7 @@ export class Member implements NodeCore {
   private createWatchHub(logger: Logger): WatchHub {
     return new WatchHub({
       applier: () => this.stateMachine.applier,
-      context: () => ({ clusterId: this.config.clusterId, memberId: this.config.memberId, raftTerm: this.driver.currentTerm }),
+      context: () => responseContext(this),
       limits: {
         maxWatchers: this.config.maxWatchersPerStreamCount,
         batchEvents: this.config.watchBatchEventsCount,
