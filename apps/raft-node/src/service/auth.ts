@@ -2,7 +2,8 @@
 // waiting until the issuing entry is applied here: what closes etcd issue 18437).
 import { isAuthError } from '@ward/auth/permissions';
 import type { AuthCheckRequest__Output, AuthCheckResponse, ResolveTokenRequest__Output, ResolveTokenResponse } from '@ward/etcd/proto';
-import { WIRE_ERRORS, wireError } from '@ward/etcd/wire-errors';
+import { wireError } from '@ward/etcd/wire-errors';
+import { wireErrorAnswer } from './answers';
 import { linearizableBarrier } from './read';
 import { timeoutOf, type NodeCore } from './node-core';
 
@@ -10,7 +11,7 @@ const EMPTY = Buffer.alloc(0);
 
 export async function authCheck(core: NodeCore, request: AuthCheckRequest__Output): Promise<AuthCheckResponse> {
   const failure = await linearizableBarrier(core, core.config.defaultRequestTimeoutMs);
-  if (failure !== undefined) return { error: { code: WIRE_ERRORS[failure].code, message: WIRE_ERRORS[failure].message } };
+  if (failure !== undefined) return { error: wireErrorAnswer(failure).error };
   const auth = core.stateMachine.applier.authView;
   const check = { auth_enabled: auth.enabled, user_exists: false, no_password: false, password_hash: EMPTY, auth_revision: String(auth.revision) };
   if (!auth.enabled) return { check };
