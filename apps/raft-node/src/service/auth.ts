@@ -5,7 +5,7 @@ import type { AuthCheckRequest__Output, AuthCheckResponse, ResolveTokenRequest__
 import { wireError } from '@ward/etcd/wire-errors';
 import { wireErrorAnswer } from './answers';
 import { linearizableBarrier } from './read';
-import { timeoutOf, type NodeCore } from './node-core';
+import { leaderMember, timeoutOf, type NodeCore } from './node-core';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -35,7 +35,7 @@ export async function resolveToken(core: NodeCore, request: ResolveTokenRequest_
   const answer = await resolve(core, request);
   // A use seen here slides the token's TTL on this member only, and the leader expires idle
   // tokens: a follower names the leader, so the caller resolves there next.
-  const leader = core.driver.isLeader ? undefined : core.config.members.find((m) => m.id === core.driver.leader);
+  const leader = core.driver.isLeader ? undefined : leaderMember(core);
   return leader === undefined ? answer : { ...answer, leader_address: leader.apiAddress };
 }
 

@@ -1,5 +1,5 @@
 import type { NodeMemberListResponse, NodeStatusResponse } from '@ward/etcd/proto';
-import type { NodeCore } from './node-core';
+import { leaderMember, type NodeCore } from './node-core';
 
 /** The etcd API version members report in Status (what etcd clients gate features on). */
 export const ETCD_API_VERSION = '3.5.0';
@@ -21,7 +21,7 @@ export function nodeStatus(core: NodeCore, snapshotBytes: number): NodeStatusRes
     version: ETCD_API_VERSION,
     errors: [],
     is_learner: false,
-    leader_address: core.config.members.find((m) => m.id === core.driver.leader)?.apiAddress ?? '',
+    leader_address: leaderMember(core)?.apiAddress ?? '',
   };
 }
 
