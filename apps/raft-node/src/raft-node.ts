@@ -117,7 +117,7 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
     logger: logger.child({ component: 'api' }),
     metrics,
   });
-  server.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member, () => member.snapshotBytes));
+  server.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
   const port = await server.start();
   return { server, port };
 }

@@ -27,6 +27,8 @@ export interface NodeCore {
   readonly ids: RequestIdGenerator;
   readonly metrics: NodeMetrics;
   readonly clock: Clock;
+  /** Size of the last snapshot written or booted from (Status' db_size_bytes). */
+  readonly snapshotBytes: number;
   /** The raft commit and last log index (for Status and readiness). */
   readonly raftIndexes: () => { commit: number; last: number };
 }

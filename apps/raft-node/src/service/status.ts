@@ -4,7 +4,7 @@ import { leaderMember, type NodeCore } from './node-core';
 /** The etcd API version members report in Status (what etcd clients gate features on). */
 export const ETCD_API_VERSION = '3.5.0';
 
-export function nodeStatus(core: NodeCore, snapshotBytes: number): NodeStatusResponse {
+export function nodeStatus(core: NodeCore): NodeStatusResponse {
   const kv = core.stateMachine.applier.keySpaceView;
   const { commit, last } = core.raftIndexes();
   return {
@@ -17,7 +17,7 @@ export function nodeStatus(core: NodeCore, snapshotBytes: number): NodeStatusRes
     applied_index: String(core.stateMachine.appliedIndex),
     revision: String(kv.currentRevision),
     compact_revision: String(kv.compactRevision),
-    db_size_bytes: String(snapshotBytes),
+    db_size_bytes: String(core.snapshotBytes),
     version: ETCD_API_VERSION,
     errors: [],
     is_learner: false,
