@@ -57,14 +57,7 @@ function resetStream(call: SnapshotCall): void {
 export class SnapshotStreams {
   private active = 0;
 
-  constructor(
-    private readonly core: NodeCore,
-    private readonly maxStreams = MAX_SNAPSHOT_STREAMS,
-  ) {}
-
-  get activeCount(): number {
-    return this.active;
-  }
+  constructor(private readonly core: NodeCore) {}
 
   async serve(request: NodeSnapshotRequest__Output, call: SnapshotCall): Promise<void> {
     const core = this.core;
@@ -111,7 +104,7 @@ export class SnapshotStreams {
     if (!core.driver.isLeader) return notLeaderAnswer(core);
     const denied = core.stateMachine.applier.authView.isAdminPermitted(request.username);
     if (denied !== null) return errorAnswer(authWireError(denied));
-    if (this.active >= this.maxStreams) return wireErrorAnswer('TooManyRequests');
+    if (this.active >= MAX_SNAPSHOT_STREAMS) return wireErrorAnswer('TooManyRequests');
     return undefined;
   }
 }
