@@ -8,10 +8,10 @@
 import { constants as http2Constants } from 'node:http2';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
-import { authWireError } from '@ward/etcd/apply';
 import type { NodeResponse, NodeSnapshotRequest__Output } from '@ward/etcd/proto';
 import { encodeBackup } from '../backup/backup-file';
-import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
+import { responseAnswer, wireErrorAnswer } from './answers';
+import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
 
 export const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
@@ -100,10 +100,8 @@ export class SnapshotStreams {
   }
 
   private refusal(request: NodeSnapshotRequest__Output): NodeResponse | undefined {
-    const core = this.core;
-    if (!core.driver.isLeader) return notLeaderAnswer(core);
-    const denied = core.stateMachine.applier.authView.isAdminPermitted(request.username);
-    if (denied !== null) return errorAnswer(authWireError(denied));
+    const refusal = adminRefusal(this.core, request.username);
+    if (refusal !== undefined) return refusal;
     if (this.active >= MAX_SNAPSHOT_STREAMS) return wireErrorAnswer('TooManyRequests');
     return undefined;
   }
