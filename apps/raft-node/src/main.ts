@@ -6,10 +6,9 @@
  * (e.g. a corrupt write-ahead log: the message names the file and byte offset); 2 bad configuration.
  */
 import { ConfigError, loadConfig } from '@ward/platform/config';
-import { createLogger } from '@ward/platform/logging';
 import { runRestoreCommand } from './backup/restore';
 import { RAFT_NODE_CONFIG, resolveRaftNodeConfig } from './config';
-import { createRaftNode } from './raft-node';
+import { createMemberLogger, createRaftNode } from './raft-node';
 
 const EXIT_FAILURE = 1;
 const EXIT_CONFIG = 2;
@@ -31,7 +30,7 @@ async function main(): Promise<void> {
     process.exitCode = error instanceof ConfigError ? EXIT_CONFIG : EXIT_FAILURE;
     return;
   }
-  const logger = createLogger({ name: 'raft-node', level: config.logLevel, base: { member: config.memberId.toString(16) } });
+  const logger = createMemberLogger(config);
   let member;
   try {
     member = await createRaftNode(config, { logger });

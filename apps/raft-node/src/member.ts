@@ -1,5 +1,5 @@
 // One running member: the parts wired together, the driver's hooks, housekeeping and shutdown.
-import { DEFAULT_MAX_SIMPLE_TOKENS, encodeApplyRequest } from '@ward/etcd/apply';
+import { DEFAULT_MAX_SIMPLE_TOKENS, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
@@ -17,7 +17,7 @@ import { ProposalWaiters } from './proposals';
 import { RaftDriver } from './raft-driver';
 import { ReadIndexBatcher } from './read-index';
 import { RequestIdGenerator } from './request-ids';
-import type { NodeCore } from './service/node-core';
+import { responseContext, type NodeCore } from './service/node-core';
 import type { AppliedRequest, StateMachine } from './state-machine';
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
@@ -124,7 +124,7 @@ export class Member implements NodeCore {
   private createWatchHub(logger: Logger): WatchHub {
     return new WatchHub({
       applier: () => this.stateMachine.applier,
-      context: () => ({ clusterId: this.config.clusterId, memberId: this.config.memberId, raftTerm: this.driver.currentTerm }),
+      context: () => responseContext(this),
       limits: {
         maxWatchers: this.config.maxWatchersPerStreamCount,
         batchEvents: this.config.watchBatchEventsCount,
@@ -210,9 +210,8 @@ export class Member implements NodeCore {
     if (!this.driver.isLeader || !applier.authView.enabled) return;
     const due = this.tokens.expired(this.clock.monotonicMs(), (token) => applier.resolveSimpleToken(token) !== undefined);
     if (due.length === 0) return;
-    const header = { id: this.ids.next(), username: 'root', authRevision: applier.authView.revision };
     try {
-      this.driver.propose(encodeApplyRequest({ header, operation: { type: 'simpleTokenExpire', request: { tokens: due } } }, { maxEntryBytes: maxEntryBytesOf(this.config) }));
+      this.proposeAsRoot({ type: 'simpleTokenExpire', request: { tokens: due } });
       this.logger.info({ tokens: due.length }, 'proposed expiry of idle simple tokens');
     } catch (error) {
       this.logger.debug({ err: error }, 'token expiry not proposed');
@@ -228,12 +227,10 @@ export class Member implements NodeCore {
     if (!this.driver.isLeader) return;
     const due = this.lessor.expired(this.clock.monotonicMs());
     if (due.length === 0) return;
-    const authRevision = this.stateMachine.applier.authView.revision;
     let proposed = 0;
     for (const id of due) {
-      const header = { id: this.ids.next(), username: 'root', authRevision };
       try {
-        this.driver.propose(encodeApplyRequest({ header, operation: { type: 'leaseRevoke', request: { id } } }, { maxEntryBytes: maxEntryBytesOf(this.config) }));
+        this.proposeAsRoot({ type: 'leaseRevoke', request: { id } });
         proposed += 1;
       } catch (error) {
         this.logger.debug({ err: error }, 'lease revoke not proposed; retried later');
@@ -241,5 +238,11 @@ export class Member implements NodeCore {
       }
     }
     this.logger.info({ leases: proposed, due: due.length }, 'proposed revocation of expired leases');
+  }
+
+  /** Proposes an operation the member itself issues, as the internal root identity. */
+  private proposeAsRoot(operation: ApplyOperation): void {
+    const header = { id: this.ids.next(), username: 'root', authRevision: this.stateMachine.applier.authView.revision };
+    this.driver.propose(encodeApplyRequest({ header, operation }, { maxEntryBytes: maxEntryBytesOf(this.config) }));
   }
 }

@@ -97,6 +97,19 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
   return member;
 }
 
+/** Three members, each over a fresh directory, joined by one in-memory network. */
+async function startMembers(snapshotEntries: number): Promise<{ net: Network; roots: string[]; members: Member[] }> {
+  const net = new Network();
+  const roots = await Promise.all(IDS.map(() => mkdtemp(join(tmpdir(), 'ward-driver-'))));
+  dirs.push(...roots);
+  const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, snapshotEntries)));
+  return { net, roots, members };
+}
+
+async function stopAll(members: readonly Member[]): Promise<void> {
+  await Promise.all(members.map(async (m) => { await m.driver.stop(); await m.persistence.close(); }));
+}
+
 async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -110,10 +123,7 @@ const put = (i: number): Uint8Array =>
 
 describe('RaftDriver', () => {
   it('elects, replicates and applies identically; followers never answer before their Ready is durable', async () => {
-    const net = new Network();
-    const roots = await Promise.all(IDS.map(() => mkdtemp(join(tmpdir(), 'ward-driver-'))));
-    dirs.push(...roots);
-    const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, 1000)));
+    const { members } = await startMembers(1000);
     await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
     const leader = members.find((m) => m.driver.isLeader)!;
     for (let i = 1; i <= 60; i++) leader.driver.propose(put(i));
@@ -121,14 +131,11 @@ describe('RaftDriver', () => {
     const hashes = new Set(members.map((m) => m.stateMachine.applier.stateHash()));
     expect(hashes.size).toBe(1);
     expect(members.flatMap((m) => m.violations)).toEqual([]);
-    await Promise.all(members.map(async (m) => { await m.driver.stop(); await m.persistence.close(); }));
+    await stopAll(members);
   });
 
   it('answers committed entries while the next Ready is still being written; applies only what is durable here', async () => {
-    const net = new Network();
-    const roots = await Promise.all(IDS.map(() => mkdtemp(join(tmpdir(), 'ward-driver-'))));
-    dirs.push(...roots);
-    const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, 1000)));
+    const { net, members } = await startMembers(1000);
     await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
     const leader = members.find((m) => m.driver.isLeader)!;
     const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
@@ -161,14 +168,11 @@ describe('RaftDriver', () => {
     release();
     await until(() => members.every((m) => revision(m) === 4) && leader.held === 0);
     expect(members.flatMap((m) => m.violations)).toEqual([]);
-    await Promise.all(members.map(async (m) => { await m.driver.stop(); await m.persistence.close(); }));
+    await stopAll(members);
   });
 
   it('a member far behind the compacted log catches up through a snapshot from the leader', async () => {
-    const net = new Network();
-    const roots = await Promise.all(IDS.map(() => mkdtemp(join(tmpdir(), 'ward-driver-'))));
-    dirs.push(...roots);
-    const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, 20)));
+    const { net, roots, members } = await startMembers(20);
     await until(() => members.some((m) => m.driver.isLeader));
     const leader = members.find((m) => m.driver.isLeader)!;
     const laggard = members.find((m) => !m.driver.isLeader)!;
@@ -188,6 +192,6 @@ describe('RaftDriver', () => {
     expect(back.restored).toBeGreaterThanOrEqual(1);
     expect(back.stateMachine.applier.stateHash()).toBe(leader.stateMachine.applier.stateHash());
     expect([...others, back].flatMap((m) => m.violations)).toEqual([]);
-    await Promise.all([...others, back].map(async (m) => { await m.driver.stop(); await m.persistence.close(); }));
+    await stopAll([...others, back]);
   });
 });

@@ -44,11 +44,15 @@ export interface RaftNodeDeps {
   readonly clock?: Clock;
 }
 
+/** The member's logger: JSON lines named raft-node, each carrying the member id in hex. */
+export function createMemberLogger(config: RaftNodeConfig): Logger {
+  return createLogger({ name: 'raft-node', level: config.logLevel, base: { member: formatMemberId(config.memberId) } });
+}
+
 /** Boots the member from its data dir and starts serving. Throws (nothing left running) when it cannot. */
 export async function createRaftNode(config: RaftNodeConfig, deps: RaftNodeDeps = {}): Promise<RaftNode> {
-  const memberHex = formatMemberId(config.memberId);
-  const logger = deps.logger ?? createLogger({ name: 'raft-node', level: config.logLevel, base: { member: memberHex } });
-  const metrics = deps.metrics ?? createMetrics({ prefix: 'ward_raft_node_', defaultLabels: { member: memberHex }, collectProcessMetrics: true });
+  const logger = deps.logger ?? createMemberLogger(config);
+  const metrics = deps.metrics ?? createMetrics({ prefix: 'ward_raft_node_', defaultLabels: { member: formatMemberId(config.memberId) }, collectProcessMetrics: true });
   await mkdir(config.dataDir, { recursive: true });
   const booted = await RaftPersistence.open({
     dir: config.dataDir,
@@ -117,7 +121,7 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
     logger: logger.child({ component: 'api' }),
     metrics,
   });
-  server.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member, () => member.snapshotBytes));
+  server.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
   const port = await server.start();
   return { server, port };
 }

@@ -40,10 +40,6 @@ export class TokenTtlKeeper {
     this.tokens.set(token, { lastUseMs: nowMs, proposedAtMs: Number.NEGATIVE_INFINITY });
   }
 
-  forget(token: string): void {
-    this.tokens.delete(token);
-  }
-
   /**
    * A new leader gives every token a full TTL: it cannot know when the old leader last saw them.
    * `live` are the state machine's tokens, and exactly those are tracked from now on: the ones it

@@ -15,21 +15,27 @@ let leader: bigint;
 const VALUE_BYTES = 1_000_000;
 const VALUES = 6;
 
-beforeAll(async () => {
-  cluster = await LocalCluster.start({ entry: buildRaftNodeBundle(), size: 3 });
-  leader = await cluster.waitForLeader(30_000);
+/** Waits for the leader of `members` and writes VALUES values of VALUE_BYTES through it. */
+async function fill(members: LocalCluster): Promise<bigint> {
+  const elected = await members.waitForLeader(30_000);
   for (let i = 0; i < VALUES; i++) {
-    const answer = await cluster.client(leader).propose(putRequest(`big/${i}`, new Uint8Array(VALUE_BYTES).fill(i + 1)), 10_000);
+    const answer = await members.client(elected).propose(putRequest(`big/${i}`, new Uint8Array(VALUE_BYTES).fill(i + 1)), 10_000);
     expect(answer.kind).toBe('ok');
   }
+  return elected;
+}
+
+beforeAll(async () => {
+  cluster = await LocalCluster.start({ entry: buildRaftNodeBundle(), size: 3 });
+  leader = await fill(cluster);
 }, 120_000);
 
 afterAll(async () => {
   await cluster?.stop();
 });
 
-function open(member: bigint, username = ''): ClientReadableStream<NodeResponse__Output> {
-  const raw = cluster.client(member).raw as unknown as { Snapshot(request: object): ClientReadableStream<NodeResponse__Output> };
+function open(member: bigint, username = '', on: LocalCluster = cluster): ClientReadableStream<NodeResponse__Output> {
+  const raw = on.client(member).raw as unknown as { Snapshot(request: object): ClientReadableStream<NodeResponse__Output> };
   return raw.Snapshot({ username, auth_revision: '0' });
 }
 
@@ -119,11 +125,7 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
 
   beforeAll(async () => {
     small = await LocalCluster.start({ entry: buildRaftNodeBundle(), size: 1, env: { RAFT_NODE_SNAPSHOT_STALL_TIMEOUT_MS: '1000' } });
-    one = await small.waitForLeader(30_000);
-    for (let i = 0; i < VALUES; i++) {
-      const answer = await small.client(one).propose(putRequest(`big/${i}`, new Uint8Array(VALUE_BYTES).fill(i + 1)), 10_000);
-      expect(answer.kind).toBe('ok');
-    }
+    one = await fill(small);
   }, 120_000);
 
   afterAll(async () => {
@@ -131,13 +133,12 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
   });
 
   it('loses its stream after RAFT_NODE_SNAPSHOT_STALL_TIMEOUT_MS without taking anything, which frees its slot', async () => {
-    const raw = small.client(one).raw as unknown as { Snapshot(request: object): ClientReadableStream<NodeResponse__Output> };
-    const stalled = [reader(raw.Snapshot({ username: '', auth_revision: '0' }), true), reader(raw.Snapshot({ username: '', auth_revision: '0' }), true)];
+    const stalled = [reader(open(one, '', small), true), reader(open(one, '', small), true)];
     const outcomes = Promise.all(stalled.map((s) => s.done.then(() => 'ended', (error: { code?: number }) => error.code)));
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(stalled.map((s) => s.count())).toEqual([0, 0]);
     // Both slots are free again: a third stream gets the whole file.
-    const third = file(await collect(raw.Snapshot({ username: '', auth_revision: '0' })));
+    const third = file(await collect(open(one, '', small)));
     expect(decodeBackup(third.bytes).revision).toBe(VALUES + 1);
     // The stalled readers never get a complete file: their streams were reset (CANCELLED).
     for (const s of stalled) s.resume();

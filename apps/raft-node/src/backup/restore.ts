@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Applier } from '@ward/etcd/apply';
 import { encodeSnapshot, votersConfState, type Snapshot } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
-import { BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, MAX_BACKUP_STATE_BYTES, decodeBackup, type BackupInfo } from './backup-file';
+import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, MAX_BACKUP_STATE_BYTES, decodeBackup, type BackupInfo } from './backup-file';
 import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
 
 export interface RestoreOptions {
@@ -68,7 +68,7 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
   const dataDir = resolve(options.dataDir);
   if (!(await isEmptyOrMissing(dataDir))) throw new RestoreError(`data dir ${dataDir} exists and is not empty; restore writes only fresh directories`);
   const size = (await stat(options.file)).size;
-  if (size > MAX_BACKUP_STATE_BYTES + BACKUP_HEADER_BYTES + 512 + BACKUP_CHECKSUM_BYTES) throw new BackupFileError(`${size} bytes is larger than any ward snapshot`);
+  if (size > MAX_BACKUP_STATE_BYTES + BACKUP_HEADER_BYTES + BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES) throw new BackupFileError(`${size} bytes is larger than any ward snapshot`);
   const backup = decodeBackup(await readFile(options.file));
   let applier: Applier;
   try {

@@ -1,7 +1,7 @@
 // The shapes of wardnode.Node answers.
 import type { NodeResponse } from '@ward/etcd/proto';
 import { WIRE_ERRORS, type EtcdWireError, type WireErrorName } from '@ward/etcd/wire-errors';
-import type { NodeCore } from './node-core';
+import { leaderMember, type NodeCore } from './node-core';
 
 export function wireErrorAnswer(name: WireErrorName): NodeResponse {
   const spec = WIRE_ERRORS[name];
@@ -14,9 +14,7 @@ export function errorAnswer(error: EtcdWireError): NodeResponse {
 
 /** A follower's answer to Propose: who leads, and where its internal API is (empty when unknown). */
 export function notLeaderAnswer(core: NodeCore): NodeResponse {
-  const leader = core.driver.leader;
-  const member = core.config.members.find((m) => m.id === leader);
-  return { not_leader: { leader_id: leader.toString(), leader_address: member?.apiAddress ?? '' } };
+  return { not_leader: { leader_id: core.driver.leader.toString(), leader_address: leaderMember(core)?.apiAddress ?? '' } };
 }
 
 export function responseAnswer(bytes: Uint8Array): NodeResponse {

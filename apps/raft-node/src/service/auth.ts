@@ -2,15 +2,16 @@
 // waiting until the issuing entry is applied here: what closes etcd issue 18437).
 import { isAuthError } from '@ward/auth/permissions';
 import type { AuthCheckRequest__Output, AuthCheckResponse, ResolveTokenRequest__Output, ResolveTokenResponse } from '@ward/etcd/proto';
-import { WIRE_ERRORS, wireError } from '@ward/etcd/wire-errors';
+import { wireError } from '@ward/etcd/wire-errors';
+import { wireErrorAnswer } from './answers';
 import { linearizableBarrier } from './read';
-import { timeoutOf, type NodeCore } from './node-core';
+import { leaderMember, timeoutOf, type NodeCore } from './node-core';
 
 const EMPTY = Buffer.alloc(0);
 
 export async function authCheck(core: NodeCore, request: AuthCheckRequest__Output): Promise<AuthCheckResponse> {
   const failure = await linearizableBarrier(core, core.config.defaultRequestTimeoutMs);
-  if (failure !== undefined) return { error: { code: WIRE_ERRORS[failure].code, message: WIRE_ERRORS[failure].message } };
+  if (failure !== undefined) return { error: wireErrorAnswer(failure).error };
   const auth = core.stateMachine.applier.authView;
   const check = { auth_enabled: auth.enabled, user_exists: false, no_password: false, password_hash: EMPTY, auth_revision: String(auth.revision) };
   if (!auth.enabled) return { check };
@@ -34,7 +35,7 @@ export async function resolveToken(core: NodeCore, request: ResolveTokenRequest_
   const answer = await resolve(core, request);
   // A use seen here slides the token's TTL on this member only, and the leader expires idle
   // tokens: a follower names the leader, so the caller resolves there next.
-  const leader = core.driver.isLeader ? undefined : core.config.members.find((m) => m.id === core.driver.leader);
+  const leader = core.driver.isLeader ? undefined : leaderMember(core);
   return leader === undefined ? answer : { ...answer, leader_address: leader.apiAddress };
 }
 

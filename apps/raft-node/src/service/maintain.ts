@@ -23,11 +23,17 @@ const RPC_NAMES: Readonly<Record<Kind, string>> = {
   ALARM_CHANGE: 'Alarm ACTIVATE/DEACTIVATE',
 };
 
+/** What a follower or a non-admin caller gets instead of a maintenance answer (undefined: go on). */
+export function adminRefusal(core: NodeCore, username: string): NodeResponse | undefined {
+  if (!core.driver.isLeader) return notLeaderAnswer(core);
+  const denied = core.stateMachine.applier.authView.isAdminPermitted(username);
+  return denied === null ? undefined : errorAnswer(authWireError(denied));
+}
+
 export async function maintain(core: NodeCore, request: NodeMaintainRequest__Output): Promise<NodeResponse> {
   if (!(request.kind in RPC_NAMES)) return { error: { code: Status.INVALID_ARGUMENT, message: 'ward: unknown maintenance request' } };
-  if (!core.driver.isLeader) return notLeaderAnswer(core);
-  const denied = core.stateMachine.applier.authView.isAdminPermitted(request.username);
-  if (denied !== null) return errorAnswer(authWireError(denied));
+  const refusal = adminRefusal(core, request.username);
+  if (refusal !== undefined) return refusal;
   switch (request.kind) {
     case 'DEFRAGMENT':
       // Nothing to defragment: the key space lives in memory, and disk space is given back by

@@ -3,6 +3,7 @@ import type { Clock } from '@ward/shared/clock';
 import type { AppliedWaiters } from '../applied-waiters';
 import type { RaftNodeConfig } from '../config';
 import type { Lessor } from '../lessor';
+import type { MemberSpec } from '../members';
 import type { NodeMetrics } from '../node-metrics';
 import type { ProposalWaiters } from '../proposals';
 import type { RaftDriver } from '../raft-driver';
@@ -26,6 +27,8 @@ export interface NodeCore {
   readonly ids: RequestIdGenerator;
   readonly metrics: NodeMetrics;
   readonly clock: Clock;
+  /** Size of the last snapshot written or booted from (Status' db_size_bytes). */
+  readonly snapshotBytes: number;
   /** The raft commit and last log index (for Status and readiness). */
   readonly raftIndexes: () => { commit: number; last: number };
 }
@@ -33,6 +36,11 @@ export interface NodeCore {
 /** The header context of responses this member sends now. */
 export function responseContext(core: NodeCore): ResponseContext {
   return { clusterId: core.config.clusterId, memberId: core.config.memberId, raftTerm: core.driver.currentTerm };
+}
+
+/** The current leader's entry in the member list (undefined while no leader is known). */
+export function leaderMember(core: NodeCore): MemberSpec | undefined {
+  return core.config.members.find((m) => m.id === core.driver.leader);
 }
 
 /** A caller's timeout: 0 means the default; never above the maximum. */

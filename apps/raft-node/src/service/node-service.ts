@@ -22,7 +22,7 @@ import { read } from './read';
 import { SnapshotStreams } from './snapshot';
 import { memberList, nodeStatus } from './status';
 
-export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number): ServiceHandlers {
+export function nodeServiceHandlers(core: NodeCore): ServiceHandlers {
   const snapshots = new SnapshotStreams(core);
   return {
     Propose: (request: ProposeRequest__Output) => propose(core, request),
@@ -30,7 +30,7 @@ export function nodeServiceHandlers(core: NodeCore, snapshotBytes: () => number)
     Watch: (call: ServerDuplexStream<NodeWatchRequest__Output, NodeWatchResponse>) => core.watches.serve(call),
     AuthCheck: (request: AuthCheckRequest__Output) => authCheck(core, request),
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),
-    Status: async () => nodeStatus(core, snapshotBytes()),
+    Status: async () => nodeStatus(core),
     MemberList: async () => memberList(core),
     Lease: (request: NodeLeaseRequest__Output) => lease(core, request),
     Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),

@@ -5,9 +5,10 @@ import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import type { NodeResponse, ProposeRequest__Output } from '@ward/etcd/proto';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { ProposalDroppedError } from '@ward/raft/core';
+import { maxEntryBytesOf } from '../member-parts';
 import type { ProposalOutcomeLabel } from '../node-metrics';
 import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
-import { ENTRY_OVERHEAD_BYTES, decodeEntry } from './decode-entry';
+import { decodeEntry } from './decode-entry';
 import { responseContext, timeoutOf, type NodeCore } from './node-core';
 
 const POSITIVE_INT64_MASK = 2n ** 63n - 1n;
@@ -38,7 +39,7 @@ export async function propose(core: NodeCore, request: ProposeRequest__Output): 
   if (!core.proposals.hasRoom()) return done('too_many', wireErrorAnswer('TooManyRequests'));
   // The member stamps its own request id: unique per proposal whoever sent it.
   const id = core.ids.next();
-  const entry = encodeApplyRequest({ header: { ...decoded.header, id }, operation: leaderOperation(core, decoded.operation) }, { maxEntryBytes: core.config.maxRequestBytes + ENTRY_OVERHEAD_BYTES });
+  const entry = encodeApplyRequest({ header: { ...decoded.header, id }, operation: leaderOperation(core, decoded.operation) }, { maxEntryBytes: maxEntryBytesOf(core.config) });
   const outcome = core.proposals.register(id, timeoutOf(core, request.timeout_ms));
   const termAtPropose = core.driver.currentTerm;
   try {

@@ -8,10 +8,10 @@
 import { constants as http2Constants } from 'node:http2';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
-import { authWireError } from '@ward/etcd/apply';
 import type { NodeResponse, NodeSnapshotRequest__Output } from '@ward/etcd/proto';
 import { encodeBackup } from '../backup/backup-file';
-import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
+import { responseAnswer, wireErrorAnswer } from './answers';
+import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
 
 export const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
@@ -57,14 +57,7 @@ function resetStream(call: SnapshotCall): void {
 export class SnapshotStreams {
   private active = 0;
 
-  constructor(
-    private readonly core: NodeCore,
-    private readonly maxStreams = MAX_SNAPSHOT_STREAMS,
-  ) {}
-
-  get activeCount(): number {
-    return this.active;
-  }
+  constructor(private readonly core: NodeCore) {}
 
   async serve(request: NodeSnapshotRequest__Output, call: SnapshotCall): Promise<void> {
     const core = this.core;
@@ -107,11 +100,9 @@ export class SnapshotStreams {
   }
 
   private refusal(request: NodeSnapshotRequest__Output): NodeResponse | undefined {
-    const core = this.core;
-    if (!core.driver.isLeader) return notLeaderAnswer(core);
-    const denied = core.stateMachine.applier.authView.isAdminPermitted(request.username);
-    if (denied !== null) return errorAnswer(authWireError(denied));
-    if (this.active >= this.maxStreams) return wireErrorAnswer('TooManyRequests');
+    const refusal = adminRefusal(this.core, request.username);
+    if (refusal !== undefined) return refusal;
+    if (this.active >= MAX_SNAPSHOT_STREAMS) return wireErrorAnswer('TooManyRequests');
     return undefined;
   }
 }

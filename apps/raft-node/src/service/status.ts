@@ -1,10 +1,10 @@
 import type { NodeMemberListResponse, NodeStatusResponse } from '@ward/etcd/proto';
-import type { NodeCore } from './node-core';
+import { leaderMember, type NodeCore } from './node-core';
 
 /** The etcd API version members report in Status (what etcd clients gate features on). */
 export const ETCD_API_VERSION = '3.5.0';
 
-export function nodeStatus(core: NodeCore, snapshotBytes: number): NodeStatusResponse {
+export function nodeStatus(core: NodeCore): NodeStatusResponse {
   const kv = core.stateMachine.applier.keySpaceView;
   const { commit, last } = core.raftIndexes();
   return {
@@ -17,11 +17,11 @@ export function nodeStatus(core: NodeCore, snapshotBytes: number): NodeStatusRes
     applied_index: String(core.stateMachine.appliedIndex),
     revision: String(kv.currentRevision),
     compact_revision: String(kv.compactRevision),
-    db_size_bytes: String(snapshotBytes),
+    db_size_bytes: String(core.snapshotBytes),
     version: ETCD_API_VERSION,
     errors: [],
     is_learner: false,
-    leader_address: core.config.members.find((m) => m.id === core.driver.leader)?.apiAddress ?? '',
+    leader_address: leaderMember(core)?.apiAddress ?? '',
   };
 }
 
