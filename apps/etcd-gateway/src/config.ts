@@ -17,6 +17,13 @@ export const gatewayConfigSchema = defineConfig({
     grpcPort: int({ default: 2379, min: 0, max: 65_535, why: 'etcd client port (0: any free port)' }),
     httpHost: string({ default: '127.0.0.1', maxLengthChars: 255, why: 'address of the JSON gateway, /healthz, /readyz, /metrics' }),
     httpPort: int({ default: 2381, min: 0, max: 65_535, why: 'JSON gateway and health port (0: any free port)' }),
+    certFile: string({ default: '', maxLengthChars: 4096, why: "etcd's --cert-file: PEM certificate (chain) of the client port; set with GATEWAY_KEY_FILE to serve TLS (empty: plaintext)" }),
+    keyFile: string({ default: '', maxLengthChars: 4096, why: "etcd's --key-file: PEM private key of GATEWAY_CERT_FILE" }),
+    trustedCaFile: string({ default: '', maxLengthChars: 4096, why: "etcd's --trusted-ca-file: PEM CA bundle that client certificates are verified against" }),
+    clientCertAuth: bool({
+      default: false,
+      why: "etcd's --client-cert-auth: require a client certificate signed by GATEWAY_TRUSTED_CA_FILE; a call without a token is then its CommonName's user",
+    }),
     advertiseClientUrl: string({
       default: '',
       maxLengthChars: 512,
@@ -42,7 +49,7 @@ export const gatewayConfigSchema = defineConfig({
     jwtClockToleranceSeconds: int({ default: 30, min: 0, max: 300, why: 'leeway for exp/nbf between the minting host and this one' }),
     jwtMaxLifetimeSeconds: int({ default: 86_400, min: 1, max: 315_360_000, why: 'tokens whose exp lies further ahead are refused' }),
     jwtRequireExpiry: bool({ default: true, why: 'refuse JWTs without exp (etcd accepts them: such a token would never expire)' }),
-    tokenCacheMs: int({ default: 1000, min: 0, max: 1000, why: 'a simple-token resolution is reused this long (the contract allows at most 1 s)' }),
+    tokenCacheMs: int({ default: 1000, min: 0, max: 1000, why: 'a simple-token resolution, or the auth revision of client-certificate identities, is reused this long (the contract allows at most 1 s)' }),
     bcryptCost: int({ default: BCRYPT_DEFAULT_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: "log2 rounds of new password hashes (etcd's --bcrypt-cost)" }),
     bcryptMaxVerifyCost: int({ default: DEFAULT_MAX_VERIFY_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'stored hashes above this cost are refused instead of pinning a thread' }),
     passwordConcurrencyCount: int({ default: 4, min: 1, max: 64, why: 'in-process bcrypt operations at once (keep ≤ UV_THREADPOOL_SIZE)' }),
@@ -91,6 +98,9 @@ export const gatewayConfigSchema = defineConfig({
     if (config.redisUrl !== '' && config.passwordPayloadKeys === '') {
       problems.push('GATEWAY_PASSWORD_PAYLOAD_KEYS is required with GATEWAY_REDIS_URL');
     }
+    if ((config.certFile === '') !== (config.keyFile === '')) problems.push('GATEWAY_CERT_FILE and GATEWAY_KEY_FILE go together');
+    if (config.trustedCaFile !== '' && config.certFile === '') problems.push('GATEWAY_TRUSTED_CA_FILE needs GATEWAY_CERT_FILE and GATEWAY_KEY_FILE (TLS)');
+    if (config.clientCertAuth && config.trustedCaFile === '') problems.push('GATEWAY_CLIENT_CERT_AUTH needs GATEWAY_TRUSTED_CA_FILE to verify client certificates against');
     if (config.resolveTokenTimeoutMs > config.requestTimeoutMs) problems.push('GATEWAY_RESOLVE_TOKEN_TIMEOUT_MS must be ≤ GATEWAY_REQUEST_TIMEOUT_MS');
     return problems;
   },

@@ -33,6 +33,7 @@ import { KeepAliveRelay } from './services/lease-keep-alive';
 import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
+import { serverCredentials, servesTls } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
 
 /** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
@@ -113,7 +114,13 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
   const ids = new RequestIds();
   const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
   const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
-  const identities = new IdentityResolver(verifier, { authEnabled });
+  const identities = new IdentityResolver(
+    verifier,
+    { authEnabled },
+    config.clientCertAuth
+      ? { authRevision: async (signal) => Number((await cluster.authCheck('', signal)).auth_revision), clock: w.clock, revisionCacheMs: config.tokenCacheMs }
+      : undefined,
+  );
   const maxReadEntryBytes = config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES;
   const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes });
   const authenticator = new Authenticator({
@@ -167,6 +174,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     logger,
     metrics: w.metrics.registry,
     mapError: mapGatewayError,
+    credentials: serverCredentials(config),
   });
   registerEtcdServices(grpc, table, watch, keepAlive, maintenance);
   const http = createHttpServer({
@@ -209,9 +217,9 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const { grpc, http } = servers;
   const address = http.server.address();
   const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
-  if (advertise.url === '') advertise.url = `http://${hostForUrl(config.grpcHost)}:${grpcPort}`;
+  if (advertise.url === '') advertise.url = `${servesTls(config) ? 'https' : 'http'}://${hostForUrl(config.grpcHost)}:${grpcPort}`;
   const passwordTier = tier?.kind ?? 'injected';
-  logger.info({ grpcPort, httpPort, tokenType: tokenSetup.type, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
+  logger.info({ grpcPort, httpPort, tls: servesTls(config), clientCertAuth: config.clientCertAuth, tokenType: tokenSetup.type, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
   let stopping: Promise<void> | undefined;
   return {
     grpcPort,

@@ -15,3 +15,12 @@ export const ANONYMOUS: Identity = Object.freeze({ username: '', authRevision: 0
 export interface ResolvedIdentity extends Identity {
   readonly cached: boolean;
 }
+
+/**
+ * What a caller presented: its token (from gRPC metadata or the HTTP header) and, on a gRPC call
+ * over TLS with a verified client certificate, that certificate's CommonName.
+ */
+export interface Credentials {
+  readonly token: string | undefined;
+  readonly commonName?: string | undefined;
+}

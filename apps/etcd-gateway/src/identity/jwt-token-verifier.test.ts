@@ -44,7 +44,7 @@ beforeAll(async () => {
 });
 
 async function refusal(token: string): Promise<unknown> {
-  return resolver.identify(token).then(
+  return resolver.identify({ token }).then(
     () => 'accepted',
     (error: unknown) => error,
   );
@@ -53,13 +53,13 @@ async function refusal(token: string): Promise<unknown> {
 describe('JWT tokens at the gateway', () => {
   it('accepts a token the provider issued, with etcd claims as the identity', async () => {
     const token = await provider.sign({ username: 'alice', revision: 7 });
-    expect(await resolver.identify(token)).toMatchObject({ username: 'alice', authRevision: 7 });
-    expect(await resolver.identify(`Bearer ${token}`.slice('Bearer '.length))).toMatchObject({ username: 'alice' });
+    expect(await resolver.identify({ token })).toMatchObject({ username: 'alice', authRevision: 7 });
+    expect(await resolver.identify({ token: `Bearer ${token}`.slice('Bearer '.length) })).toMatchObject({ username: 'alice' });
   });
 
   it('accepts an externally minted token with the same key (etcd TestAuthJWTOnly shape)', async () => {
     const token = rs256(keys.privateKeyPem, { alg: 'RS256', typ: 'JWT' }, { username: 'root', revision: 2, exp: nowSeconds() + 60 });
-    expect(await resolver.identify(token)).toMatchObject({ username: 'root', authRevision: 2 });
+    expect(await resolver.identify({ token })).toMatchObject({ username: 'root', authRevision: 2 });
   });
 
   it.each([

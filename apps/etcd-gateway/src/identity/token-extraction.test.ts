@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Metadata } from '@grpc/grpc-js';
-import { stripBearer, tokenFromHeaders, tokenFromMetadata } from './token-extraction';
+import { grpcCredentials, stripBearer, tokenFromHeaders, tokenFromMetadata } from './token-extraction';
 
 function metadata(entries: Array<[string, string]>): Metadata {
   const md = new Metadata();
@@ -36,5 +36,18 @@ describe('tokenFromHeaders', () => {
   it('stripBearer removes exactly one prefix', () => {
     expect(stripBearer('Bearer Bearer x')).toBe('Bearer x');
     expect(stripBearer('Bearerx')).toBe('Bearerx');
+  });
+});
+
+describe('grpcCredentials', () => {
+  it('carries the verified CommonName beside the token, except through a grpc-gateway', () => {
+    const plain = new Metadata();
+    expect(grpcCredentials(plain, undefined)).toEqual({ token: undefined });
+    expect(grpcCredentials(plain, 'example.com')).toEqual({ token: undefined, commonName: 'example.com' });
+    plain.set('token', 'abc');
+    expect(grpcCredentials(plain, '')).toEqual({ token: 'abc', commonName: '' });
+    const viaGateway = new Metadata();
+    viaGateway.set('grpcgateway-accept', 'application/json');
+    expect(grpcCredentials(viaGateway, 'example.com')).toEqual({ token: undefined });
   });
 });

@@ -3,6 +3,7 @@
 // "Bearer ". Only the first value counts. A present but empty token is still a token (etcd then
 // answers `invalid auth token`).
 import type { Metadata } from '@grpc/grpc-js';
+import type { Credentials } from './identity';
 
 /** Tokens longer than this are refused before any lookup (JWTs of 4096-bit RSA keys are ~900 chars). */
 export const MAX_TOKEN_LENGTH_CHARS = 8192;
@@ -32,4 +33,15 @@ export function tokenFromHeaders(headers: Readonly<Record<string, string | strin
   const value = headers['authorization'];
   const raw = Array.isArray(value) ? value[0] : value;
   return raw === undefined ? undefined : stripBearer(raw);
+}
+
+/**
+ * What a gRPC call presents: its token and, over TLS with a verified client certificate, that
+ * certificate's CommonName. A call carrying `grpcgateway-accept` metadata came through a JSON
+ * gateway holding its own client certificate: etcd never takes that certificate for a user.
+ */
+export function grpcCredentials(metadata: Metadata, peerCommonName: string | undefined): Credentials {
+  const token = tokenFromMetadata(metadata);
+  if (peerCommonName === undefined || metadata.get('grpcgateway-accept').length > 0) return { token };
+  return { token, commonName: peerCommonName };
 }

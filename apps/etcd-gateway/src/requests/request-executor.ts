@@ -4,7 +4,7 @@ import { encodeProposal } from '@ward/etcd/api-mapping';
 import { ApplyError, encodeApplyRequest, type ApplyOperation, type ApplyRequest } from '@ward/etcd/apply';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { IdentityResolver } from '../identity/identity-resolver';
-import type { Identity, ResolvedIdentity } from '../identity/identity';
+import type { Credentials, Identity, ResolvedIdentity } from '../identity/identity';
 import type { RequestIds } from './request-ids';
 
 /** The parts of the cluster client the executor needs. */
@@ -23,17 +23,14 @@ export interface RequestExecutorOptions {
   readonly maxReadEntryBytes: number;
 }
 
-/** What a caller presented: its token (already taken from metadata or the HTTP header). */
-export interface Credentials {
-  readonly token: string | undefined;
-}
+export type { Credentials } from '../identity/identity';
 
 export class RequestExecutor {
   constructor(private readonly options: RequestExecutorOptions) {}
 
   /** Resolves the identity only (for RPCs the gateway answers without the log). */
   identify(credentials: Credentials, signal?: AbortSignal): Promise<ResolvedIdentity> {
-    return this.options.identities.identify(credentials.token, signal);
+    return this.options.identities.identify(credentials, signal);
   }
 
   /** Proposes `operation` as the caller; resolves to the encoded etcd response. */
@@ -61,19 +58,19 @@ export class RequestExecutor {
   }
 
   /**
-   * Runs `send` with the caller's identity. A simple-token identity served from the short cache
-   * may carry a revision that an auth change has just passed; the cluster then refuses the
+   * Runs `send` with the caller's identity. A simple-token or certificate identity served from the
+   * short cache may carry a revision that an auth change has just passed; the cluster then refuses the
    * request without applying it (`revision of auth store is old`), so it is safe to resolve the
-   * token afresh and send once more — the new attempt is checked against the current state.
+   * identity afresh and send once more — the new attempt is checked against the current state.
    */
   private async asCaller(credentials: Credentials, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<Buffer>): Promise<Buffer> {
-    const identity = await this.options.identities.identify(credentials.token, signal);
+    const identity = await this.options.identities.identify(credentials, signal);
     try {
       return await send(identity);
     } catch (error) {
       if (!identity.cached || !isWireError(error, 'AuthOldRevision')) throw error;
-      this.options.identities.forget(credentials.token);
-      return send(await this.options.identities.identify(credentials.token, signal));
+      this.options.identities.forget(credentials);
+      return send(await this.options.identities.identify(credentials, signal));
     }
   }
 

@@ -7,7 +7,7 @@ import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { LeaseKeepAliveRequest__Output } from '@ward/etcd/proto';
 import type { CallContext } from '@ward/platform/grpc-server';
 import { wireError } from '@ward/etcd/wire-errors';
-import { tokenFromMetadata } from '../identity/token-extraction';
+import { grpcCredentials } from '../identity/token-extraction';
 import type { LeaseApi } from './lease-api';
 
 export interface KeepAliveRelayOptions {
@@ -30,7 +30,7 @@ export class KeepAliveRelay {
   async handle(call: KeepAliveStream, context: CallContext): Promise<void> {
     if (this.openCount >= this.options.maxStreamsCount) throw wireError('TooManyRequests');
     this.openCount += 1;
-    const credentials = { token: tokenFromMetadata(call.metadata) };
+    const credentials = grpcCredentials(call.metadata, context.peerCommonName);
     try {
       await new Promise<void>((resolve, reject) => {
         let settled = false;

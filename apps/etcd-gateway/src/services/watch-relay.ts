@@ -8,9 +8,9 @@ import type { CallContext } from '@ward/platform/grpc-server';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdMessageType, type NodeStatusResponse__Output, type NodeWatchRequest, type NodeWatchResponse__Output } from '@ward/etcd/proto';
 import { goStatusString, isWireError, wireError } from '@ward/etcd/wire-errors';
-import type { Identity } from '../identity/identity';
+import type { Credentials, Identity } from '../identity/identity';
 import type { IdentityResolver } from '../identity/identity-resolver';
-import { tokenFromMetadata } from '../identity/token-extraction';
+import { grpcCredentials } from '../identity/token-extraction';
 import { responseHeaderOf } from './response-header';
 
 export interface WatchRelayOptions {
@@ -77,7 +77,7 @@ export class WatchRelay {
       this.options.onStreamsChange?.(this.openCount);
       return;
     }
-    const token = tokenFromMetadata(call.metadata);
+    const credentials = grpcCredentials(call.metadata, context.peerCommonName);
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const finish = (error?: unknown): void => {
@@ -90,7 +90,7 @@ export class WatchRelay {
         else reject(error);
       };
       this.pipeNodeToClient(node, call, finish, context);
-      this.pipeClientToNode(call, node, token, finish, context);
+      this.pipeClientToNode(call, node, credentials, finish, context);
       call.on('cancelled', () => finish());
     });
   }
@@ -110,12 +110,12 @@ export class WatchRelay {
     });
   }
 
-  private pipeClientToNode(call: ClientStream, node: NodeStream, token: string | undefined, finish: (error?: unknown) => void, context: CallContext): void {
+  private pipeClientToNode(call: ClientStream, node: NodeStream, credentials: Credentials, finish: (error?: unknown) => void, context: CallContext): void {
     let identity: Identity = { username: '', authRevision: 0 };
     const forward = async (bytes: Buffer): Promise<void> => {
       if (isCreateRequest(bytes)) {
         try {
-          identity = await this.options.identities.identify(token, context.signal);
+          identity = await this.options.identities.identify(credentials, context.signal, { fresh: true });
         } catch (error) {
           if (!isWireError(error, 'InvalidAuthToken')) throw error;
           call.write(await this.refusedCreate(context.signal));

@@ -11,6 +11,12 @@ import type { Logger } from '@ward/platform/logging';
 export interface CallContext {
   readonly metadata: Metadata;
   readonly peer: string;
+  /**
+   * The subject CommonName of the client's TLS certificate when the server verified one ('' for a
+   * verified certificate without a CommonName; the last one when it has several, as Go reads it);
+   * undefined on a plaintext connection or without a verified client certificate.
+   */
+  readonly peerCommonName: string | undefined;
   /** `service/method`, e.g. `etcdserverpb.KV/Range`. */
   readonly method: string;
   /** A child logger bound to this call's `reqId` and `method`. */

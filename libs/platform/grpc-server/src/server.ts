@@ -155,6 +155,9 @@ function createContext(method: string, call: AnyCall, instrumentation: Instrumen
     get peer() {
       return call.getPeer();
     },
+    get peerCommonName() {
+      return verifiedCommonName(call);
+    },
     method,
     get logger() {
       logger ??= instrumentation.options.logger.child({ reqId: requestId, method });
@@ -180,6 +183,15 @@ function createContext(method: string, call: AnyCall, instrumentation: Instrumen
       abort = undefined;
     },
   };
+}
+
+/** The CommonName of the call's verified client certificate (grpc-js reports only authorized peers). */
+function verifiedCommonName(call: AnyCall): string | undefined {
+  const certificate = call.getAuthContext()?.sslPeerCertificate;
+  if (certificate === undefined) return undefined;
+  const commonName: unknown = certificate.subject?.CN;
+  if (Array.isArray(commonName)) return String(commonName.at(-1) ?? '');
+  return typeof commonName === 'string' ? commonName : '';
 }
 
 function invoke<T>(run: () => Promise<T>): Promise<T> {

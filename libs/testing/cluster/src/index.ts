@@ -6,3 +6,4 @@ export { LocalCluster, type ClusterMember, type LinkProxy, type LocalClusterOpti
 export { MemberProcess, type MemberExit, type MemberProcessSpec } from './member-process';
 export { NodeApiClient, type NodeAnswer } from './node-client';
 export { casRequest, deleteRequest, getRequest, putRequest } from './kv-requests';
+export { createTestPki, type CertificateFiles, type TestPki } from './test-pki';
