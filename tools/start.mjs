@@ -43,6 +43,20 @@ const peerPorts = ports('WARD_NODE_PEER_PORTS', '23801,23802,23803', 3);
 const nodeHttpPorts = ports('WARD_NODE_HTTP_PORTS', '23821,23822,23823', 3);
 const logLevel = env.WARD_LOG_LEVEL ?? 'info';
 const bcryptCost = env.WARD_BCRYPT_COST ?? '10';
+// TLS on the client port, as etcd's --cert-file/--key-file/--trusted-ca-file/--client-cert-auth.
+const tlsEnv = Object.fromEntries(
+  [
+    ['WARD_CERT_FILE', 'GATEWAY_CERT_FILE'],
+    ['WARD_KEY_FILE', 'GATEWAY_KEY_FILE'],
+    ['WARD_TRUSTED_CA_FILE', 'GATEWAY_TRUSTED_CA_FILE'],
+    ['WARD_CLIENT_CERT_AUTH', 'GATEWAY_CLIENT_CERT_AUTH'],
+  ]
+    .filter(([ward]) => env[ward])
+    .map(([ward, gateway]) => [gateway, env[ward]]),
+);
+const tlsFlags = env.WARD_CERT_FILE
+  ? ` --cacert <CA file>${env.WARD_CLIENT_CERT_AUTH === 'true' ? ' --cert <client cert> --key <client key>' : ''}`
+  : '';
 const redisUrl = env.WARD_REDIS_URL ?? '';
 const verifierCount = Number(env.WARD_PASSWORD_VERIFIERS ?? '1');
 
@@ -115,6 +129,7 @@ const gatewayEnv = {
   GATEWAY_NODE_ENDPOINTS: apiPorts.map((port) => `${HOST}:${port}`).join(','),
   GATEWAY_BCRYPT_COST: bcryptCost,
   GATEWAY_LOG_LEVEL: logLevel,
+  ...tlsEnv,
 };
 if (redisUrl) {
   const keys = payloadKeys();
@@ -179,8 +194,8 @@ if (await waitReady()) {
   const tier = redisUrl ? `BullMQ on ${new URL(redisUrl).host} (${verifierCount} password-verifier${verifierCount === 1 ? '' : 's'})` : 'bcrypt in the gateway';
   console.log(`ward: ready — etcd v3 API on ${HOST}:${clientPort}, JSON gateway and /metrics on http://${HOST}:${httpPort}`);
   console.log(`ward: data in ${join(dataDir, 'data')}, password tier: ${tier}. Ctrl-C stops everything.`);
-  console.log(`ward: try   ETCDCTL_API=3 etcdctl --endpoints ${HOST}:${clientPort} put foo bar`);
-  console.log(`ward: with auth enabled (see README):   etcdctl --endpoints ${HOST}:${clientPort} --user root:<password> put foo bar`);
+  console.log(`ward: try   ETCDCTL_API=3 etcdctl --endpoints ${HOST}:${clientPort}${tlsFlags} put foo bar`);
+  console.log(`ward: with auth enabled (see README):   etcdctl --endpoints ${HOST}:${clientPort}${tlsFlags} --user root:<password> put foo bar`);
 } else if (!stopping) {
   console.error(`ward: not ready after ${READY_TIMEOUT_MS / 1000} s; logs are in ${join(dataDir, 'logs')}`);
   await shutdown(1);
