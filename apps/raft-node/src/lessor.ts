@@ -5,6 +5,13 @@
 // expire a lease. The leader renews leases on keep-alive and, at a bounded rate, hands out the
 // expired ones for a LeaseRevoke proposal (as the internal root identity), proposing again after a
 // pause if the revoke did not apply.
+//
+// Finding the expired leases costs what they cost, not a pass over every tracked lease (up to a
+// million, twice a second): leases wait in a min-heap by deadline, and a lease whose revoke was
+// proposed waits in a second one by proposal time until its pause is over. A renewal does not
+// move an entry inside a heap: it pushes a new one and the old one goes stale (dropped when it
+// reaches the top); the heaps are rebuilt from the tracked leases once stale entries outnumber
+// live ones two to one, so keep-alive traffic cannot grow them without bound.
 
 /** The replicated lease table, as the lessor reads it. */
 export interface LeaseTableView {
@@ -23,10 +30,87 @@ export interface LessorOptions {
   readonly reproposeAfterMs: number;
 }
 
+/** One lease's deadline. A renewal replaces the record; the replaced one is stale in its heap. */
 interface Tracked {
-  deadlineMs: number;
+  readonly id: bigint;
+  /** Order in which the lease came to be tracked: among equal deadlines, the earlier one goes first. */
+  readonly seq: number;
+  readonly deadlineMs: number;
+  /** When its revoke was last proposed (−∞: never). */
   proposedAtMs: number;
+  /** Proposed and not yet past the reproposal pause: it waits in the proposal heap, not the deadline heap. */
+  paused: boolean;
+  /** False once replaced or forgotten: its heap entry is stale. */
+  current: boolean;
 }
+
+/** A binary min-heap; `before(a, b)` is the strict order. */
+class MinHeap<T> {
+  private readonly items: T[];
+
+  constructor(
+    private readonly before: (a: T, b: T) => boolean,
+    items: T[] = [],
+  ) {
+    this.items = items;
+    for (let i = (items.length >>> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
+  push(item: T): void {
+    const items = this.items;
+    let i = items.length;
+    items.push(item);
+    while (i > 0) {
+      const parent = (i - 1) >>> 1;
+      const above = items[parent] as T;
+      if (!this.before(item, above)) break;
+      items[i] = above;
+      i = parent;
+    }
+    items[i] = item;
+  }
+
+  pop(): T | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last !== undefined) {
+      items[0] = last;
+      this.down(0);
+    }
+    return top;
+  }
+
+  private down(start: number): void {
+    const items = this.items;
+    const length = items.length;
+    const item = items[start] as T;
+    let i = start;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= length) break;
+      const right = left + 1;
+      let child = left;
+      if (right < length && this.before(items[right] as T, items[left] as T)) child = right;
+      const below = items[child] as T;
+      if (!this.before(below, item)) break;
+      items[i] = below;
+      i = child;
+    }
+    items[i] = item;
+  }
+}
+
+const deadlineFirst = (a: Tracked, b: Tracked): boolean => a.deadlineMs < b.deadlineMs || (a.deadlineMs === b.deadlineMs && a.seq < b.seq);
+const proposedFirst = (a: Tracked, b: Tracked): boolean => a.proposedAtMs < b.proposedAtMs || (a.proposedAtMs === b.proposedAtMs && a.seq < b.seq);
 
 /** The outcome of a renewal: the granted TTL, or why not. */
 export type RenewOutcome = { readonly kind: 'renewed'; readonly ttlSeconds: number } | { readonly kind: 'not_found' } | { readonly kind: 'not_primary' };
@@ -38,6 +122,11 @@ export function minLeaseTtlSeconds(electionTicks: number, tickMs: number): numbe
 
 export class Lessor {
   private readonly tracked = new Map<bigint, Tracked>();
+  /** Current records not paused (due once their deadline passes), and stale ones. */
+  private byDeadline = new MinHeap<Tracked>(deadlineFirst);
+  /** Current records proposed for revocation and still paused, and stale ones. */
+  private byProposal = new MinHeap<Tracked>(proposedFirst);
+  private nextSeq = 0;
   private primary = false;
   private revokeWindowStartMs = Number.NEGATIVE_INFINITY;
   private revokesInWindow = 0;
@@ -54,9 +143,17 @@ export class Lessor {
     return this.primary;
   }
 
-  /** Leases with a deadline (0 on followers). */
+  /**
+   * Leases with a deadline (0 on followers). A lease that left the table without revoked() being
+   * called stays counted until expired() reaches it.
+   */
   get trackedCount(): number {
     return this.tracked.size;
+  }
+
+  /** Heap entries, stale ones included: at most three times trackedCount. */
+  get queuedCount(): number {
+    return this.byDeadline.size + this.byProposal.size;
   }
 
   /** The TTL a grant is applied with: etcd raises anything below the minimum to it. */
@@ -69,25 +166,28 @@ export class Lessor {
     this.primary = true;
     this.tracked.clear();
     for (const [id, ttlSeconds] of this.table().entries()) {
-      this.tracked.set(id, { deadlineMs: nowMs + this.options.promoteExtendMs + ttlSeconds * 1000, proposedAtMs: Number.NEGATIVE_INFINITY });
+      this.track(id, nowMs + this.options.promoteExtendMs + ttlSeconds * 1000, Number.NEGATIVE_INFINITY, false);
     }
+    this.rebuild();
   }
 
   /** This member is no longer leader: it forgets every deadline. */
   demote(): void {
     this.primary = false;
     this.tracked.clear();
+    this.rebuild();
   }
 
   /** A grant was applied: on the leader its deadline starts now. */
   granted(id: bigint, ttlSeconds: number, nowMs: number): void {
     if (!this.primary) return;
-    this.tracked.set(id, { deadlineMs: nowMs + ttlSeconds * 1000, proposedAtMs: Number.NEGATIVE_INFINITY });
+    this.enqueue(this.track(id, nowMs + ttlSeconds * 1000, Number.NEGATIVE_INFINITY, false));
   }
 
   /** A revoke was applied (or the table was replaced): forget leases the table no longer holds. */
   revoked(id: bigint): void {
-    this.tracked.delete(id);
+    this.forget(id);
+    this.compact();
   }
 
   /** The table was replaced by a snapshot: on the leader, deadlines follow the new table. */
@@ -100,12 +200,13 @@ export class Lessor {
     if (!this.primary) return { kind: 'not_primary' };
     const ttlSeconds = this.table().ttlOf(id);
     if (ttlSeconds === undefined) {
-      this.tracked.delete(id);
+      this.forget(id);
+      this.compact();
       return { kind: 'not_found' };
     }
     const tracked = this.trackedOf(id, ttlSeconds, nowMs);
     if (tracked.deadlineMs <= nowMs) return { kind: 'not_found' };
-    tracked.deadlineMs = nowMs + ttlSeconds * 1000;
+    this.enqueue(this.track(id, nowMs + ttlSeconds * 1000, tracked.proposedAtMs, tracked.paused));
     return { kind: 'renewed', ttlSeconds };
   }
 
@@ -118,9 +219,10 @@ export class Lessor {
   }
 
   /**
-   * Expired leases to revoke now, in deadline order: at most the rate allows in the current
-   * one-second window, none proposed within the last `reproposeAfterMs`. Leases gone from the
-   * table are forgotten.
+   * Expired leases to revoke now, in deadline order (equal deadlines: the lease tracked first):
+   * at most the rate allows in the current one-second window, none proposed within the last
+   * `reproposeAfterMs`. Leases gone from the table are forgotten when reached. `nowMs` must not
+   * go back between calls (the leader's monotonic clock).
    */
   expired(nowMs: number): bigint[] {
     if (!this.primary) return [];
@@ -130,31 +232,75 @@ export class Lessor {
     }
     const room = this.options.maxRevokesPerSecond - this.revokesInWindow;
     if (room <= 0) return [];
+    // Leases whose pause is over wait for their deadline again (it has passed, unless renewed).
+    for (let top = this.byProposal.peek(); top !== undefined; top = this.byProposal.peek()) {
+      if (top.current && nowMs - top.proposedAtMs < this.options.reproposeAfterMs) break;
+      this.byProposal.pop();
+      if (!top.current) continue;
+      top.paused = false;
+      this.byDeadline.push(top);
+    }
     const table = this.table();
-    const due: Array<[bigint, Tracked]> = [];
-    for (const [id, tracked] of this.tracked) {
-      if (tracked.deadlineMs > nowMs) continue;
-      if (table.ttlOf(id) === undefined) {
-        this.tracked.delete(id);
+    const chosen: bigint[] = [];
+    for (let top = this.byDeadline.peek(); top !== undefined && chosen.length < room; top = this.byDeadline.peek()) {
+      if (top.current && top.deadlineMs > nowMs) break;
+      this.byDeadline.pop();
+      if (!top.current) continue;
+      if (table.ttlOf(top.id) === undefined) {
+        this.forget(top.id);
         continue;
       }
-      if (nowMs - tracked.proposedAtMs < this.options.reproposeAfterMs) continue;
-      due.push([id, tracked]);
+      top.proposedAtMs = nowMs;
+      top.paused = true;
+      this.byProposal.push(top);
+      chosen.push(top.id);
     }
-    due.sort(([, a], [, b]) => a.deadlineMs - b.deadlineMs);
-    const chosen = due.slice(0, room);
-    for (const [, tracked] of chosen) tracked.proposedAtMs = nowMs;
     this.revokesInWindow += chosen.length;
-    return chosen.map(([id]) => id);
+    this.compact();
+    return chosen;
   }
 
   /** A lease the table holds but the lessor has not seen applied yet (granted before promotion). */
   private trackedOf(id: bigint, ttlSeconds: number, nowMs: number): Tracked {
     let tracked = this.tracked.get(id);
     if (tracked === undefined) {
-      tracked = { deadlineMs: nowMs + ttlSeconds * 1000, proposedAtMs: Number.NEGATIVE_INFINITY };
-      this.tracked.set(id, tracked);
+      tracked = this.track(id, nowMs + ttlSeconds * 1000, Number.NEGATIVE_INFINITY, false);
+      this.enqueue(tracked);
     }
     return tracked;
+  }
+
+  /** The lease's new record; a lease tracked already keeps its place among equal deadlines. */
+  private track(id: bigint, deadlineMs: number, proposedAtMs: number, paused: boolean): Tracked {
+    const previous = this.tracked.get(id);
+    if (previous !== undefined) previous.current = false;
+    const tracked: Tracked = { id, seq: previous?.seq ?? this.nextSeq++, deadlineMs, proposedAtMs, paused, current: true };
+    this.tracked.set(id, tracked);
+    return tracked;
+  }
+
+  private enqueue(tracked: Tracked): void {
+    (tracked.paused ? this.byProposal : this.byDeadline).push(tracked);
+    this.compact();
+  }
+
+  private forget(id: bigint): void {
+    const tracked = this.tracked.get(id);
+    if (tracked === undefined) return;
+    tracked.current = false;
+    this.tracked.delete(id);
+  }
+
+  /** Rebuilds the heaps from the tracked leases once stale entries exceed twice the live ones. */
+  private compact(): void {
+    if (this.queuedCount - this.tracked.size > 2 * this.tracked.size) this.rebuild();
+  }
+
+  private rebuild(): void {
+    const waiting: Tracked[] = [];
+    const paused: Tracked[] = [];
+    for (const tracked of this.tracked.values()) (tracked.paused ? paused : waiting).push(tracked);
+    this.byDeadline = new MinHeap(deadlineFirst, waiting);
+    this.byProposal = new MinHeap(proposedFirst, paused);
   }
 }
