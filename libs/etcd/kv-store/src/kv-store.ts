@@ -1,3 +1,4 @@
+import { HashKvTask } from './hash-kv';
 import { fromByteString, toByteString } from './byte-string';
 import { compactKeySpace } from './compaction';
 import { KVCompactedError } from './errors';
@@ -223,6 +224,14 @@ export class KVStore {
   digest(): string {
     const space = this.space;
     return space.digest.hex(space.currentRevision, space.compactRevision, space.history.floorRevision);
+  }
+
+  /**
+   * etcd's HashKV at `revision` (≤ 0: the current one), as a task to run in steps; throws etcd's
+   * compacted / future-revision errors for a revision it cannot hash. See hash-kv.ts.
+   */
+  hashKv(revision: number): HashKvTask {
+    return new HashKvTask(this.space, revision);
   }
 
   /** True when `key` has any retained history (live or tombstoned); for tests and diagnostics. */

@@ -1,0 +1,296 @@
+import { assert } from '@ward/shared/errors';
+import { successorKey, type ByteString } from './byte-string';
+import { KVCompactedError, KVFutureRevisionError } from './errors';
+import type { KeyRecord } from './key-record';
+import type { KeySpace } from './key-space';
+import { NO_LEASE } from './types';
+
+// etcd's HashKV, bit for bit: a CRC-32C (Castagnoli) over the name of bbolt's "key" bucket, then
+// over every retained revision up to the requested one, in revision order, each as bbolt holds it:
+// the revision key (8-byte big-endian main, '_', 8-byte big-endian sub, and 't' for a tombstone)
+// followed by the protobuf mvccpb.KeyValue (key, create_revision, mod_revision, version, value,
+// lease, zero fields left out; a tombstone holds its key alone). Revisions above the compaction
+// revision all count. One at or below it counts only when it is the key's live revision at the
+// hashed revision (etcd's kvindex.Keep(rev)); when no key has a live revision there, etcd skips
+// nothing and hashes every such revision its database still holds, the key's newest at or below
+// the compaction revision when it is a put (a tombstone ward keeps at that revision for Watch is
+// gone from etcd's database). So ward and etcd, given the same requests, report the same hash.
+//
+// The work is split into steps so the caller can interleave it with serving: the keys are read in
+// chunks (each chunk's records sorted by revision into a run), then the runs are merged through a
+// heap while hashing. Records up to the requested revision never change (new changes are above
+// it) except by compaction; a compaction during the task makes it start over, or fail when it
+// compacted the requested revision away.
+
+/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) lookup table. */
+const CRC_TABLE: Uint32Array = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+const BUCKET_NAME = 'key';
+const TWO_POW_32 = 0x1_0000_0000;
+
+/** Running CRC-32C over bytes, byte strings, fixed-width and varint integers. */
+class Crc32c {
+  private crc = 0xffffffff;
+
+  byte(value: number): void {
+    this.crc = CRC_TABLE[(this.crc ^ value) & 0xff]! ^ (this.crc >>> 8);
+  }
+
+  text(value: ByteString): void {
+    let crc = this.crc;
+    for (let i = 0; i < value.length; i++) crc = CRC_TABLE[(crc ^ value.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+    this.crc = crc;
+  }
+
+  /** A non-negative safe integer as 8 big-endian bytes. */
+  u64(value: number): void {
+    const high = Math.floor(value / TWO_POW_32);
+    const low = value >>> 0;
+    for (let shift = 24; shift >= 0; shift -= 8) this.byte((high >>> shift) & 0xff);
+    for (let shift = 24; shift >= 0; shift -= 8) this.byte((low >>> shift) & 0xff);
+  }
+
+  /** A protobuf varint of a non-negative integer (a safe integer or a bigint below 2^64). */
+  varint(value: number | bigint): void {
+    let rest = BigInt(value);
+    assert(rest >= 0n, 'hash-kv: negative varint');
+    while (rest >= 0x80n) {
+      this.byte(Number(rest & 0x7fn) | 0x80);
+      rest >>= 7n;
+    }
+    this.byte(Number(rest));
+  }
+
+  /** A protobuf length-delimited field: tag, length, bytes. */
+  bytesField(tag: number, value: ByteString): void {
+    this.byte(tag);
+    this.varint(value.length);
+    this.text(value);
+  }
+
+  get value(): number {
+    return (this.crc ^ 0xffffffff) >>> 0;
+  }
+}
+
+/** Writes the mvccpb.KeyValue bbolt holds for `record` of `key`. */
+function hashKeyValue(crc: Crc32c, key: ByteString, record: KeyRecord): void {
+  crc.bytesField(0x0a, key);
+  if (record.value === null) return; // a tombstone holds its key alone
+  if (record.createRevision !== 0) {
+    crc.byte(0x10);
+    crc.varint(record.createRevision);
+  }
+  if (record.modRevision !== 0) {
+    crc.byte(0x18);
+    crc.varint(record.modRevision);
+  }
+  if (record.version !== 0) {
+    crc.byte(0x20);
+    crc.varint(record.version);
+  }
+  if (record.value.length > 0) crc.bytesField(0x2a, record.value);
+  if (record.lease !== NO_LEASE) {
+    crc.byte(0x30);
+    crc.varint(record.lease);
+  }
+}
+
+/** One chunk of keys' retained records up to the revision, in revision order. */
+interface Run {
+  readonly keys: ByteString[];
+  readonly records: KeyRecord[];
+  /** At or below the compaction revision and not the key's live revision at the hashed one. */
+  readonly unkept: boolean[];
+  /** At or below the compaction revision and not in etcd's database (what compaction deleted there). */
+  readonly compacted: boolean[];
+  next: number;
+}
+
+const before = (a: KeyRecord, b: KeyRecord): boolean => a.modRevision < b.modRevision || (a.modRevision === b.modRevision && a.subRevision < b.subRevision);
+
+export interface HashKvResult {
+  readonly hash: number;
+  /** The compaction revision the hash covers (-1: never compacted). */
+  readonly compactRevision: number;
+  /** The revision hashed up to. */
+  readonly revision: number;
+}
+
+/** Keys read per collecting step unit, records hashed per merging step unit. */
+export const HASH_KV_DEFAULT_STEP = 4096;
+
+export class HashKvTask {
+  readonly revision: number;
+  private compactRevision: number;
+  private crc = new Crc32c();
+  private cursor: ByteString | null = '';
+  private runs: Run[] = [];
+  /** Indexes into `runs`, a binary min-heap by each run's next record. */
+  private heap: number[] = [];
+  private merging = false;
+  /** Keys with a live revision at the hashed revision (etcd's Keep map is empty without any). */
+  private keptCount = 0;
+  private finished: HashKvResult | undefined;
+
+  /**
+   * etcd's HashByRev checks: `revision` ≤ 0 means the current revision; at or below the
+   * compaction revision → compacted; above the current revision → future revision.
+   */
+  constructor(private readonly space: KeySpace, revision: number) {
+    assert(Number.isSafeInteger(revision), 'hash-kv: the revision must be a safe integer');
+    if (revision > 0 && revision <= space.compactRevision) throw new KVCompactedError(revision, space.compactRevision);
+    if (revision > space.currentRevision) throw new KVFutureRevisionError(revision, space.currentRevision);
+    this.revision = revision > 0 ? revision : space.currentRevision;
+    this.compactRevision = space.compactRevision;
+    this.restart();
+  }
+
+  get done(): boolean {
+    return this.finished !== undefined;
+  }
+
+  /** The hash, once `step` has returned true. */
+  get result(): HashKvResult {
+    assert(this.finished !== undefined, 'hash-kv: not finished');
+    return this.finished;
+  }
+
+  /**
+   * Does about `budget` units of work (keys read, or records hashed); true when finished. Throws
+   * KVCompactedError when a compaction since the start removed the revision being hashed.
+   */
+  step(budget: number = HASH_KV_DEFAULT_STEP): boolean {
+    assert(Number.isSafeInteger(budget) && budget > 0, 'hash-kv: the step budget must be a positive integer');
+    if (this.finished !== undefined) return true;
+    if (this.space.compactRevision !== this.compactRevision) {
+      if (this.revision <= this.space.compactRevision) throw new KVCompactedError(this.revision, this.space.compactRevision);
+      this.compactRevision = this.space.compactRevision;
+      this.restart();
+    }
+    if (!this.merging) this.collect(budget);
+    else this.merge(budget);
+    return this.finished !== undefined;
+  }
+
+  /** Runs every step at once (small stores, tests). */
+  run(): HashKvResult {
+    while (!this.step(1 << 20));
+    return this.result;
+  }
+
+  private restart(): void {
+    this.crc = new Crc32c();
+    this.crc.text(BUCKET_NAME);
+    this.cursor = '';
+    this.runs = [];
+    this.heap = [];
+    this.merging = false;
+    this.keptCount = 0;
+  }
+
+  /** Reads up to `budget` keys from the cursor; their retained records up to the revision become a run. */
+  private collect(budget: number): void {
+    const entries: Array<{ key: ByteString; record: KeyRecord; unkept: boolean; compacted: boolean }> = [];
+    let visited = 0;
+    let last: ByteString | null = null;
+    this.space.index.scan(this.cursor!, null, (key, latest) => {
+      if (visited === budget) return false;
+      visited++;
+      last = key;
+      let kept: KeyRecord | null | undefined;
+      let inDatabase: KeyRecord | null | undefined;
+      for (let record: KeyRecord | null = latest; record !== null; record = record.prev) {
+        if (record.modRevision > this.revision) continue;
+        // The newest record at or below the hashed revision is the key's live one unless a tombstone.
+        if (kept === undefined) {
+          kept = record.value === null ? null : record;
+          if (kept !== null) this.keptCount++;
+        }
+        const below = record.modRevision <= this.compactRevision;
+        if (below && inDatabase === undefined) inDatabase = record.value === null ? null : record;
+        entries.push({ key, record, unkept: below && record !== kept, compacted: below && record !== inDatabase });
+      }
+      return true;
+    });
+    if (entries.length > 0) {
+      entries.sort((a, b) => (before(a.record, b.record) ? -1 : before(b.record, a.record) ? 1 : 0));
+      this.runs.push({
+        keys: entries.map((entry) => entry.key),
+        records: entries.map((entry) => entry.record),
+        unkept: entries.map((entry) => entry.unkept),
+        compacted: entries.map((entry) => entry.compacted),
+        next: 0,
+      });
+    }
+    if (visited < budget || last === null) {
+      this.cursor = null;
+      this.merging = true;
+      this.heap = this.runs.map((_, index) => index);
+      for (let i = (this.heap.length >>> 1) - 1; i >= 0; i--) this.siftDown(i);
+      if (this.heap.length === 0) this.finish();
+    } else {
+      this.cursor = successorKey(last);
+    }
+  }
+
+  /** Hashes up to `budget` records in revision order. */
+  private merge(budget: number): void {
+    const crc = this.crc;
+    for (let done = 0; done < budget && this.heap.length > 0; done++) {
+      const run = this.runs[this.heap[0]!]!;
+      const key = run.keys[run.next]!;
+      const record = run.records[run.next]!;
+      if (this.keptCount > 0 ? !run.unkept[run.next] : !run.compacted[run.next]) {
+        crc.u64(record.modRevision);
+        crc.byte(0x5f); // '_'
+        crc.u64(record.subRevision);
+        if (record.value === null) crc.byte(0x74); // 't': a tombstone
+        hashKeyValue(crc, key, record);
+      }
+      run.next++;
+      if (run.next === run.records.length) {
+        const lastIndex = this.heap.pop()!;
+        if (this.heap.length > 0) this.heap[0] = lastIndex;
+      }
+      if (this.heap.length > 0) this.siftDown(0);
+    }
+    if (this.heap.length === 0) this.finish();
+  }
+
+  private finish(): void {
+    this.finished = { hash: this.crc.value, compactRevision: this.compactRevision, revision: this.revision };
+    this.runs = [];
+  }
+
+  private headOf(index: number): KeyRecord {
+    const run = this.runs[index]!;
+    return run.records[run.next]!;
+  }
+
+  private siftDown(start: number): void {
+    const heap = this.heap;
+    const item = heap[start]!;
+    const head = this.headOf(item);
+    let i = start;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      let child = left;
+      if (right < heap.length && before(this.headOf(heap[right]!), this.headOf(heap[left]!))) child = right;
+      if (!before(this.headOf(heap[child]!), head)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = item;
+  }
+}
