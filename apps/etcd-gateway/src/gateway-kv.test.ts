@@ -143,10 +143,19 @@ describe('Maintenance and Cluster', () => {
     expect(await etcd.call('Maintenance', 'MoveLeader', { targetID: '7' })).toEqual({ ok: false, code: 9, details: 'etcdserver: bad leader transferee' });
   });
 
-  it.each([
-    ['Maintenance', 'HashKV'],
-    ['Cluster', 'MemberAdd'],
-  ] as const)('%s.%s is honestly unimplemented', async (service, method) => {
+  it('HashKV passes the revision on: the key space’s hash there, etcd’s error beyond it', async () => {
+    const current = await etcd.call<{ hash: number; header: { revision: string } }>('Maintenance', 'HashKV', {});
+    expect(current.ok).toBe(true);
+    const revision = current.ok ? current.value.header.revision : '0';
+    expect(await etcd.call('Maintenance', 'HashKV', { revision })).toMatchObject({ ok: true, value: { hash: current.ok ? current.value.hash : -1 } });
+    expect(await etcd.call('Maintenance', 'HashKV', { revision: String(Number(revision) + 1) })).toEqual({
+      ok: false,
+      code: 11,
+      details: 'etcdserver: mvcc: required revision is a future revision',
+    });
+  });
+
+  it.each([['Cluster', 'MemberAdd']] as const)('%s.%s is honestly unimplemented', async (service, method) => {
     const result = await etcd.call(service, method, {});
     expect(result).toMatchObject({ ok: false, code: 12 });
     expect((result as { details: string }).details).toBe(`ward: ${method} is not supported`);

@@ -54,7 +54,11 @@ describe('JSON gateway', () => {
       status: 400,
       json: { error: 'etcdserver: authentication is not enabled', message: 'etcdserver: authentication is not enabled', code: 9 },
     });
-    expect((await post('/v3/maintenance/hash', {})).status).toBe(501);
+    expect(await post('/v3/maintenance/hash', { revision: '1000' })).toEqual({
+      status: 400,
+      json: { error: 'etcdserver: mvcc: required revision is a future revision', message: 'etcdserver: mvcc: required revision is a future revision', code: 11 },
+    });
+    expect(await post('/v3/maintenance/hash', {})).toMatchObject({ status: 200, json: { hash: expect.any(Number) } });
   });
 
   it('refuses malformed bodies and unknown fields with code 3', async () => {

@@ -1,11 +1,12 @@
 // etcd's Maintenance service. Status is served from the member the gateway talks to. The
 // admin-only RPCs go to the leader, which decides the admin check (the gateway decides no
-// permission): Defragment, MoveLeader and Snapshot (relayed chunk by chunk) are served; Hash,
-// HashKV, Downgrade and alarm changes answer the admin check first, then UNIMPLEMENTED.
+// permission): Defragment, MoveLeader, Hash, HashKV and Snapshot (relayed chunk by chunk) are
+// served; Downgrade and alarm changes answer the admin check first, then UNIMPLEMENTED.
 import { status as Status, type ServerWritableStream } from '@grpc/grpc-js';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import type {
   AlarmRequest__Output,
+  HashKVRequest__Output,
   MoveLeaderRequest__Output,
   NodeMaintainRequest,
   NodeSnapshotRequest,
@@ -112,8 +113,8 @@ export class MaintenanceApi {
     return this.admin('HASH', credentials, signal);
   }
 
-  hashKV(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
-    return this.admin('HASH_KV', credentials, signal);
+  hashKV(request: HashKVRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.admin('HASH_KV', credentials, signal, '0', request.revision ?? '0');
   }
 
   moveLeader(request: MoveLeaderRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
@@ -132,8 +133,8 @@ export class MaintenanceApi {
   }
 
   /** Resolves who is asking and lets the leader decide (admin check, then the request). */
-  private async admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0'): Promise<Buffer> {
+  private async admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0', revision = '0'): Promise<Buffer> {
     const identity = await this.options.executor.identify(credentials, signal);
-    return this.options.maintain({ username: identity.username, auth_revision: String(identity.authRevision), kind, target_id: targetId }, signal);
+    return this.options.maintain({ username: identity.username, auth_revision: String(identity.authRevision), kind, target_id: targetId, revision }, signal);
   }
 }

@@ -4,7 +4,7 @@
 // NotLeader redirect, an answer that never comes). The real cluster is exercised by test/*.int.
 import { Server, ServerCredentials, status as Status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { hasCode } from '@ward/shared/errors';
-import { Applier, authWireError, decodeApplyRequest, type ApplyRequest } from '@ward/etcd/apply';
+import { Applier, authWireError, decodeApplyRequest, toWireError, type ApplyRequest } from '@ward/etcd/apply';
 import { encodeApplyResponse, encodeEtcdMessage, responseHeaderToProto, type ResponseContext } from '@ward/etcd/api-mapping';
 import { etcdMessageType, wardNodeServiceDefinition } from '@ward/etcd/proto';
 
@@ -162,7 +162,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
       raft_term: String(CONTEXT.raftTerm),
       members: [{ id: String(CONTEXT.memberId), name: 'node-1', peer_urls: ['http://127.0.0.1:1'], api_address: address }],
     })),
-    // The raft-node's admin gate, and the two requests it serves for a one-member cluster.
+    // The raft-node's admin gate, and the requests it serves for a one-member cluster.
     Maintain: unary(state.calls, 'Maintain', (request) => {
       const denied = applier.authView.isAdminPermitted(request['username'] as string);
       if (denied !== null) return { error: { code: authWireError(denied).grpcCode, message: authWireError(denied).message } };
@@ -170,7 +170,15 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
       if (request['kind'] === 'DEFRAGMENT') return { response: Buffer.from(encodeEtcdMessage('etcdserverpb.DefragmentResponse', { header })) };
       if (request['kind'] === 'MOVE_LEADER' && request['target_id'] === String(CONTEXT.memberId)) return { response: Buffer.from(encodeEtcdMessage('etcdserverpb.MoveLeaderResponse', { header })) };
       if (request['kind'] === 'MOVE_LEADER') return { error: { code: Status.FAILED_PRECONDITION, message: 'etcdserver: bad leader transferee' } };
-      return { error: { code: Status.UNIMPLEMENTED, message: `ward: ${request['kind'] === 'HASH_KV' ? 'HashKV' : String(request['kind'])} is not supported` } };
+      if (request['kind'] === 'HASH_KV') {
+        try {
+          const { hash, compactRevision } = applier.keySpaceView.hashKv(Number(request['revision'])).run();
+          return { response: Buffer.from(encodeEtcdMessage('etcdserverpb.HashKVResponse', { header, hash, compact_revision: String(compactRevision) })) };
+        } catch (error) {
+          return { error: { code: toWireError(error).grpcCode, message: toWireError(error).message } };
+        }
+      }
+      return { error: { code: Status.UNIMPLEMENTED, message: `ward: ${String(request['kind'])} is not supported` } };
     }),
     Watch: (call: WatchCall) => echoWatch(call, state, applier),
   });

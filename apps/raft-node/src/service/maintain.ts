@@ -1,11 +1,13 @@
 // etcd's admin-only Maintenance RPCs (spec/etcd-auth.md §3.5: Defragment, Snapshot, Hash, HashKV,
 // MoveLeader, Downgrade and alarm changes need an admin). The leader decides the admin check
 // against its auth store, as etcd's API layer does (IsAdminPermitted: the auth revision plays no
-// part), then serves what ward implements. Snapshot streams, so it has its own RPC (snapshot.ts);
+// part), then serves what ward implements: Defragment, MoveLeader, and HashKV/Hash computed over
+// the leader's key space in steps between which the member keeps serving. Snapshot streams, so it has its own RPC (snapshot.ts);
 // the SNAPSHOT kind here answers UNIMPLEMENTED like the others ward does not serve.
 import { status as Status } from '@grpc/grpc-js';
 import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
-import { authWireError } from '@ward/etcd/apply';
+import { authWireError, toWireError } from '@ward/etcd/apply';
+import { HASH_KV_DEFAULT_STEP, type HashKvTask } from '@ward/etcd/kv-store';
 import type { NodeMaintainRequest__Output, NodeResponse } from '@ward/etcd/proto';
 import { errorAnswer, notLeaderAnswer, responseAnswer, wireErrorAnswer } from './answers';
 import { responseContext, timeoutOf, type NodeCore } from './node-core';
@@ -41,6 +43,11 @@ export async function maintain(core: NodeCore, request: NodeMaintainRequest__Out
       return respond(core, 'etcdserverpb.DefragmentResponse');
     case 'MOVE_LEADER':
       return moveLeader(core, request);
+    case 'HASH_KV':
+      return hashKv(core, request, 'etcdserverpb.HashKVResponse');
+    case 'HASH':
+      // etcd hashes its whole database file; ward's database is the key space: its HashKV now.
+      return hashKv(core, { ...request, revision: '0' }, 'etcdserverpb.HashResponse');
     default:
       return { error: { code: Status.UNIMPLEMENTED, message: `ward: ${RPC_NAMES[request.kind]} is not supported` } };
   }
@@ -49,6 +56,35 @@ export async function maintain(core: NodeCore, request: NodeMaintainRequest__Out
 function respond(core: NodeCore, typeName: string): NodeResponse {
   const header = responseHeaderToProto(responseContext(core), core.stateMachine.applier.keySpaceView.currentRevision);
   return responseAnswer(encodeEtcdMessage(typeName, { header }));
+}
+
+/**
+ * etcd's HashKV at the request's revision (0 or less: the current one) over this member's key
+ * space, `HASH_KV_DEFAULT_STEP` keys or records at a time with the event loop free in between;
+ * bounded by the request's timeout. The header carries the revision current when it started.
+ */
+async function hashKv(core: NodeCore, request: NodeMaintainRequest__Output, typeName: string): Promise<NodeResponse> {
+  const keySpace = core.stateMachine.applier.keySpaceView;
+  const revision = Number(request.revision);
+  let task: HashKvTask;
+  try {
+    // An int64 beyond 2^53 is beyond any revision ward reaches: etcd's future-revision error.
+    task = keySpace.hashKv(Number.isSafeInteger(revision) ? revision : keySpace.currentRevision + 1);
+  } catch (error) {
+    return errorAnswer(toWireError(error));
+  }
+  const header = responseHeaderToProto(responseContext(core), keySpace.currentRevision);
+  const deadlineMs = core.clock.monotonicMs() + timeoutOf(core, request.timeout_ms);
+  try {
+    while (!task.step(HASH_KV_DEFAULT_STEP)) {
+      if (core.clock.monotonicMs() >= deadlineMs) return { error: { code: Status.DEADLINE_EXCEEDED, message: 'ward: the hash took longer than the request timeout' } };
+      await new Promise((done) => setImmediate(done));
+    }
+  } catch (error) {
+    return errorAnswer(toWireError(error));
+  }
+  const { hash, compactRevision } = task.result;
+  return responseAnswer(encodeEtcdMessage(typeName, { header, hash, compact_revision: String(compactRevision) }));
 }
 
 /**

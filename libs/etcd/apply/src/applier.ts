@@ -158,7 +158,7 @@ export class Applier {
   }
 
   /** The key space, for Watch and lease queries served by the node. */
-  get keySpaceView(): Pick<KVStore, 'readEvents' | 'currentRevision' | 'compactRevision' | 'oldestEventRevision' | 'leaseKeys' | 'range'> {
+  get keySpaceView(): Pick<KVStore, 'readEvents' | 'currentRevision' | 'compactRevision' | 'oldestEventRevision' | 'leaseKeys' | 'range' | 'hashKv'> {
     return this.kv;
   }
 

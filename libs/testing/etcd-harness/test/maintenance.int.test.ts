@@ -1,8 +1,8 @@
 // etcd's admin-only Maintenance RPCs against ward as processes (3 raft-nodes + gateway): the admin
-// gate with etcd's errors (spec §3.5, rows 66 and 68), Defragment, and MoveLeader handing the
-// leadership to each member in turn while writes keep working.
+// gate with etcd's errors (spec §3.5, rows 66 and 68), Defragment, HashKV against real etcd 3.4,
+// and MoveLeader handing the leadership to each member in turn while writes keep working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdGrpcClient, ROOT_PASSWORD, runEtcdctl, setupAuth, startWardCluster, type WardCluster } from '../src/index';
+import { EtcdGrpcClient, ROOT_PASSWORD, runEtcdctl, setupAuth, startEtcdCluster, startWardCluster, type WardCluster } from '../src/index';
 
 const b = (text: string): Buffer => Buffer.from(text);
 const DENIED = { ok: false, code: 7, details: 'etcdserver: permission denied' };
@@ -41,10 +41,59 @@ describe.sequential('Maintenance: admin gate, Defragment, MoveLeader', () => {
     expect(defrag.ok && status.ok && defrag.response.header.member_id).toBe(status.ok ? status.response.leader : 'no status');
   });
 
-  it('Hash and HashKV, which ward does not serve, say so to an admin once the admin check passed', async () => {
-    expect(await client.call('Maintenance', 'HashKV', { revision: '0' }, { token: root })).toEqual({ ok: false, code: 12, details: 'ward: HashKV is not supported' });
-    expect(await client.call('Maintenance', 'Hash', {}, { token: root })).toEqual({ ok: false, code: 12, details: 'ward: Hash is not supported' });
-  });
+  it('HashKV and `etcdctl endpoint hashkv` give etcd 3.4’s hashes after the same requests, before and after a compaction', async () => {
+    const etcd = await startEtcdCluster({ members: 1 });
+    try {
+      const onWard = (args: string[]) => runEtcdctl({ endpoints: [ward.clientEndpoint], args, user: { name: 'root', password: ROOT_PASSWORD } });
+      const onEtcd = (args: string[]) => runEtcdctl({ endpoints: [etcd.clientEndpoint], args });
+      const steps: Array<{ args: string[]; stdin?: string }> = [
+        { args: ['put', 'hash/a', '1'] },
+        { args: ['put', 'hash/b', '2'] },
+        { args: ['put', 'hash/a', '3'] },
+        { args: ['del', 'hash/b'] },
+        { args: ['txn'], stdin: '\nput hash/c x\nput hash/d ""\n\n\n' },
+        { args: ['put', 'hash/e', 'v'.repeat(200)] },
+      ];
+      for (const step of steps) {
+        for (const [name, target] of [['ward', ward.clientEndpoint], ['etcd', etcd.clientEndpoint]] as const) {
+          const user = name === 'ward' ? { name: 'root', password: ROOT_PASSWORD } : undefined;
+          const result = await runEtcdctl({ endpoints: [target], args: step.args, stdin: step.stdin, user });
+          expect(result.exitCode, `${name}: ${step.args.join(' ')}: ${result.stderr}`).toBe(0);
+        }
+      }
+      const hashes = async (run: (args: string[]) => Promise<{ exitCode: number | null; stdout: string; stderr: string }>, args: string[]): Promise<string> => {
+        const result = await run(['endpoint', 'hashkv', ...args]);
+        expect(result.exitCode, result.stderr).toBe(0);
+        return result.stdout.trim().split(', ')[1]!;
+      };
+      const compare = async (args: string[]): Promise<string> => {
+        const [fromWard, fromEtcd] = [await hashes(onWard, args), await hashes(onEtcd, args)];
+        expect(fromWard, `endpoint hashkv ${args.join(' ')}`).toBe(fromEtcd);
+        return fromWard;
+      };
+      const current = await compare([]);
+      const atThree = await compare(['--rev', '3']);
+      expect(atThree).not.toBe(current);
+      expect(await compare(['--rev', '7'])).toBe(current);
+      for (const run of [onWard, onEtcd]) expect((await run(['compaction', '4'])).exitCode).toBe(0);
+      const compacted = await compare([]);
+      expect(compacted).not.toBe(current);
+      await compare(['--rev', '5']);
+      // A compacted revision: etcd's error, through etcdctl's transcript.
+      const refused = await onWard(['endpoint', 'hashkv', '--rev', '4']);
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.stderr).toContain('Error: etcdserver: mvcc: required revision has been compacted');
+      expect(await client.call('Maintenance', 'HashKV', { revision: '99' }, { token: root })).toEqual({
+        ok: false,
+        code: 11,
+        details: 'etcdserver: mvcc: required revision is a future revision',
+      });
+      const hash = await client.call<{ hash: number }>('Maintenance', 'Hash', {}, { token: root });
+      expect(hash.ok && String(hash.response.hash)).toBe(compacted);
+    } finally {
+      await etcd.stop();
+    }
+  }, 120_000);
 
   it('MoveLeader hands the leadership to every other member in turn; writes go on', async () => {
     const members = await client.call<{ members: Array<{ ID: string }> }>('Cluster', 'MemberList', {}, { token: root });

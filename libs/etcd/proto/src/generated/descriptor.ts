@@ -2583,6 +2583,10 @@ export const etcdDescriptor = {
             "timeout_ms": {
               "type": "uint32",
               "id": 5
+            },
+            "revision": {
+              "type": "int64",
+              "id": 6
             }
           },
           "nested": {

@@ -40,6 +40,7 @@ export interface NodeMaintainRequest {
   'kind'?: (_wardnode_NodeMaintainRequest_Kind);
   'target_id'?: (number | string | Long);
   'timeout_ms'?: (number);
+  'revision'?: (number | string | Long);
 }
 
 export interface NodeMaintainRequest__Output {
@@ -48,4 +49,5 @@ export interface NodeMaintainRequest__Output {
   'kind': (_wardnode_NodeMaintainRequest_Kind__Output);
   'target_id': (string);
   'timeout_ms': (number);
+  'revision': (string);
 }
