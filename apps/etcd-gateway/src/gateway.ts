@@ -1,6 +1,7 @@
 // createGateway: the whole etcd-gateway as a started, stoppable service — etcd's v3 gRPC API on
 // one port, etcd's JSON gateway with /healthz /readyz /metrics on another, the raft-node cluster
 // behind. Stateless: run as many as you like against the same cluster.
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import { CredentialChecker } from '@ward/auth/password-hashing';
 import type { PasswordVerifier } from '@ward/auth/password-jobs';
@@ -33,7 +34,7 @@ import { KeepAliveRelay } from './services/lease-keep-alive';
 import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
-import { serverCredentials, servesTls } from './tls/server-tls';
+import { nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
 
 /** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
@@ -78,7 +79,7 @@ function tokenParts(setup: TokenSetup, cluster: ClusterClient, clock: Clock, rng
   };
 }
 
-function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng: Rng): ClusterClient {
+function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng: Rng, nodeCredentials: ChannelCredentials | undefined): ClusterClient {
   return new ClusterClient({
     endpoints: config.nodeEndpoints,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -89,6 +90,7 @@ function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng:
       maxSendBytes: grpcMaxReceiveBytes(config) + 64 * 1024,
       keepaliveTimeMs: config.grpcKeepaliveTimeMs,
       keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,
+      ...(nodeCredentials === undefined ? {} : { credentials: nodeCredentials }),
     },
     clock,
     rng,
@@ -194,10 +196,12 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
 export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
   const logger = deps.logger ?? createLogger({ name: 'etcd-gateway', level: config.logLevel });
   const clock = deps.clock ?? systemClock;
+  // TLS files are read first: a bad one fails the start before anything connects.
+  const nodeCredentials = nodeChannelCredentials(config);
   const tokenSetup = await createTokenSetup(config, clock);
   const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
   const rng = deps.rng ?? new CryptoRng();
-  const cluster = createCluster(config, logger, clock, rng);
+  const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
   const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics };
   let servers: { grpc: GrpcServer; http: FastifyInstance } | undefined;

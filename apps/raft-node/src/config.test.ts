@@ -38,6 +38,14 @@ describe('raft-node configuration', () => {
     expect(problems({ RAFT_NODE_MEMBERS: '1=a=h:1=h:2,2=a=h:3=h:4', RAFT_NODE_MEMBER_ID: '1' })).toEqual(['duplicate member name a']);
   });
 
+  it('takes the mutual TLS files all together or not at all', () => {
+    expect(problems({ RAFT_NODE_TLS_CERT_FILE: '/m.crt', RAFT_NODE_TLS_KEY_FILE: '/m.key' })).toEqual([
+      'RAFT_NODE_TLS_CERT_FILE, RAFT_NODE_TLS_KEY_FILE and RAFT_NODE_TLS_CA_FILE go together',
+    ]);
+    const config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, env({ RAFT_NODE_TLS_CERT_FILE: '/m.crt', RAFT_NODE_TLS_KEY_FILE: '/m.key', RAFT_NODE_TLS_CA_FILE: '/ca.crt' })));
+    expect([config.tlsCertFile, config.tlsKeyFile, config.tlsCaFile]).toEqual(['/m.crt', '/m.key', '/ca.crt']);
+  });
+
   it('refuses unknown variables and out-of-range values', () => {
     expect(problems({ RAFT_NODE_TICK_MS: '0' })[0]).toMatch(/^RAFT_NODE_TICK_MS: must be an integer in \[1, 10000\]/);
     expect(problems({ RAFT_NODE_ELECTION_TIMEOUT: '5' })[0]).toMatch(/^RAFT_NODE_ELECTION_TIMEOUT: unknown option/);

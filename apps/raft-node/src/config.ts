@@ -41,6 +41,9 @@ export const RAFT_NODE_CONFIG = defineConfig({
     simpleTokenTtlSeconds: int({ default: 300, min: 1, max: 31_536_000, why: "Idle simple tokens expire after this (etcd's --auth-token-ttl, sliding)." }),
     maxTxnOpsCount: int({ default: 128, min: 1, max: 100_000, why: "etcd's --max-txn-ops; every member must use the same value." }),
     eventHistoryEventsCount: int({ default: 200_000, min: 1, max: 100_000_000, why: 'Events kept for Watch; every member must use the same value.' }),
+    tlsCertFile: string({ default: '', maxLengthChars: 4096, why: 'PEM certificate of this member for its internal API and peer ports (and as the client to its peers); with the key and CA files, both ports take only mutual TLS. Empty: plaintext.' }),
+    tlsKeyFile: string({ default: '', maxLengthChars: 4096, why: 'PEM private key of RAFT_NODE_TLS_CERT_FILE.' }),
+    tlsCaFile: string({ default: '', maxLengthChars: 4096, why: 'PEM CA bundle that peers, gateways and this member\'s peers are verified against.' }),
     maxGrpcStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'Concurrent HTTP/2 streams per client connection on the internal API.' }),
     logLevel: oneOf({ default: 'info', values: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, why: 'pino log level.' }),
   },
@@ -50,6 +53,8 @@ export const RAFT_NODE_CONFIG = defineConfig({
     if (c.members.length === 0) problems.push('RAFT_NODE_MEMBERS is required');
     if (c.dataDir === '') problems.push('RAFT_NODE_DATA_DIR is required');
     if (c.electionTicks <= c.heartbeatTicks) problems.push('RAFT_NODE_ELECTION_TICKS must be greater than RAFT_NODE_HEARTBEAT_TICKS');
+    const tlsFiles = [c.tlsCertFile, c.tlsKeyFile, c.tlsCaFile].filter((file) => file !== '').length;
+    if (tlsFiles !== 0 && tlsFiles !== 3) problems.push('RAFT_NODE_TLS_CERT_FILE, RAFT_NODE_TLS_KEY_FILE and RAFT_NODE_TLS_CA_FILE go together');
     if (c.defaultRequestTimeoutMs > c.maxRequestTimeoutMs) problems.push('RAFT_NODE_DEFAULT_REQUEST_TIMEOUT_MS must not exceed RAFT_NODE_MAX_REQUEST_TIMEOUT_MS');
     if (problems.length > 0) return problems;
     try {
@@ -92,6 +97,10 @@ export interface RaftNodeConfig {
   readonly maxTxnOpsCount: number;
   readonly eventHistoryEventsCount: number;
   readonly maxGrpcStreamsCount: number;
+  /** Mutual TLS on the internal API and peer ports: all three files, or none (plaintext). */
+  readonly tlsCertFile: string;
+  readonly tlsKeyFile: string;
+  readonly tlsCaFile: string;
   readonly logLevel: LogLevel;
 }
 

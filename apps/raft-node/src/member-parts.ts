@@ -1,5 +1,6 @@
 // The parts of a member built from its configuration and what boot found on disk.
 import { randomInt } from 'node:crypto';
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 import { RawNode, type Message, type NodeId } from '@ward/raft/core';
@@ -62,8 +63,9 @@ export interface PeerInbox {
   reportUnreachable(to: NodeId): void;
 }
 
-export function createMessenger(config: RaftNodeConfig, inbox: () => PeerInbox | undefined, metrics: Metrics, logger: Logger): RaftMessenger {
+export function createMessenger(config: RaftNodeConfig, inbox: () => PeerInbox | undefined, metrics: Metrics, logger: Logger, credentials?: ChannelCredentials): RaftMessenger {
   return new RaftMessenger({
+    ...(credentials === undefined ? {} : { credentials }),
     localId: config.memberId,
     clusterId: config.clusterId,
     peers: config.members.filter((m) => m.id !== config.memberId).map((m) => [m.id, m.peerAddress] as const),

@@ -1,4 +1,5 @@
 // One running member: the parts wired together, the driver's hooks, housekeeping and shutdown.
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import { DEFAULT_MAX_SIMPLE_TOKENS, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import type { Logger } from '@ward/platform/logging';
@@ -35,6 +36,8 @@ export interface MemberInputs {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly clock: Clock;
+  /** How to reach the peers (TLS with this member's certificate); default plaintext. */
+  readonly peerCredentials?: ChannelCredentials;
 }
 
 export class Member implements NodeCore {
@@ -69,7 +72,7 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.messenger = createMessenger(config, () => this.driver, inputs.metrics, this.logger);
+    this.messenger = createMessenger(config, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: DEFAULT_MAX_SIMPLE_TOKENS, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });

@@ -4,7 +4,8 @@
 import { mkdir } from 'node:fs/promises';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
-import { createGrpcServer, type GrpcServer } from '@ward/platform/grpc-server';
+import type { ServerCredentials } from '@grpc/grpc-js';
+import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { createMetrics, type Metrics } from '@ward/platform/metrics';
@@ -52,6 +53,7 @@ export function createMemberLogger(config: RaftNodeConfig): Logger {
 /** Boots the member from its data dir and starts serving. Throws (nothing left running) when it cannot. */
 export async function createRaftNode(config: RaftNodeConfig, deps: RaftNodeDeps = {}): Promise<RaftNode> {
   const logger = deps.logger ?? createMemberLogger(config);
+  const tls = internalTls(config);
   const metrics = deps.metrics ?? createMetrics({ prefix: 'ward_raft_node_', defaultLabels: { member: formatMemberId(config.memberId) }, collectProcessMetrics: true });
   await mkdir(config.dataDir, { recursive: true });
   const booted = await RaftPersistence.open({
@@ -63,7 +65,7 @@ export async function createRaftNode(config: RaftNodeConfig, deps: RaftNodeDeps 
   });
   logger.info({ report: plain(booted.report), snapshotIndex: booted.snapshot?.metadata.index ?? 0 }, 'log opened');
   try {
-    return await serve(config, booted, logger, metrics, deps.clock ?? systemClock);
+    return await serve(config, booted, logger, metrics, deps.clock ?? systemClock, tls);
   } catch (error) {
     await booted.persistence.close().catch(() => undefined);
     throw error;
@@ -75,15 +77,35 @@ function plain(report: BootReport): unknown {
   return JSON.parse(JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value instanceof Uint8Array ? `${value.length} bytes` : value)));
 }
 
-async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock): Promise<RaftNode> {
-  const member = new Member({ config, booted, logger, metrics, clock });
-  const peer = await startPeerServer(member.messenger.transport, { host: config.peerListen.host, port: config.peerListen.port, logger: logger.child({ component: 'peer' }) });
-  const api = await startApi(config, member, logger, metrics);
+/**
+ * Mutual TLS for the internal API and peer ports, when configured: this member's certificate, and
+ * the cluster CA that callers' and peers' certificates must chain to. Read (and checked) once.
+ */
+function internalTls(config: RaftNodeConfig): TlsMaterial | null {
+  if (config.tlsCertFile === '') return null;
+  return loadTlsMaterial({
+    certFile: config.tlsCertFile,
+    keyFile: config.tlsKeyFile,
+    caFile: config.tlsCaFile,
+    names: { cert: 'RAFT_NODE_TLS_CERT_FILE', key: 'RAFT_NODE_TLS_KEY_FILE', ca: 'RAFT_NODE_TLS_CA_FILE' },
+  });
+}
+
+async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock, tls: TlsMaterial | null): Promise<RaftNode> {
+  const serverCredentials = tls === null ? undefined : tlsServerCredentials(tls, true);
+  const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerCredentials: tlsChannelCredentials(tls) }) });
+  const peer = await startPeerServer(member.messenger.transport, {
+    host: config.peerListen.host,
+    port: config.peerListen.port,
+    logger: logger.child({ component: 'peer' }),
+    ...(serverCredentials === undefined ? {} : { credentials: serverCredentials }),
+  });
+  const api = await startApi(config, member, logger, metrics, serverCredentials);
   const http = createHttpServer({ logger: logger.child({ component: 'http' }), metrics, bodyLimitBytes: 64 * 1024, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, readiness: () => member.isReady() });
   await http.listen({ host: config.httpListen.host, port: config.httpListen.port });
   const httpPort = (http.server.address() as { port: number }).port;
   member.start();
-  logger.info({ api: `${config.apiListen.host}:${api.port}`, peer: `${config.peerListen.host}:${peer.port}`, http: `${config.httpListen.host}:${httpPort}`, cluster: formatMemberId(config.clusterId) }, 'member started');
+  logger.info({ api: `${config.apiListen.host}:${api.port}`, peer: `${config.peerListen.host}:${peer.port}`, http: `${config.httpListen.host}:${httpPort}`, mutualTls: tls !== null, cluster: formatMemberId(config.clusterId) }, 'member started');
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -109,7 +131,7 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
   };
 }
 
-async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, metrics: Metrics): Promise<{ server: GrpcServer; port: number }> {
+async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, metrics: Metrics, credentials: ServerCredentials | undefined): Promise<{ server: GrpcServer; port: number }> {
   const server = createGrpcServer({
     host: config.apiListen.host,
     port: config.apiListen.port,
@@ -120,6 +142,7 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
     maxConcurrentStreams: config.maxGrpcStreamsCount,
     logger: logger.child({ component: 'api' }),
     metrics,
+    ...(credentials === undefined ? {} : { credentials }),
   });
   server.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
   const port = await server.start();

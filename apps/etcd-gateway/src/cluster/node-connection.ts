@@ -1,5 +1,5 @@
 // One grpc-js channel to one raft-node's internal API (wardnode.Node).
-import { connectivityState, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type NodeClient } from '@ward/etcd/proto';
 
 export interface NodeConnectionOptions {
@@ -9,6 +9,8 @@ export interface NodeConnectionOptions {
   readonly maxSendBytes: number;
   readonly keepaliveTimeMs: number;
   readonly keepaliveTimeoutMs: number;
+  /** TLS with the gateway's certificate when the raft-nodes take only mutual TLS; default plaintext. */
+  readonly credentials?: ChannelCredentials;
 }
 
 /** The unary methods of wardnode.Node. */
@@ -35,7 +37,7 @@ export class NodeConnection {
     options: NodeConnectionOptions,
   ) {
     const Node = wardNodeGrpc().Node;
-    this.client = new Node(address, credentials.createInsecure(), {
+    this.client = new Node(address, options.credentials ?? credentials.createInsecure(), {
       'grpc.max_receive_message_length': options.maxReceiveBytes,
       'grpc.max_send_message_length': options.maxSendBytes,
       'grpc.keepalive_time_ms': options.keepaliveTimeMs,

@@ -5,7 +5,7 @@ import { ServerCredentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '@ward/testing/cluster';
 import { gatewayConfig } from '../config';
-import { serverCredentials, servesTls, TlsConfigError } from './server-tls';
+import { nodeChannelCredentials, serverCredentials, servesTls, TlsConfigError } from './server-tls';
 
 let dir: string;
 let pki: TestPki;
@@ -76,5 +76,14 @@ describe('gateway TLS options', () => {
     expect(() => gatewayConfig({ trustedCaFile: '/ca.crt' })).toThrow(/GATEWAY_TRUSTED_CA_FILE needs GATEWAY_CERT_FILE/);
     expect(() => gatewayConfig({ certFile: '/a.crt', keyFile: '/a.key', clientCertAuth: true })).toThrow(/GATEWAY_CLIENT_CERT_AUTH needs GATEWAY_TRUSTED_CA_FILE/);
     expect(gatewayConfig({ certFile: '/a.crt', keyFile: '/a.key', trustedCaFile: '/ca.crt', clientCertAuth: true }).clientCertAuth).toBe(true);
+    expect(() => gatewayConfig({ nodeTlsCertFile: '/g.crt', nodeTlsCaFile: '/ca.crt' })).toThrow(/GATEWAY_NODE_TLS_CERT_FILE, GATEWAY_NODE_TLS_KEY_FILE and GATEWAY_NODE_TLS_CA_FILE go together/);
+  });
+
+  it('read the raft-node channel files at start, naming a bad one', () => {
+    expect(nodeChannelCredentials(gatewayConfig())).toBeUndefined();
+    const config = gatewayConfig({ nodeTlsCertFile: pki.clients['example.com']!.certFile, nodeTlsKeyFile: pki.server.keyFile, nodeTlsCaFile: pki.caFile });
+    expect(() => nodeChannelCredentials(config)).toThrow(`GATEWAY_NODE_TLS_KEY_FILE: ${pki.server.keyFile} is not the private key of the certificate in ${pki.clients['example.com']!.certFile}`);
+    const good = gatewayConfig({ nodeTlsCertFile: pki.clients['example.com']!.certFile, nodeTlsKeyFile: pki.clients['example.com']!.keyFile, nodeTlsCaFile: pki.caFile });
+    expect(nodeChannelCredentials(good)?._isSecure()).toBe(true);
   });
 });

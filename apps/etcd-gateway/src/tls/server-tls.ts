@@ -2,13 +2,25 @@
 // is what client certificates are verified against, --client-cert-auth requires one. Files are read
 // once at start (@ward/platform/grpc-server's loadTlsMaterial names the option and file of any
 // problem, never the contents).
-import { ServerCredentials } from '@grpc/grpc-js';
-import { loadTlsMaterial, tlsServerCredentials } from '@ward/platform/grpc-server';
+import { ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
+import { loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials } from '@ward/platform/grpc-server';
 import type { GatewayConfig } from '../config';
 
 export { TlsConfigError } from '@ward/platform/grpc-server';
 
 type TlsFiles = Pick<GatewayConfig, 'certFile' | 'keyFile' | 'trustedCaFile' | 'clientCertAuth'>;
+
+/** The credentials of the gateway → raft-node channels: mutual TLS when GATEWAY_NODE_TLS_* are set. */
+export function nodeChannelCredentials(config: Pick<GatewayConfig, 'nodeTlsCertFile' | 'nodeTlsKeyFile' | 'nodeTlsCaFile'>): ChannelCredentials | undefined {
+  if (config.nodeTlsCertFile === '') return undefined;
+  const material = loadTlsMaterial({
+    certFile: config.nodeTlsCertFile,
+    keyFile: config.nodeTlsKeyFile,
+    caFile: config.nodeTlsCaFile,
+    names: { cert: 'GATEWAY_NODE_TLS_CERT_FILE', key: 'GATEWAY_NODE_TLS_KEY_FILE', ca: 'GATEWAY_NODE_TLS_CA_FILE' },
+  });
+  return tlsChannelCredentials(material);
+}
 
 /** Whether the configuration serves TLS on the client port. */
 export function servesTls(config: Pick<GatewayConfig, 'certFile'>): boolean {

@@ -1,4 +1,4 @@
-import { Client, credentials, type ChannelOptions } from '@grpc/grpc-js';
+import { Client, credentials, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import type { BackoffOptions } from './backoff';
 import type { KeepaliveOptions } from './options';
 
@@ -7,7 +7,13 @@ import type { KeepaliveOptions } from './options';
  * keepalive and reconnect backoff, and retries off (a retried client stream would buffer frames
  * out of sight of our bounded queue).
  */
-export function createPeerClient(address: string, maxFrameBytes: number, keepalive: KeepaliveOptions, backoff: BackoffOptions): Client {
+export function createPeerClient(
+  address: string,
+  maxFrameBytes: number,
+  keepalive: KeepaliveOptions,
+  backoff: BackoffOptions,
+  channelCredentials: ChannelCredentials = credentials.createInsecure(),
+): Client {
   const options: ChannelOptions = {
     'grpc.use_local_subchannel_pool': 1,
     'grpc.max_send_message_length': maxFrameBytes,
@@ -19,5 +25,5 @@ export function createPeerClient(address: string, maxFrameBytes: number, keepali
     'grpc.max_reconnect_backoff_ms': Math.ceil(backoff.maxMs),
     'grpc.enable_retries': 0,
   };
-  return new Client(address, credentials.createInsecure(), options);
+  return new Client(address, channelCredentials, options);
 }

@@ -1,3 +1,4 @@
+import type { ServerCredentials } from '@grpc/grpc-js';
 import { createGrpcServer, type GrpcServer } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
@@ -14,6 +15,8 @@ export interface PeerServerOptions {
   readonly keepaliveTimeoutMs?: number;
   /** Concurrent streams per connection. Default 64. */
   readonly maxConcurrentStreams?: number;
+  /** TLS (e.g. requiring a client certificate from the cluster's CA); default plaintext. */
+  readonly credentials?: ServerCredentials;
 }
 
 /**
@@ -31,6 +34,7 @@ export async function startPeerServer(transport: PeerTransport, options: PeerSer
     maxConcurrentStreams: options.maxConcurrentStreams ?? 64,
     logger: options.logger,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
   });
   server.addService(transport.service.definition, transport.service.handlers);
   const port = await server.start();

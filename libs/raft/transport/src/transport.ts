@@ -1,4 +1,4 @@
-import type { Client, ServiceDefinition } from '@grpc/grpc-js';
+import type { ChannelCredentials, Client, ServiceDefinition } from '@grpc/grpc-js';
 import type { ServiceHandlers } from '@ward/platform/grpc-server';
 import type { BackoffOptions } from './backoff';
 import { createPeerClient } from './channel';
@@ -23,6 +23,8 @@ export interface PeerTransportOptions {
   readonly keepalive?: Partial<KeepaliveOptions>;
   /** Wait for a connection this long before counting an attempt as failed. Default 2,000 ms. */
   readonly connectTimeoutMs?: number;
+  /** How to reach peers: e.g. TLS with this member's certificate; default plaintext. */
+  readonly credentials?: ChannelCredentials;
   readonly hooks?: TransportHooks;
   /** Randomness for backoff jitter, a float in [0, 1). Default Math.random. */
   readonly random?: () => number;
@@ -95,8 +97,8 @@ export class PeerTransport {
     if (existing?.address === address) return;
     if (existing !== undefined) this.removePeer(id);
     const frameBytes = maxFrameBytes(this.limits);
-    const client = createPeerClient(address, frameBytes, this.keepalive, this.backoff);
-    const snapshotClient = createPeerClient(address, frameBytes, this.keepalive, this.backoff);
+    const client = createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
+    const snapshotClient = createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
     const sender = new PeerSender({
       peer: id,
       route: { clusterId: this.options.clusterId ?? 0n, from: this.options.localId, to: id },

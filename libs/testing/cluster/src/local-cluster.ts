@@ -2,6 +2,7 @@
 // member, optional fault-injecting proxies on every directed peer link, and process control
 // (kill -9, restart, SIGSTOP / SIGCONT).
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from './free-port';
@@ -28,6 +29,8 @@ export interface LocalClusterOptions<P extends LinkProxy = LinkProxy> {
    * Runs once ports and data dirs are chosen, before any member starts: e.g. writes the data
    * dirs with `raft-node snapshot-restore`. `members` is each member's RAFT_NODE_MEMBERS value.
    */
+  /** How the cluster's API clients reach the members (TLS with a client certificate); default plaintext. */
+  readonly clientCredentials?: ChannelCredentials;
   readonly prepare?: (members: ReadonlyArray<{ readonly id: bigint; readonly dataDir: string; readonly membersEnv: string }>) => Promise<void>;
 }
 
@@ -58,6 +61,7 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
     /** proxies.get(`${from}->${to}`) */
     readonly proxies: ReadonlyMap<string, P>,
     private readonly ownedRoot: string | undefined,
+    private readonly clientCredentials: ChannelCredentials | undefined,
   ) {}
 
   static async start<P extends LinkProxy = LinkProxy>(options: LocalClusterOptions<P>): Promise<LocalCluster<P>> {
@@ -104,7 +108,7 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
         httpPort: self.httpPort,
       });
     }
-    const cluster = new LocalCluster<P>(members, specs, proxies, ownedRoot);
+    const cluster = new LocalCluster<P>(members, specs, proxies, ownedRoot, options.clientCredentials);
     if (options.prepare !== undefined) {
       try {
         await options.prepare(members.map((m) => ({ id: m.id, dataDir: m.dataDir, membersEnv: specs.get(m.id)!.env['RAFT_NODE_MEMBERS']! })));
@@ -127,7 +131,7 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
   client(id: bigint): NodeApiClient {
     let client = this.clients.get(id);
     if (client === undefined) {
-      client = new NodeApiClient(this.member(id).apiAddress);
+      client = new NodeApiClient(this.member(id).apiAddress, this.clientCredentials);
       this.clients.set(id, client);
     }
     return client;

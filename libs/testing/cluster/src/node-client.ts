@@ -1,5 +1,5 @@
 // A promise-based client of one member's internal API (wardnode.Node), for tests and benchmarks.
-import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
+import { credentials, type ChannelCredentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { decodeApplyResponse, encodeProposal } from '@ward/etcd/api-mapping';
 import type { ApplyRequest, ApplyResponse } from '@ward/etcd/apply';
 import { wardNodeGrpc, type NodeMemberListResponse__Output, type NodeResponse__Output, type NodeStatusResponse__Output } from '@ward/etcd/proto';
@@ -24,9 +24,13 @@ interface RawNodeClient extends Client {
 export class NodeApiClient {
   private readonly client: RawNodeClient;
 
-  constructor(readonly address: string) {
-    const Node = wardNodeGrpc().Node as unknown as new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options: object) => RawNodeClient;
-    this.client = new Node(address, credentials.createInsecure(), { 'grpc.max_receive_message_length': 256 * 1024 * 1024, 'grpc.enable_retries': 0 });
+  /** `channelCredentials`: TLS with a client certificate for members that take only mutual TLS. */
+  constructor(
+    readonly address: string,
+    channelCredentials: ChannelCredentials = credentials.createInsecure(),
+  ) {
+    const Node = wardNodeGrpc().Node as unknown as new (address: string, creds: ChannelCredentials, options: object) => RawNodeClient;
+    this.client = new Node(address, channelCredentials, { 'grpc.max_receive_message_length': 256 * 1024 * 1024, 'grpc.enable_retries': 0 });
   }
 
   /** Proposes `request`; `deadlineMs` bounds the RPC (the member waits `timeoutMs` for apply). */
