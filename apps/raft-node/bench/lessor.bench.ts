@@ -1,70 +1,18 @@
 // Benchmark (not a test): the CPU cost of one Lessor.expired() call on the leader, which runs it
 // every 500 ms, with 10,000, 100,000 and 1,000,000 tracked leases of which none or 100 are due,
-// for the heap-driven Lessor and for the scan-and-sort lessor it replaced (kept below as the
-// reference). Also the one-off cost of promote() (becoming leader) at each size. Under 20 s.
+// for the heap-driven Lessor and for the scan-and-sort lessor it replaced (the reference in
+// src/testing/scanning-lessor.ts). Also the one-off cost of promote() (becoming leader) at each
+// size. Under 20 s.
 //   npx tsx apps/raft-node/bench/lessor.bench.ts        (or: npx nx run raft-node:bench)
 // Each call is made 3 s after the previous one, so the same due leases come back every time (the
 // one-second rate window and the 3 s reproposal pause are both over): the steady state of a
 // backlog of revokes that do not apply, or of a stream of leases expiring.
-import { Lessor, type LeaseTableView, type LessorOptions } from '../src/lessor';
+import { Lessor, type LessorOptions } from '../src/lessor';
+import { LeaseTable as Table, ScanningLessor } from '../src/testing/scanning-lessor';
 
 interface ExpiringLessor {
   promote(nowMs: number): void;
   expired(nowMs: number): bigint[];
-}
-
-/** The lessor's expiry before the heaps: every tracked lease scanned, the due ones sorted. */
-class ScanningLessor implements ExpiringLessor {
-  private readonly tracked = new Map<bigint, { deadlineMs: number; proposedAtMs: number }>();
-  private revokeWindowStartMs = Number.NEGATIVE_INFINITY;
-  private revokesInWindow = 0;
-
-  constructor(
-    private readonly options: LessorOptions,
-    private readonly table: () => LeaseTableView,
-  ) {}
-
-  promote(nowMs: number): void {
-    this.tracked.clear();
-    for (const [id, ttlSeconds] of this.table().entries()) {
-      this.tracked.set(id, { deadlineMs: nowMs + this.options.promoteExtendMs + ttlSeconds * 1000, proposedAtMs: Number.NEGATIVE_INFINITY });
-    }
-  }
-
-  expired(nowMs: number): bigint[] {
-    if (nowMs - this.revokeWindowStartMs >= 1000) {
-      this.revokeWindowStartMs = nowMs;
-      this.revokesInWindow = 0;
-    }
-    const room = this.options.maxRevokesPerSecond - this.revokesInWindow;
-    if (room <= 0) return [];
-    const table = this.table();
-    const due: Array<[bigint, { deadlineMs: number; proposedAtMs: number }]> = [];
-    for (const [id, tracked] of this.tracked) {
-      if (tracked.deadlineMs > nowMs) continue;
-      if (table.ttlOf(id) === undefined) {
-        this.tracked.delete(id);
-        continue;
-      }
-      if (nowMs - tracked.proposedAtMs < this.options.reproposeAfterMs) continue;
-      due.push([id, tracked]);
-    }
-    due.sort(([, a], [, b]) => a.deadlineMs - b.deadlineMs);
-    const chosen = due.slice(0, room);
-    for (const [, tracked] of chosen) tracked.proposedAtMs = nowMs;
-    this.revokesInWindow += chosen.length;
-    return chosen.map(([id]) => id);
-  }
-}
-
-class Table implements LeaseTableView {
-  readonly ttl = new Map<bigint, number>();
-  ttlOf(id: bigint): number | undefined {
-    return this.ttl.get(id);
-  }
-  entries(): Array<[bigint, number]> {
-    return [...this.ttl.entries()];
-  }
 }
 
 // As member.ts configures it (1,000 revokes a second, proposed again after 3 s).

@@ -3,6 +3,7 @@ import { successorKey, type ByteString } from './byte-string';
 import { KVCompactedError, KVFutureRevisionError } from './errors';
 import type { KeyRecord } from './key-record';
 import type { KeySpace } from './key-space';
+import { CRC32C_TABLE } from './state-hash';
 import { NO_LEASE } from './types';
 
 // etcd's HashKV, bit for bit: a CRC-32C (Castagnoli) over the name of bbolt's "key" bucket, then
@@ -22,17 +23,6 @@ import { NO_LEASE } from './types';
 // it) except by compaction; a compaction during the task makes it start over, or fail when it
 // compacted the requested revision away.
 
-/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) lookup table. */
-const CRC_TABLE: Uint32Array = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
 const BUCKET_NAME = 'key';
 const TWO_POW_32 = 0x1_0000_0000;
 
@@ -41,12 +31,12 @@ class Crc32c {
   private crc = 0xffffffff;
 
   byte(value: number): void {
-    this.crc = CRC_TABLE[(this.crc ^ value) & 0xff]! ^ (this.crc >>> 8);
+    this.crc = CRC32C_TABLE[(this.crc ^ value) & 0xff]! ^ (this.crc >>> 8);
   }
 
   text(value: ByteString): void {
     let crc = this.crc;
-    for (let i = 0; i < value.length; i++) crc = CRC_TABLE[(crc ^ value.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+    for (let i = 0; i < value.length; i++) crc = CRC32C_TABLE[(crc ^ value.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
     this.crc = crc;
   }
 
