@@ -27,6 +27,10 @@ export const gatewayConfigSchema = defineConfig({
     nodeTlsCertFile: string({ default: '', maxLengthChars: 4096, why: "PEM certificate the gateway presents to the raft-nodes when they take only mutual TLS (RAFT_NODE_TLS_*); with the key and CA files" }),
     nodeTlsKeyFile: string({ default: '', maxLengthChars: 4096, why: 'PEM private key of GATEWAY_NODE_TLS_CERT_FILE' }),
     nodeTlsCaFile: string({ default: '', maxLengthChars: 4096, why: "PEM CA bundle the raft-nodes' certificates are verified against" }),
+    httpTls: bool({
+      default: false,
+      why: 'serve the JSON gateway and health port over HTTPS with GATEWAY_CERT_FILE too (a client certificate then required there as on the gRPC port with GATEWAY_CLIENT_CERT_AUTH)',
+    }),
     advertiseClientUrl: string({
       default: '',
       maxLengthChars: 512,
@@ -103,6 +107,7 @@ export const gatewayConfigSchema = defineConfig({
     }
     if ((config.certFile === '') !== (config.keyFile === '')) problems.push('GATEWAY_CERT_FILE and GATEWAY_KEY_FILE go together');
     if (config.trustedCaFile !== '' && config.certFile === '') problems.push('GATEWAY_TRUSTED_CA_FILE needs GATEWAY_CERT_FILE and GATEWAY_KEY_FILE (TLS)');
+    if (config.httpTls && config.certFile === '') problems.push('GATEWAY_HTTP_TLS needs GATEWAY_CERT_FILE and GATEWAY_KEY_FILE');
     if (config.clientCertAuth && config.trustedCaFile === '') problems.push('GATEWAY_CLIENT_CERT_AUTH needs GATEWAY_TRUSTED_CA_FILE to verify client certificates against');
     const nodeTlsFiles = [config.nodeTlsCertFile, config.nodeTlsKeyFile, config.nodeTlsCaFile].filter((file) => file !== '').length;
     if (nodeTlsFiles !== 0 && nodeTlsFiles !== 3) problems.push('GATEWAY_NODE_TLS_CERT_FILE, GATEWAY_NODE_TLS_KEY_FILE and GATEWAY_NODE_TLS_CA_FILE go together');

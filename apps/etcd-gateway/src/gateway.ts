@@ -7,7 +7,7 @@ import { CredentialChecker } from '@ward/auth/password-hashing';
 import type { PasswordVerifier } from '@ward/auth/password-jobs';
 import { CryptoRng } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
-import { createGrpcServer, type GrpcServer } from '@ward/platform/grpc-server';
+import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
@@ -34,7 +34,7 @@ import { KeepAliveRelay } from './services/lease-keep-alive';
 import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
-import { nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
+import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
 
 /** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
@@ -108,6 +108,8 @@ interface Wiring {
   readonly passwords: PasswordVerifier;
   readonly tokenSetup: TokenSetup;
   readonly metrics: GatewayMetrics;
+  /** The client port's certificate, key and CA bundle (null: plaintext). */
+  readonly clientTls: TlsMaterial | null;
 }
 
 /** The etcd API: identity resolution, request execution, Authenticate, every service. */
@@ -176,7 +178,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     logger,
     metrics: w.metrics.registry,
     mapError: mapGatewayError,
-    credentials: serverCredentials(config),
+    credentials: serverCredentials(config, w.clientTls),
   });
   registerEtcdServices(grpc, table, watch, keepAlive, maintenance);
   const http = createHttpServer({
@@ -187,6 +189,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     keepAliveTimeoutMs: 5000,
     readiness: readinessProbe(w.cluster, w.clock),
     mapError: (error) => httpErrorOf(error, logger),
+    ...(config.httpTls && w.clientTls !== null ? { tls: { ...w.clientTls, requireClientCertificate: config.clientCertAuth } } : {}),
   });
   await registerJsonGateway(http, { table, maxRequestMessageBytes: grpcMaxReceiveBytes(config), bodyLimitBytes: config.httpBodyLimitBytes, logger });
   return { grpc, http };
@@ -198,12 +201,13 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const clock = deps.clock ?? systemClock;
   // TLS files are read first: a bad one fails the start before anything connects.
   const nodeCredentials = nodeChannelCredentials(config);
+  const clientTls = clientPortTls(config);
   const tokenSetup = await createTokenSetup(config, clock);
   const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
   const rng = deps.rng ?? new CryptoRng();
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
-  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics };
+  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls };
   let servers: { grpc: GrpcServer; http: FastifyInstance } | undefined;
   let grpcPort: number;
   let advertise: { url: string };

@@ -76,6 +76,7 @@ describe('gateway TLS options', () => {
     expect(() => gatewayConfig({ trustedCaFile: '/ca.crt' })).toThrow(/GATEWAY_TRUSTED_CA_FILE needs GATEWAY_CERT_FILE/);
     expect(() => gatewayConfig({ certFile: '/a.crt', keyFile: '/a.key', clientCertAuth: true })).toThrow(/GATEWAY_CLIENT_CERT_AUTH needs GATEWAY_TRUSTED_CA_FILE/);
     expect(gatewayConfig({ certFile: '/a.crt', keyFile: '/a.key', trustedCaFile: '/ca.crt', clientCertAuth: true }).clientCertAuth).toBe(true);
+    expect(() => gatewayConfig({ httpTls: true })).toThrow(/GATEWAY_HTTP_TLS needs GATEWAY_CERT_FILE and GATEWAY_KEY_FILE/);
     expect(() => gatewayConfig({ nodeTlsCertFile: '/g.crt', nodeTlsCaFile: '/ca.crt' })).toThrow(/GATEWAY_NODE_TLS_CERT_FILE, GATEWAY_NODE_TLS_KEY_FILE and GATEWAY_NODE_TLS_CA_FILE go together/);
   });
 

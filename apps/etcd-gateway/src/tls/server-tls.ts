@@ -3,12 +3,12 @@
 // once at start (@ward/platform/grpc-server's loadTlsMaterial names the option and file of any
 // problem, never the contents).
 import { ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
-import { loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials } from '@ward/platform/grpc-server';
+import { loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { GatewayConfig } from '../config';
 
 export { TlsConfigError } from '@ward/platform/grpc-server';
 
-type TlsFiles = Pick<GatewayConfig, 'certFile' | 'keyFile' | 'trustedCaFile' | 'clientCertAuth'>;
+type TlsFiles = Pick<GatewayConfig, 'certFile' | 'keyFile' | 'trustedCaFile'>;
 
 /** The credentials of the gateway → raft-node channels: mutual TLS when GATEWAY_NODE_TLS_* are set. */
 export function nodeChannelCredentials(config: Pick<GatewayConfig, 'nodeTlsCertFile' | 'nodeTlsKeyFile' | 'nodeTlsCaFile'>): ChannelCredentials | undefined {
@@ -27,18 +27,23 @@ export function servesTls(config: Pick<GatewayConfig, 'certFile'>): boolean {
   return config.certFile !== '';
 }
 
-/**
- * The client port's gRPC credentials: plaintext without GATEWAY_CERT_FILE, else TLS with the
- * certificate and key (checked to belong together), verifying client certificates against the
- * trusted CA bundle and requiring one when GATEWAY_CLIENT_CERT_AUTH is on.
- */
-export function serverCredentials(config: TlsFiles): ServerCredentials {
-  if (!servesTls(config)) return ServerCredentials.createInsecure();
-  const material = loadTlsMaterial({
+/** The client port's certificate, key and trusted CA bundle (null without GATEWAY_CERT_FILE). */
+export function clientPortTls(config: TlsFiles): TlsMaterial | null {
+  if (!servesTls(config)) return null;
+  return loadTlsMaterial({
     certFile: config.certFile,
     keyFile: config.keyFile,
     caFile: config.trustedCaFile,
     names: { cert: 'GATEWAY_CERT_FILE', key: 'GATEWAY_KEY_FILE', ca: 'GATEWAY_TRUSTED_CA_FILE' },
   });
+}
+
+/**
+ * The client port's gRPC credentials: plaintext without GATEWAY_CERT_FILE, else TLS with the
+ * certificate and key (checked to belong together), verifying client certificates against the
+ * trusted CA bundle and requiring one when GATEWAY_CLIENT_CERT_AUTH is on.
+ */
+export function serverCredentials(config: TlsFiles & Pick<GatewayConfig, 'clientCertAuth'>, material: TlsMaterial | null = clientPortTls(config)): ServerCredentials {
+  if (material === null) return ServerCredentials.createInsecure();
   return tlsServerCredentials(material, config.clientCertAuth);
 }

@@ -15,6 +15,11 @@ export interface HttpServerOptions {
   readonly readiness: () => boolean | Promise<boolean>;
   /** Maps an app error to an HTTP answer; unmapped errors become a generic 500. */
   readonly mapError?: (error: unknown) => { statusCode: number; body: unknown } | undefined;
+  /**
+   * HTTPS with this certificate chain and key; with `requireClientCertificate`, a connection
+   * without a client certificate the CA bundle verifies is refused in the handshake.
+   */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly ca: Buffer | null; readonly requireClientCertificate: boolean };
 }
 
 /**
@@ -28,7 +33,15 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       throw new TypeError(`createHttpServer: ${name} must be a positive integer, got ${options[name]}`);
     }
   }
+  const tls = options.tls;
+  if (tls?.requireClientCertificate && tls.ca === null) throw new TypeError('createHttpServer: a client certificate can only be required with a CA bundle');
+  const https =
+    tls === undefined
+      ? {}
+      : { https: { cert: tls.cert, key: tls.key, ...(tls.ca === null ? {} : { ca: tls.ca }), requestCert: tls.requireClientCertificate, rejectUnauthorized: tls.requireClientCertificate } };
+  // An HTTPS instance has the same API; only the type of its Node server differs.
   const app = fastify({
+    ...https,
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
     requestTimeout: options.requestTimeoutMs,
@@ -36,7 +49,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // Per-request lines are noise at gateway rates; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-  });
+  }) as unknown as FastifyInstance;
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
