@@ -37,19 +37,23 @@ class CertificateIdentities {
     if (!fresh && cached !== undefined && this.options.clock.monotonicMs() - cached.atMs < this.options.revisionCacheMs) {
       return { username: commonName, authRevision: cached.value, cached: true };
     }
-    return { username: commonName, authRevision: await this.read(signal), cached: false };
+    signal?.throwIfAborted();
+    return { username: commonName, authRevision: await this.read(), cached: false };
   }
 
   forget(): void {
     this.revision = undefined;
   }
 
-  /** One read at a time: callers arriving while it runs share it. */
-  private read(signal?: AbortSignal): Promise<number> {
+  /**
+   * One read at a time: callers arriving while it runs share it. It takes no caller's signal (one
+   * caller giving up must not fail the others); the cluster client bounds it by its own timeout.
+   */
+  private read(): Promise<number> {
     this.reading ??= (async () => {
       const atMs = this.options.clock.monotonicMs();
       try {
-        const value = await this.options.authRevision(signal);
+        const value = await this.options.authRevision();
         this.revision = { value, atMs };
         return value;
       } finally {
