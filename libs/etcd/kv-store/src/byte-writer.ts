@@ -44,6 +44,28 @@ export class ByteWriter {
     buffer[this.position++] = rest;
   }
 
+  /** Unsigned LEB128 of a non-negative bigint below 2^64 (a protobuf int64 such as a lease ID). */
+  writeVarint64(value: bigint): void {
+    assert(value >= 0n && value < 1n << 64n, 'byte-writer: varint64 must be in [0, 2^64)');
+    if (value <= BigInt(Number.MAX_SAFE_INTEGER)) return this.writeVarint(Number(value));
+    this.reserve(10);
+    let rest = value;
+    while (rest >= 0x80n) {
+      this.buffer[this.position++] = Number(rest & 0x7fn) | 0x80;
+      rest >>= 7n;
+    }
+    this.buffer[this.position++] = Number(rest);
+  }
+
+  /** A safe non-negative integer as 8 big-endian bytes (bbolt's revision keys). */
+  writeUint64BigEndian(value: number): void {
+    assert(Number.isSafeInteger(value) && value >= 0, 'byte-writer: uint64 must be a safe non-negative integer');
+    this.reserve(8);
+    this.view.setUint32(this.position, Math.floor(value / TWO_POW_32));
+    this.view.setUint32(this.position + 4, value >>> 0);
+    this.position += 8;
+  }
+
   /** Two's-complement little-endian int64. */
   writeInt64(value: bigint): void {
     this.reserve(8);

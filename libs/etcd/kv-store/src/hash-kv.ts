@@ -1,9 +1,10 @@
+import { crc32c } from '@ward/shared/checksum';
 import { assert } from '@ward/shared/errors';
 import { successorKey, type ByteString } from './byte-string';
+import { ByteWriter, type ByteSink } from './byte-writer';
 import { KVCompactedError, KVFutureRevisionError } from './errors';
 import type { KeyRecord } from './key-record';
 import type { KeySpace } from './key-space';
-import { CRC32C_TABLE } from './state-hash';
 import { NO_LEASE } from './types';
 
 // etcd's HashKV, bit for bit: a CRC-32C (Castagnoli) over the name of bbolt's "key" bucket, then
@@ -24,73 +25,47 @@ import { NO_LEASE } from './types';
 // compacted the requested revision away.
 
 const BUCKET_NAME = 'key';
-const TWO_POW_32 = 0x1_0000_0000;
 
-/** Running CRC-32C over bytes, byte strings, fixed-width and varint integers. */
-class Crc32c {
-  private crc = 0xffffffff;
+/** A sink keeping the running CRC-32C of what a ByteWriter flushes into it. */
+class Crc32cSink implements ByteSink {
+  value = 0;
 
-  byte(value: number): void {
-    this.crc = CRC32C_TABLE[(this.crc ^ value) & 0xff]! ^ (this.crc >>> 8);
-  }
-
-  text(value: ByteString): void {
-    let crc = this.crc;
-    for (let i = 0; i < value.length; i++) crc = CRC32C_TABLE[(crc ^ value.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
-    this.crc = crc;
-  }
-
-  /** A non-negative safe integer as 8 big-endian bytes. */
-  u64(value: number): void {
-    const high = Math.floor(value / TWO_POW_32);
-    const low = value >>> 0;
-    for (let shift = 24; shift >= 0; shift -= 8) this.byte((high >>> shift) & 0xff);
-    for (let shift = 24; shift >= 0; shift -= 8) this.byte((low >>> shift) & 0xff);
-  }
-
-  /** A protobuf varint of a non-negative integer (a safe integer or a bigint below 2^64). */
-  varint(value: number | bigint): void {
-    let rest = BigInt(value);
-    assert(rest >= 0n, 'hash-kv: negative varint');
-    while (rest >= 0x80n) {
-      this.byte(Number(rest & 0x7fn) | 0x80);
-      rest >>= 7n;
-    }
-    this.byte(Number(rest));
-  }
-
-  /** A protobuf length-delimited field: tag, length, bytes. */
-  bytesField(tag: number, value: ByteString): void {
-    this.byte(tag);
-    this.varint(value.length);
-    this.text(value);
-  }
-
-  get value(): number {
-    return (this.crc ^ 0xffffffff) >>> 0;
+  write(chunk: Uint8Array): void {
+    this.value = crc32c(chunk, this.value);
   }
 }
 
-/** Writes the mvccpb.KeyValue bbolt holds for `record` of `key`. */
-function hashKeyValue(crc: Crc32c, key: ByteString, record: KeyRecord): void {
-  crc.bytesField(0x0a, key);
-  if (record.value === null) return; // a tombstone holds its key alone
-  if (record.createRevision !== 0) {
-    crc.byte(0x10);
-    crc.varint(record.createRevision);
+/** A protobuf length-delimited field: tag, length, bytes. */
+function bytesField(writer: ByteWriter, tag: number, value: ByteString): void {
+  writer.writeByte(tag);
+  writer.writeLengthPrefixed(value);
+}
+
+/** A protobuf varint field, left out when zero (proto3). */
+function varintField(writer: ByteWriter, tag: number, value: number): void {
+  if (value === 0) return;
+  writer.writeByte(tag);
+  writer.writeVarint(value);
+}
+
+/** Writes bbolt's revision key and the mvccpb.KeyValue it holds for `record` of `key`. */
+function writeRevision(writer: ByteWriter, key: ByteString, record: KeyRecord): void {
+  writer.writeUint64BigEndian(record.modRevision);
+  writer.writeByte(0x5f); // '_'
+  writer.writeUint64BigEndian(record.subRevision);
+  if (record.value === null) {
+    writer.writeByte(0x74); // 't': a tombstone, which holds its key alone
+    bytesField(writer, 0x0a, key);
+    return;
   }
-  if (record.modRevision !== 0) {
-    crc.byte(0x18);
-    crc.varint(record.modRevision);
-  }
-  if (record.version !== 0) {
-    crc.byte(0x20);
-    crc.varint(record.version);
-  }
-  if (record.value.length > 0) crc.bytesField(0x2a, record.value);
+  bytesField(writer, 0x0a, key);
+  varintField(writer, 0x10, record.createRevision);
+  varintField(writer, 0x18, record.modRevision);
+  varintField(writer, 0x20, record.version);
+  if (record.value.length > 0) bytesField(writer, 0x2a, record.value);
   if (record.lease !== NO_LEASE) {
-    crc.byte(0x30);
-    crc.varint(record.lease);
+    writer.writeByte(0x30);
+    writer.writeVarint64(record.lease);
   }
 }
 
@@ -121,7 +96,8 @@ export const HASH_KV_DEFAULT_STEP = 4096;
 export class HashKvTask {
   readonly revision: number;
   private compactRevision: number;
-  private crc = new Crc32c();
+  private sink = new Crc32cSink();
+  private writer = new ByteWriter(this.sink);
   private cursor: ByteString | null = '';
   private runs: Run[] = [];
   /** Indexes into `runs`, a binary min-heap by each run's next record. */
@@ -178,8 +154,9 @@ export class HashKvTask {
   }
 
   private restart(): void {
-    this.crc = new Crc32c();
-    this.crc.text(BUCKET_NAME);
+    this.sink = new Crc32cSink();
+    this.writer = new ByteWriter(this.sink);
+    this.writer.writeByteString(BUCKET_NAME);
     this.cursor = '';
     this.runs = [];
     this.heap = [];
@@ -234,18 +211,9 @@ export class HashKvTask {
 
   /** Hashes up to `budget` records in revision order. */
   private merge(budget: number): void {
-    const crc = this.crc;
     for (let done = 0; done < budget && this.heap.length > 0; done++) {
       const run = this.runs[this.heap[0]!]!;
-      const key = run.keys[run.next]!;
-      const record = run.records[run.next]!;
-      if (this.keptCount > 0 ? !run.unkept[run.next] : !run.compacted[run.next]) {
-        crc.u64(record.modRevision);
-        crc.byte(0x5f); // '_'
-        crc.u64(record.subRevision);
-        if (record.value === null) crc.byte(0x74); // 't': a tombstone
-        hashKeyValue(crc, key, record);
-      }
+      if (this.keptCount > 0 ? !run.unkept[run.next] : !run.compacted[run.next]) writeRevision(this.writer, run.keys[run.next]!, run.records[run.next]!);
       run.next++;
       if (run.next === run.records.length) {
         const lastIndex = this.heap.pop()!;
@@ -257,7 +225,8 @@ export class HashKvTask {
   }
 
   private finish(): void {
-    this.finished = { hash: this.crc.value, compactRevision: this.compactRevision, revision: this.revision };
+    this.writer.flush();
+    this.finished = { hash: this.sink.value, compactRevision: this.compactRevision, revision: this.revision };
     this.runs = [];
   }
 

@@ -1,7 +1,7 @@
 import type { ByteSink } from './byte-writer';
 
-/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) lookup table (also HashKV's). */
-export const CRC32C_TABLE: Uint32Array = (() => {
+/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) lookup table. */
+const CRC32C_TABLE: Uint32Array = (() => {
   const table = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
     let c = n;
