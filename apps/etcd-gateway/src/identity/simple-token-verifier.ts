@@ -36,12 +36,13 @@ export class SimpleTokenVerifier implements TokenVerifier {
   }
 
   async verify(token: string, signal?: AbortSignal): Promise<(Identity & { cached: boolean }) | undefined> {
-    const sealed = sealSimpleToken(token);
-    if (sealed === undefined) return undefined;
+    // Only well-formed tokens are ever cached: a hit needs no sealing (a SHA-256) at all.
     const nowMs = this.clock.monotonicMs();
     const hit = this.cache.get(token);
     if (hit !== undefined && hit.expiresAtMs > nowMs) return { ...hit.identity, cached: true };
     if (hit !== undefined) this.cache.delete(token);
+    const sealed = sealSimpleToken(token);
+    if (sealed === undefined) return undefined;
     const answer = await this.lookup.resolveToken(sealed, signal);
     if (!answer.valid) return undefined;
     const identity = { username: answer.username, authRevision: answer.authRevision };

@@ -42,12 +42,12 @@ describe('tokenFromHeaders', () => {
 describe('grpcCredentials', () => {
   it('carries the verified CommonName beside the token, except through a grpc-gateway', () => {
     const plain = new Metadata();
-    expect(grpcCredentials(plain, undefined)).toEqual({ token: undefined });
-    expect(grpcCredentials(plain, 'example.com')).toEqual({ token: undefined, commonName: 'example.com' });
+    expect(grpcCredentials(plain, { peerCommonName: undefined })).toEqual({ token: undefined });
+    expect(grpcCredentials(plain, { peerCommonName: 'example.com' })).toEqual({ token: undefined, commonName: 'example.com' });
     plain.set('token', 'abc');
-    expect(grpcCredentials(plain, '')).toEqual({ token: 'abc', commonName: '' });
+    expect(grpcCredentials(plain, { peerCommonName: '' })).toEqual({ token: 'abc', commonName: '' });
     const viaGateway = new Metadata();
     viaGateway.set('grpcgateway-accept', 'application/json');
-    expect(grpcCredentials(viaGateway, 'example.com')).toEqual({ token: undefined });
+    expect(grpcCredentials(viaGateway, { peerCommonName: 'example.com' })).toEqual({ token: undefined });
   });
 });

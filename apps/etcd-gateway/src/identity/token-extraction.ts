@@ -38,10 +38,15 @@ export function tokenFromHeaders(headers: Readonly<Record<string, string | strin
 /**
  * What a gRPC call presents: its token and, over TLS with a verified client certificate, that
  * certificate's CommonName. A call carrying `grpcgateway-accept` metadata came through a JSON
- * gateway holding its own client certificate: etcd never takes that certificate for a user.
+ * gateway holding its own client certificate: etcd never takes that certificate for a user. The
+ * CommonName is read only when asked for (no token, certificate identities on): reading the peer
+ * certificate builds an object per call.
  */
-export function grpcCredentials(metadata: Metadata, peerCommonName: string | undefined): Credentials {
-  const token = tokenFromMetadata(metadata);
-  if (peerCommonName === undefined || metadata.get('grpcgateway-accept').length > 0) return { token };
-  return { token, commonName: peerCommonName };
+export function grpcCredentials(metadata: Metadata, peer: { readonly peerCommonName: string | undefined }): Credentials {
+  return {
+    token: tokenFromMetadata(metadata),
+    get commonName() {
+      return metadata.get('grpcgateway-accept').length > 0 ? undefined : peer.peerCommonName;
+    },
+  };
 }

@@ -30,7 +30,7 @@ export class KeepAliveRelay {
   async handle(call: KeepAliveStream, context: CallContext): Promise<void> {
     if (this.openCount >= this.options.maxStreamsCount) throw wireError('TooManyRequests');
     this.openCount += 1;
-    const credentials = grpcCredentials(call.metadata, context.peerCommonName);
+    const credentials = grpcCredentials(call.metadata, context);
     try {
       await new Promise<void>((resolve, reject) => {
         let settled = false;

@@ -77,7 +77,7 @@ export class WatchRelay {
       this.options.onStreamsChange?.(this.openCount);
       return;
     }
-    const credentials = grpcCredentials(call.metadata, context.peerCommonName);
+    const credentials = grpcCredentials(call.metadata, context);
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const finish = (error?: unknown): void => {
