@@ -6,12 +6,12 @@
  * (e.g. a corrupt write-ahead log: the message names the file and byte offset); 2 bad configuration.
  */
 import { ConfigError, loadConfig } from '@ward/platform/config';
+import { EXIT_CONFIG } from '@ward/platform/process';
 import { runRestoreCommand } from './backup/restore';
 import { RAFT_NODE_CONFIG, resolveRaftNodeConfig } from './config';
 import { createMemberLogger, createRaftNode } from './raft-node';
 
 const EXIT_FAILURE = 1;
-const EXIT_CONFIG = 2;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'snapshot-restore') {

@@ -22,10 +22,6 @@ export class KeepAliveRelay {
 
   constructor(private readonly options: KeepAliveRelayOptions) {}
 
-  get openStreamsCount(): number {
-    return this.openCount;
-  }
-
   /** The gRPC handler of etcdserverpb.Lease/LeaseKeepAlive. Settles when the stream is done. */
   async handle(call: KeepAliveStream, context: CallContext): Promise<void> {
     if (this.openCount >= this.options.maxStreamsCount) throw wireError('TooManyRequests');

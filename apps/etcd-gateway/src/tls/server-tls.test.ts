@@ -5,7 +5,8 @@ import { ServerCredentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '@ward/testing/cluster';
 import { gatewayConfig } from '../config';
-import { nodeChannelCredentials, serverCredentials, servesTls, TlsConfigError } from './server-tls';
+import { TlsConfigError } from '@ward/platform/grpc-server';
+import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './server-tls';
 
 let dir: string;
 let pki: TestPki;
@@ -27,7 +28,7 @@ const files = (overrides: Partial<{ certFile: string; keyFile: string; trustedCa
 
 function refusal(overrides: Parameters<typeof files>[0]): TlsConfigError {
   try {
-    serverCredentials(files(overrides));
+    serverCredentials(files(overrides), clientPortTls(files(overrides)));
   } catch (error) {
     expect(error).toBeInstanceOf(TlsConfigError);
     return error as TlsConfigError;
@@ -38,8 +39,9 @@ function refusal(overrides: Parameters<typeof files>[0]): TlsConfigError {
 describe('serverCredentials (etcd --cert-file/--key-file/--trusted-ca-file/--client-cert-auth)', () => {
   it('plaintext without a certificate; TLS with a matching certificate and key', () => {
     expect(servesTls({ certFile: '' })).toBe(false);
-    expect(serverCredentials(files({ certFile: '', keyFile: '', trustedCaFile: '', clientCertAuth: false }))._isSecure()).toBe(false);
-    const tls = serverCredentials(files());
+    const plaintext = files({ certFile: '', keyFile: '', trustedCaFile: '', clientCertAuth: false });
+    expect(serverCredentials(plaintext, clientPortTls(plaintext))._isSecure()).toBe(false);
+    const tls = serverCredentials(files(), clientPortTls(files()));
     expect(tls).toBeInstanceOf(ServerCredentials);
     expect(tls._isSecure()).toBe(true);
   });

@@ -6,8 +6,6 @@ import { ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
 import { loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { GatewayConfig } from '../config';
 
-export { TlsConfigError } from '@ward/platform/grpc-server';
-
 type TlsFiles = Pick<GatewayConfig, 'certFile' | 'keyFile' | 'trustedCaFile'>;
 
 /** The credentials of the gateway → raft-node channels: mutual TLS when GATEWAY_NODE_TLS_* are set. */
@@ -43,7 +41,7 @@ export function clientPortTls(config: TlsFiles): TlsMaterial | null {
  * certificate and key (checked to belong together), verifying client certificates against the
  * trusted CA bundle and requiring one when GATEWAY_CLIENT_CERT_AUTH is on.
  */
-export function serverCredentials(config: TlsFiles & Pick<GatewayConfig, 'clientCertAuth'>, material: TlsMaterial | null = clientPortTls(config)): ServerCredentials {
+export function serverCredentials(config: Pick<GatewayConfig, 'clientCertAuth'>, material: TlsMaterial | null): ServerCredentials {
   if (material === null) return ServerCredentials.createInsecure();
   return tlsServerCredentials(material, config.clientCertAuth);
 }

@@ -94,8 +94,7 @@ async function hashKv(core: NodeCore, request: NodeMaintainRequest__Output, type
  */
 async function moveLeader(core: NodeCore, request: NodeMaintainRequest__Output): Promise<NodeResponse> {
   const target = parseId(request.target_id);
-  const member = target === undefined ? undefined : core.config.members.find((m) => m.id === target);
-  if (target === undefined || member === undefined) return wireErrorAnswer('BadLeaderTransferee');
+  if (target === undefined || !core.config.members.some((m) => m.id === target)) return wireErrorAnswer('BadLeaderTransferee');
   const deadlineMs = core.clock.monotonicMs() + timeoutOf(core, request.timeout_ms);
   if (core.driver.leader !== target) core.driver.transferLeader(target);
   while (core.driver.leader !== target) {

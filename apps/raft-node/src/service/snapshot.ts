@@ -14,8 +14,8 @@ import { responseAnswer, wireErrorAnswer } from './answers';
 import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
 
-export const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
-export const MAX_SNAPSHOT_STREAMS = 2;
+const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
+const MAX_SNAPSHOT_STREAMS = 2;
 
 type SnapshotCall = ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>;
 

@@ -163,7 +163,7 @@ export class Applier {
   }
 
   /** The lease table, for the lessor that runs next to the state machine (deadlines, queries). */
-  get leaseView(): Pick<LeaseTable, 'leaseExists' | 'ttlOf' | 'entries' | 'size'> {
+  get leaseView(): Pick<LeaseTable, 'leaseExists' | 'ttlOf' | 'entries'> {
     return this.leases;
   }
 

@@ -120,10 +120,6 @@ export class HashKvTask {
     this.restart();
   }
 
-  get done(): boolean {
-    return this.finished !== undefined;
-  }
-
   /** The hash, once `step` has returned true. */
   get result(): HashKvResult {
     assert(this.finished !== undefined, 'hash-kv: not finished');

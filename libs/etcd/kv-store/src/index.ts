@@ -49,7 +49,7 @@ export {
   KVValueProvidedError,
 } from './errors';
 export { KVStore } from './kv-store';
-export { HASH_KV_DEFAULT_STEP, HashKvTask, type HashKvResult } from './hash-kv';
+export { HASH_KV_DEFAULT_STEP, HashKvTask } from './hash-kv';
 export type { TxnLimits } from './request-validate';
 export {
   MAX_TXN_NESTING_DEPTH,

@@ -8,4 +8,4 @@ export type {
   ServiceHandlers,
   UnaryHandler,
 } from './handlers';
-export { MAX_PEM_FILE_BYTES, TlsConfigError, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsFiles, type TlsMaterial } from './tls';
+export { TlsConfigError, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsFiles, type TlsMaterial } from './tls';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { credentials as channelCredentials, ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
 
 /** PEM files larger than this are refused (a CA bundle is tens of KiB). */
-export const MAX_PEM_FILE_BYTES = 1024 * 1024;
+const MAX_PEM_FILE_BYTES = 1024 * 1024;
 
 export class TlsConfigError extends Error {
   constructor(message: string) {
