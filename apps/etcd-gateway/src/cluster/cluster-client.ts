@@ -56,7 +56,8 @@ export interface OpenedSnapshot {
 }
 
 /** Cancels a stream whose answers are no longer wanted (its CANCELLED error is expected). */
-function discard<T>(stream: ClientReadableStream<T>): void {
+/** Cancels a stream nobody reads any more, silencing the CANCELLED error the cancel reports. */
+export function discardStream(stream: { on(event: 'error', listener: () => void): unknown; cancel(): void }): void {
   stream.on('error', () => undefined);
   stream.cancel();
 }
@@ -85,7 +86,7 @@ function firstMessage<T>(stream: ClientReadableStream<T>, signal?: AbortSignal):
     };
     const onAbort = (): void => {
       cleanup();
-      discard(stream);
+      discardStream(stream);
       reject(wireError('Canceled'));
     };
     stream.on('data', onData);
@@ -216,12 +217,12 @@ export class ClusterClient {
     return this.run('Snapshot', signal, async (connection, deadlineMs, callSignal) => {
       if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS)))) return { kind: 'retry', error: wireError('NoLeader') };
       const stream = connection.client.Snapshot(request);
-      const timer = setTimeout(() => discard(stream), Math.max(1, deadlineMs - this.nowMs()));
+      const timer = setTimeout(() => discardStream(stream), Math.max(1, deadlineMs - this.nowMs()));
       let first: NodeResponse__Output | undefined;
       try {
         first = await firstMessage(stream, callSignal);
       } catch (error) {
-        discard(stream);
+        discardStream(stream);
         return this.idempotentFailure(error, callSignal);
       } finally {
         clearTimeout(timer);
@@ -229,7 +230,7 @@ export class ClusterClient {
       if (first === undefined) return { kind: 'fail', error: this.unexpected(new Error('snapshot stream ended without an answer')) };
       const attempt = readAttempt(first);
       if (attempt.kind !== 'done') {
-        discard(stream);
+        discardStream(stream);
         return attempt;
       }
       return { kind: 'done', value: { first: attempt.value, stream } };

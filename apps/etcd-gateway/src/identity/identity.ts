@@ -11,6 +11,11 @@ export interface Identity {
 
 export const ANONYMOUS: Identity = Object.freeze({ username: '', authRevision: 0 });
 
+/** The identity fields of an internal request (username, auth_revision as an int64 string). */
+export function identityFields(identity: Identity): { username: string; auth_revision: string } {
+  return { username: identity.username, auth_revision: String(identity.authRevision) };
+}
+
 /** An identity and whether it came from the gateway's short-lived resolution cache. */
 export interface ResolvedIdentity extends Identity {
   readonly cached: boolean;

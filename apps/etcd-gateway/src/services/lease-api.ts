@@ -13,6 +13,7 @@ import type {
 } from '@ward/etcd/proto';
 import { MAX_LEASE_TTL_SECONDS } from '@ward/etcd/apply';
 import { wireError } from '@ward/etcd/wire-errors';
+import { identityFields } from '../identity/identity';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 
 const POSITIVE_INT64_MASK = 2n ** 63n - 1n;
@@ -57,8 +58,4 @@ export class LeaseApi {
     while (id === 0n) id = this.executor.nextId() & POSITIVE_INT64_MASK;
     return id;
   }
-}
-
-function identityFields(identity: { username: string; authRevision: number }): { username: string; auth_revision: string } {
-  return { username: identity.username, auth_revision: String(identity.authRevision) };
 }

@@ -13,7 +13,8 @@ import type {
   NodeStatusResponse__Output,
   StatusResponse,
 } from '@ward/etcd/proto';
-import type { OpenedSnapshot } from '../cluster/cluster-client';
+import { discardStream, type OpenedSnapshot } from '../cluster/cluster-client';
+import { identityFields } from '../identity/identity';
 import { nodeWireError } from '../cluster/node-answers';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { requireAuthenticated, type AuthEnabledCheck } from './authenticated';
@@ -54,8 +55,7 @@ function relaySnapshot(opened: OpenedSnapshot, call: SnapshotCall, signal?: Abor
       stream.resume();
     };
     const onAbort = (): void => {
-      stream.on('error', () => undefined);
-      stream.cancel();
+      discardStream(stream);
       settle(new GrpcStatusError(Status.CANCELLED, 'context canceled'));
     };
     const send = (chunk: Buffer): void => {
@@ -66,8 +66,7 @@ function relaySnapshot(opened: OpenedSnapshot, call: SnapshotCall, signal?: Abor
     stream.on('data', (message: { result?: string; response?: Buffer; error?: { code: number; message: string } | null }) => {
       if (message.result === 'response' && message.response) send(message.response);
       else {
-        stream.on('error', () => undefined);
-        stream.cancel();
+        discardStream(stream);
         settle(nodeWireError(message.error));
       }
     });
@@ -128,13 +127,13 @@ export class MaintenanceApi {
   /** etcd's Snapshot (server streaming): the leader's backup file, relayed with backpressure. */
   async snapshot(call: SnapshotCall, credentials: Credentials, signal?: AbortSignal): Promise<void> {
     const identity = await this.options.executor.identify(credentials, signal);
-    const opened = await this.options.openSnapshot({ username: identity.username, auth_revision: String(identity.authRevision) }, signal);
+    const opened = await this.options.openSnapshot(identityFields(identity), signal);
     await relaySnapshot(opened, call, signal);
   }
 
   /** Resolves who is asking and lets the leader decide (admin check, then the request). */
   private async admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0', revision = '0'): Promise<Buffer> {
     const identity = await this.options.executor.identify(credentials, signal);
-    return this.options.maintain({ username: identity.username, auth_revision: String(identity.authRevision), kind, target_id: targetId, revision }, signal);
+    return this.options.maintain({ ...identityFields(identity), kind, target_id: targetId, revision }, signal);
   }
 }

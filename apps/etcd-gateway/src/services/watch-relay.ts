@@ -8,6 +8,7 @@ import type { CallContext } from '@ward/platform/grpc-server';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdMessageType, type NodeStatusResponse__Output, type NodeWatchRequest, type NodeWatchResponse__Output } from '@ward/etcd/proto';
 import { goStatusString, isWireError, wireError } from '@ward/etcd/wire-errors';
+import { discardStream } from '../cluster/cluster-client';
 import type { Credentials, Identity } from '../identity/identity';
 import type { IdentityResolver } from '../identity/identity-resolver';
 import { grpcCredentials } from '../identity/token-extraction';
@@ -71,8 +72,7 @@ export class WatchRelay {
     }
     if (call.cancelled || context.signal.aborted) {
       // The client left while the internal stream was being opened: its 'cancelled' is past.
-      node.on('error', () => undefined); // the CANCELLED the cancel below reports
-      node.cancel();
+      discardStream(node);
       this.openCount -= 1;
       this.options.onStreamsChange?.(this.openCount);
       return;
