@@ -35,7 +35,8 @@ function comparable(answer: Answer): unknown {
   return { status: 200, ...rest, ...(kvs === undefined ? {} : { kvs }) };
 }
 
-const errorLines = (): string[] => ward.logLines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+const errorLines = (): string[] =>
+  ward.logLines.flatMap((chunk) => chunk.split('\n')).filter((line) => line.trim() !== '' && (JSON.parse(line) as { level: number }).level >= 50);
 
 beforeAll(async () => {
   [ward, etcd] = await Promise.all([startWardCluster(), startEtcdCluster({ members: 1 })]);
