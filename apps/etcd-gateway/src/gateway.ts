@@ -17,7 +17,7 @@ import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authentic
 import { ClusterClient } from './cluster/cluster-client';
 import { grpcMaxReceiveBytes, type GatewayConfig } from './config';
 import { mapGatewayError } from './errors/error-mapping';
-import { errorBody, httpError, registerJsonGateway } from './http/json-gateway';
+import { errorBody, httpError, registerJsonGateway, unexpectedErrorLog, type UnexpectedErrorLog } from './http/json-gateway';
 import { IdentityResolver } from './identity/identity-resolver';
 import { JwtTokenVerifier } from './identity/jwt-token-verifier';
 import { SimpleTokenVerifier } from './identity/simple-token-verifier';
@@ -181,6 +181,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     credentials: serverCredentials(config, w.clientTls),
   });
   registerEtcdServices(grpc, table, watch, keepAlive, maintenance);
+  const logUnexpected = unexpectedErrorLog(logger, () => w.clock.monotonicMs());
   const http = createHttpServer({
     logger,
     metrics: w.metrics.registry,
@@ -188,10 +189,10 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: 5000,
     readiness: readinessProbe(w.cluster, w.clock),
-    mapError: (error) => httpErrorOf(error, logger),
+    mapError: (error) => httpErrorOf(error, logUnexpected),
     ...(config.httpTls && w.clientTls !== null ? { tls: { ...w.clientTls, requireClientCertificate: config.clientCertAuth } } : {}),
   });
-  await registerJsonGateway(http, { table, maxRequestMessageBytes: grpcMaxReceiveBytes(config), bodyLimitBytes: config.httpBodyLimitBytes, logger });
+  await registerJsonGateway(http, { table, maxRequestMessageBytes: grpcMaxReceiveBytes(config), bodyLimitBytes: config.httpBodyLimitBytes, logUnexpected });
   return { grpc, http };
 }
 
@@ -257,10 +258,10 @@ function hostForUrl(host: string): string {
 }
 
 /** fastify errors outside the JSON routes' own handling (body too large, unparsable body). */
-function httpErrorOf(error: unknown, logger: Logger): { statusCode: number; body: unknown } | undefined {
+function httpErrorOf(error: unknown, logUnexpected: UnexpectedErrorLog): { statusCode: number; body: unknown } | undefined {
   const statusCode = (error as { statusCode?: unknown }).statusCode;
   if (statusCode === 413) return { statusCode: 413, body: errorBody(8, 'request body too large') };
-  if ((error as { grpcCode?: unknown }).grpcCode !== undefined) return httpError(error, logger);
+  if ((error as { grpcCode?: unknown }).grpcCode !== undefined) return httpError(error, logUnexpected);
   return undefined;
 }
 

@@ -38,6 +38,14 @@ describe('raft-node configuration', () => {
     expect(problems({ RAFT_NODE_MEMBERS: '1=a=h:1=h:2,2=a=h:3=h:4', RAFT_NODE_MEMBER_ID: '1' })).toEqual(['duplicate member name a']);
   });
 
+  it('simple-token bounds: 100,000 in total and 500 per user by default; the per-user bound cannot exceed the total', () => {
+    const config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, env()));
+    expect([config.maxSimpleTokensCount, config.maxSimpleTokensPerUserCount]).toEqual([100_000, 500]);
+    expect(problems({ RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT: '20', RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT: '21' })).toEqual([
+      'RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT must not exceed RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT',
+    ]);
+  });
+
   it('takes the mutual TLS files all together or not at all', () => {
     expect(problems({ RAFT_NODE_TLS_CERT_FILE: '/m.crt', RAFT_NODE_TLS_KEY_FILE: '/m.key' })).toEqual([
       'RAFT_NODE_TLS_CERT_FILE, RAFT_NODE_TLS_KEY_FILE and RAFT_NODE_TLS_CA_FILE go together',

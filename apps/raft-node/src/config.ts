@@ -3,6 +3,7 @@
  * (platform/config: defaults, units in names, unknown variables refused), then resolved into the
  * typed {@link RaftNodeConfig} that createRaftNode takes.
  */
+import { DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER } from '@ward/etcd/apply';
 import { defineConfig, int, list, oneOf, string, type ConfigValues } from '@ward/platform/config';
 import type { LogLevel } from '@ward/platform/logging';
 import { clusterIdOf, parseHostPort, parseMemberId, parseMembers, type HostPort, type MemberSpec } from './members';
@@ -39,6 +40,18 @@ export const RAFT_NODE_CONFIG = defineConfig({
     watchProgressIntervalMs: int({ default: 600_000, min: 100, max: 86_400_000, why: "Progress notifications for progress_notify watchers (etcd's 10 min)." }),
     snapshotStallTimeoutMs: int({ default: 30_000, min: 100, max: 3_600_000, why: 'A Snapshot stream whose reader takes nothing for this long is dropped and its slot freed.' }),
     simpleTokenTtlSeconds: int({ default: 300, min: 1, max: 31_536_000, why: "Idle simple tokens expire after this (etcd's --auth-token-ttl, sliding)." }),
+    maxSimpleTokensCount: int({
+      default: DEFAULT_MAX_SIMPLE_TOKENS,
+      min: 1,
+      max: 10_000_000,
+      why: 'Live simple tokens in the replicated table; beyond it the user holding the most tokens loses its oldest. Every member must use the same value.',
+    }),
+    maxSimpleTokensPerUserCount: int({
+      default: DEFAULT_MAX_SIMPLE_TOKENS_PER_USER,
+      min: 1,
+      max: 10_000_000,
+      why: "Live simple tokens of one user; a user's next Authenticate beyond it drops that user's own oldest token. Every member must use the same value.",
+    }),
     maxTxnOpsCount: int({ default: 128, min: 1, max: 100_000, why: "etcd's --max-txn-ops; every member must use the same value." }),
     eventHistoryEventsCount: int({ default: 200_000, min: 1, max: 100_000_000, why: 'Events kept for Watch; every member must use the same value.' }),
     tlsCertFile: string({ default: '', maxLengthChars: 4096, why: 'PEM certificate of this member for its internal API and peer ports (and as the client to its peers); with the key and CA files, both ports take only mutual TLS. Empty: plaintext.' }),
@@ -56,6 +69,7 @@ export const RAFT_NODE_CONFIG = defineConfig({
     const tlsFiles = [c.tlsCertFile, c.tlsKeyFile, c.tlsCaFile].filter((file) => file !== '').length;
     if (tlsFiles !== 0 && tlsFiles !== 3) problems.push('RAFT_NODE_TLS_CERT_FILE, RAFT_NODE_TLS_KEY_FILE and RAFT_NODE_TLS_CA_FILE go together');
     if (c.defaultRequestTimeoutMs > c.maxRequestTimeoutMs) problems.push('RAFT_NODE_DEFAULT_REQUEST_TIMEOUT_MS must not exceed RAFT_NODE_MAX_REQUEST_TIMEOUT_MS');
+    if (c.maxSimpleTokensPerUserCount > c.maxSimpleTokensCount) problems.push('RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT must not exceed RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT');
     if (problems.length > 0) return problems;
     try {
       resolveRaftNodeConfig(c);
@@ -94,6 +108,8 @@ export interface RaftNodeConfig {
   readonly watchProgressIntervalMs: number;
   readonly snapshotStallTimeoutMs: number;
   readonly simpleTokenTtlSeconds: number;
+  readonly maxSimpleTokensCount: number;
+  readonly maxSimpleTokensPerUserCount: number;
   readonly maxTxnOpsCount: number;
   readonly eventHistoryEventsCount: number;
   readonly maxGrpcStreamsCount: number;

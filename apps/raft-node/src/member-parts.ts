@@ -23,7 +23,11 @@ export function maxEntryBytesOf(config: RaftNodeConfig): number {
 export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, metrics: NodeMetrics, logger: Logger): StateMachine {
   return StateMachine.boot(
     {
-      applier: { kv: { maxTxnOps: config.maxTxnOpsCount, eventHistoryMaxEvents: config.eventHistoryEventsCount } },
+      applier: {
+        kv: { maxTxnOps: config.maxTxnOpsCount, eventHistoryMaxEvents: config.eventHistoryEventsCount },
+        maxSimpleTokens: config.maxSimpleTokensCount,
+        maxSimpleTokensPerUser: config.maxSimpleTokensPerUserCount,
+      },
       maxEntryBytes: maxEntryBytesOf(config),
       onUndecodable: (index, error) => {
         metrics.undecodableEntry();

@@ -1,6 +1,6 @@
 // One running member: the parts wired together, the driver's hooks, housekeeping and shutdown.
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { DEFAULT_MAX_SIMPLE_TOKENS, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
+import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
@@ -75,7 +75,7 @@ export class Member implements NodeCore {
     this.messenger = createMessenger(config, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
-    this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: DEFAULT_MAX_SIMPLE_TOKENS, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
+    this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: config.maxSimpleTokensCount, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
     this.ids = new RequestIdGenerator(config.memberId, clock.nowMs());
     this.lessor = new Lessor(
       {

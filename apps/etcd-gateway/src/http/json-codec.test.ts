@@ -52,19 +52,58 @@ describe('JSON requests (grpc-gateway jsonpb rules)', () => {
     expect(encodeJsonRequest('etcdserverpb.AuthStatusRequest', undefined)).toHaveLength(0);
   });
 
+  // Texts as etcd 3.4.23's gateway answers them (grpc-gateway v1, jsonpb, Go's encoding/json).
   it.each([
-    ['an unknown field', 'etcdserverpb.RangeRequest', { key: b64('a'), bogus: 1 }, 'unknown field "bogus" in etcdserverpb.RangeRequest'],
     ['bytes that are not base64', 'etcdserverpb.RangeRequest', { key: 'not base64!' }, 'invalid base64 in field RangeRequest.key'],
-    ['an unknown enum name', 'etcdserverpb.RangeRequest', { key: b64('a'), sort_order: 'SIDEWAYS' }, 'invalid value for enum field RangeRequest.sort_order: "SIDEWAYS"'],
-    ['an int64 out of range', 'etcdserverpb.RangeRequest', { limit: '9223372036854775808' }, 'field RangeRequest.limit is out of range'],
-    ['a fractional integer', 'etcdserverpb.RangeRequest', { limit: 1.5 }, 'field RangeRequest.limit must be an integer'],
-    ['a string for a bool', 'etcdserverpb.RangeRequest', { serializable: 'yes' }, 'field RangeRequest.serializable must be a boolean'],
-    ['a non-object body', 'etcdserverpb.RangeRequest', [1, 2], 'RangeRequest must be a JSON object'],
-    ['a scalar for a message', 'etcdserverpb.AuthUserAddRequest', { name: 'u', options: 3 }, 'AuthUserAddRequest.options must be a JSON object'],
+    ['a number for bytes', 'etcdserverpb.RangeRequest', { key: 1 }, 'json: cannot unmarshal number into Go value of type []uint8'],
+    ['an object for bytes', 'etcdserverpb.RangeRequest', { key: {} }, 'json: cannot unmarshal object into Go value of type []uint8'],
+    ['a byte array with a string in it', 'etcdserverpb.RangeRequest', { key: ['YQ=='] }, 'json: cannot unmarshal string into Go value of type uint8'],
+    ['a byte array with 256 in it', 'etcdserverpb.RangeRequest', { key: [256] }, 'json: cannot unmarshal number 256 into Go value of type uint8'],
+    ['an unknown enum name', 'etcdserverpb.RangeRequest', { key: b64('a'), sort_order: 'SIDEWAYS' }, 'unknown value "SIDEWAYS" for enum etcdserverpb.RangeRequest_SortOrder'],
+    ['a bool for an enum', 'etcdserverpb.RangeRequest', { sort_order: true }, 'json: cannot unmarshal bool into Go value of type etcdserverpb.RangeRequest_SortOrder'],
+    ['a fraction for an enum', 'etcdserverpb.RangeRequest', { sort_order: 1.5 }, 'json: cannot unmarshal number 1.5 into Go value of type etcdserverpb.RangeRequest_SortOrder'],
+    ['an int64 out of range', 'etcdserverpb.RangeRequest', { limit: '9223372036854775808' }, 'json: cannot unmarshal number 9223372036854775808 into Go value of type int64'],
+    ['a fractional integer', 'etcdserverpb.RangeRequest', { limit: 1.5 }, 'json: cannot unmarshal number 1.5 into Go value of type int64'],
+    ['a fraction quoted', 'etcdserverpb.RangeRequest', { limit: '1.5' }, 'json: cannot unmarshal number 1.5 into Go value of type int64'],
+    ['a word for an integer', 'etcdserverpb.RangeRequest', { limit: 'abc' }, "invalid character 'a' looking for beginning of value"],
+    ['an empty string for an integer', 'etcdserverpb.RangeRequest', { limit: '' }, 'unexpected end of JSON input'],
+    ['a bool for an integer', 'etcdserverpb.RangeRequest', { limit: true }, 'json: cannot unmarshal bool into Go value of type int64'],
+    ['an array for an integer', 'etcdserverpb.RangeRequest', { limit: [1] }, 'json: cannot unmarshal array into Go value of type int64'],
+    ['a string for a bool', 'etcdserverpb.RangeRequest', { serializable: 'yes' }, 'json: cannot unmarshal string into Go value of type bool'],
+    ['a number for a string', 'etcdserverpb.AuthUserAddRequest', { name: 1 }, 'json: cannot unmarshal number into Go value of type string'],
+    ['an array body', 'etcdserverpb.RangeRequest', [1, 2], 'json: cannot unmarshal array into Go value of type map[string]json.RawMessage'],
+    ['a string body', 'etcdserverpb.RangeRequest', 'str', 'json: cannot unmarshal string into Go value of type map[string]json.RawMessage'],
+    ['a scalar for a message', 'etcdserverpb.AuthUserAddRequest', { name: 'u', options: 3 }, 'json: cannot unmarshal number into Go value of type map[string]json.RawMessage'],
+    ['an array for a message', 'etcdserverpb.AuthRoleGrantPermissionRequest', { name: 'r', perm: [] }, 'json: cannot unmarshal array into Go value of type map[string]json.RawMessage'],
+    ['an object for a repeated field', 'etcdserverpb.TxnRequest', { success: {} }, 'json: cannot unmarshal object into Go value of type []json.RawMessage'],
+    ['a number in a list of messages', 'etcdserverpb.TxnRequest', { success: [1] }, 'json: cannot unmarshal number into Go value of type map[string]json.RawMessage'],
+    ['an array for a oneof message', 'etcdserverpb.TxnRequest', { success: [{ request_range: [1] }] }, 'json: cannot unmarshal array into Go value of type map[string]json.RawMessage'],
   ])('refuses %s with INVALID_ARGUMENT', (_case, type, json, message) => {
     const error = refusal(() => encodeJsonRequest(type, json));
     expect(error.grpcCode).toBe(3);
     expect(error.message).toBe(message);
+  });
+
+  it('ignores unknown fields at any depth, JavaScript property names included, as etcd 3.4 does', () => {
+    const plain = encodeJsonRequest('etcdserverpb.RangeRequest', { key: b64('app/') });
+    for (const name of ['bogus', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__', '__defineGetter__', 'isPrototypeOf', 'Key', 'KEY']) {
+      const body = JSON.parse(`{"${name}":1,"key":"${b64('app/')}"}`) as unknown;
+      expect(encodeJsonRequest('etcdserverpb.RangeRequest', body), name).toEqual(plain);
+    }
+    const nested = JSON.parse(`{"compare":[{"key":"${b64('k')}","__proto__":{"key":"x"},"constructor":{"a":[1]},"result":"EQUAL","target":"VALUE","value":"${b64('v')}"}],"success":[{"request_range":{"key":"${b64('k')}","toString":2}}]}`) as unknown;
+    expect(decode('etcdserverpb.TxnRequest', encodeJsonRequest('etcdserverpb.TxnRequest', nested))).toEqual({
+      compare: [{ key: b64('k'), result: 'Equal', target: 'Value', value: b64('v') }],
+      success: [{ request_range: { key: b64('k') } }],
+    });
+  });
+
+  it('the last of duplicate keys wins, as in Go', () => {
+    const body = JSON.parse(`{"key":"${b64('a')}","key":"${b64('b')}"}`) as unknown;
+    expect(decode('etcdserverpb.RangeRequest', encodeJsonRequest('etcdserverpb.RangeRequest', body))).toEqual({ key: b64('b') });
+  });
+
+  it('reads bytes given as an array of numbers, as Go does', () => {
+    expect(decode('etcdserverpb.RangeRequest', encodeJsonRequest('etcdserverpb.RangeRequest', { key: [97, 98] }))).toEqual({ key: b64('ab') });
   });
 
   it('bounds nesting depth (a deeply nested txn is refused, not recursed into)', () => {

@@ -2,6 +2,12 @@
 // (lowerCamelCase accepted on input too), bytes as base64, 64-bit integers as decimal strings,
 // enums by etcd's upper-case names (`EQUAL`, `PUT`, `READWRITE`; numbers accepted on input), zero
 // values left out of answers. Walks protobufjs reflection, bounded in depth.
+//
+// Decoding never consults a prototype: field names are looked up in a Map built from the schema,
+// and the decoded objects have no prototype. As etcd 3.4's gateway does, unknown fields (at any
+// depth, `__proto__` and `constructor` included) are ignored, the last of duplicate keys wins
+// (JSON.parse, like Go's map decoding), and wrong JSON types are refused with INVALID_ARGUMENT and
+// the text Go's encoding/json gives (`json: cannot unmarshal array into Go value of type ...`).
 // protobufjs is CommonJS: under Node's ESM loader only its default export exists.
 import protobuf, { type Enum as EnumType, type Field, type Type as MessageType } from 'protobufjs';
 import { status as Status } from '@grpc/grpc-js';
@@ -41,73 +47,154 @@ export function messageType(fullName: string): Type {
   return etcdMessageType(fullName);
 }
 
-function fieldByJsonName(type: Type, name: string): Field | undefined {
-  return type.fields[name] ?? type.fieldsArray.find((field) => camelCase(field.name) === name);
+/** The JSON kind Go's encoding/json names in its type errors. */
+function jsonKind(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value; // 'string', 'number' or 'object' for JSON.parse output
 }
 
-function enumFromJson(enumType: Enum, value: unknown, path: string): number {
-  if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= 0x7fff_ffff) return value;
-  if (typeof value === 'string') {
-    for (const [name, number] of Object.entries(enumType.values)) {
-      if (value === name || value === etcdEnumName(name)) return number;
-    }
+/** Go's `json: cannot unmarshal <kind> into Go value of type <type>`. */
+function cannotUnmarshal(value: unknown, goType: string): GrpcStatusError {
+  return invalid(`json: cannot unmarshal ${jsonKind(value)} into Go value of type ${goType}`);
+}
+
+/** The same for a number that does not fit a numeric Go type (Go prints the literal). */
+function cannotUnmarshalNumber(text: string, goType: string): GrpcStatusError {
+  return invalid(`json: cannot unmarshal number ${text.slice(0, 32)} into Go value of type ${goType}`);
+}
+
+const GO_MESSAGE = 'map[string]json.RawMessage';
+const GO_REPEATED = '[]json.RawMessage';
+
+/** The Go name of a protobuf enum as etcd's generated code spells it (`etcdserverpb.RangeRequest_SortOrder`). */
+function goEnumName(enumType: Enum): string {
+  const [pkg, ...names] = enumType.fullName.replace(/^\./, '').split('.');
+  return names.length === 0 ? String(pkg) : `${pkg}.${names.join('_')}`;
+}
+
+const GO_INTEGER_TYPES: Readonly<Record<string, string>> = {
+  int64: 'int64',
+  sint64: 'int64',
+  sfixed64: 'int64',
+  uint64: 'uint64',
+  fixed64: 'uint64',
+  int32: 'int32',
+  sint32: 'int32',
+  sfixed32: 'int32',
+  uint32: 'uint32',
+  fixed32: 'uint32',
+};
+
+/** Every JSON name a type's fields answer to (proto name and lowerCamelCase), own entries only. */
+const fieldNames = new WeakMap<Type, ReadonlyMap<string, Field>>();
+
+function fieldByJsonName(type: Type, name: string): Field | undefined {
+  let names = fieldNames.get(type);
+  if (names === undefined) {
+    const built = new Map<string, Field>();
+    for (const field of type.fieldsArray) built.set(camelCase(field.name), field);
+    for (const field of type.fieldsArray) built.set(field.name, field);
+    names = built;
+    fieldNames.set(type, names);
   }
-  throw invalid(`invalid value for enum field ${path}: ${JSON.stringify(value)?.slice(0, 64)}`);
+  return names.get(name);
+}
+
+function enumFromJson(enumType: Enum, value: unknown): number {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && Math.abs(value) <= 0x7fff_ffff) return value;
+    throw cannotUnmarshalNumber(String(value), goEnumName(enumType));
+  }
+  if (typeof value !== 'string') throw cannotUnmarshal(value, goEnumName(enumType));
+  for (const [name, number] of Object.entries(enumType.values)) {
+    if (value === name || value === etcdEnumName(name)) return number;
+  }
+  throw invalid(`unknown value ${JSON.stringify(value.slice(0, 64))} for enum ${goEnumName(enumType)}`);
+}
+
+/** Bytes as Go reads them: a base64 string, or (Go's []uint8 rule) an array of numbers 0..255. */
+function bytesFromJson(value: unknown, path: string): Uint8Array {
+  if (Array.isArray(value)) {
+    return Uint8Array.from(value, (item: unknown) => {
+      if (typeof item !== 'number') throw cannotUnmarshal(item, 'uint8');
+      if (!Number.isInteger(item) || item < 0 || item > 255) throw cannotUnmarshalNumber(String(item), 'uint8');
+      return item;
+    });
+  }
+  if (typeof value !== 'string') throw cannotUnmarshal(value, '[]uint8');
+  if (!BASE64.test(value)) throw invalid(`invalid base64 in field ${path}`);
+  return Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 }
 
 function scalarFromJson(field: Field, value: unknown, path: string): unknown {
   switch (field.type) {
     case 'bytes':
-      if (typeof value !== 'string' || !BASE64.test(value)) throw invalid(`invalid base64 in field ${path}`);
-      return Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+      return bytesFromJson(value, path);
     case 'string':
-      if (typeof value !== 'string') throw invalid(`field ${path} must be a string`);
+      if (typeof value !== 'string') throw cannotUnmarshal(value, 'string');
       return value;
     case 'bool':
-      if (typeof value !== 'boolean') throw invalid(`field ${path} must be a boolean`);
+      if (typeof value !== 'boolean') throw cannotUnmarshal(value, 'bool');
       return value;
     default:
-      return integerFromJson(field, value, path);
+      return integerFromJson(field, value);
   }
 }
 
-function integerFromJson(field: Field, value: unknown, path: string): unknown {
-  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
-  if (typeof text !== 'string' || !DECIMAL.test(text)) throw invalid(`field ${path} must be an integer`);
+/** What Go's JSON scanner says about a quoted integer that is not a JSON number. */
+function notANumber(text: string): GrpcStatusError {
+  if (text.trim() === '') return invalid('unexpected end of JSON input');
+  const first = text.trimStart()[0]!;
+  if (!/[-0-9]/.test(first)) return invalid(`invalid character ${JSON.stringify(first).replace(/^"|"$/g, "'")} looking for beginning of value`);
+  return invalid(`invalid number ${JSON.stringify(text.slice(0, 32))}`);
+}
+
+const JSON_NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+function integerFromJson(field: Field, value: unknown): unknown {
+  const goType = GO_INTEGER_TYPES[field.type] ?? field.type;
+  if (typeof value !== 'number' && typeof value !== 'string') throw cannotUnmarshal(value, goType);
+  const text = typeof value === 'number' ? String(value) : value;
+  if (!DECIMAL.test(text)) {
+    if (typeof value === 'number' || JSON_NUMBER_TEXT.test(text)) throw cannotUnmarshalNumber(text, goType);
+    throw notANumber(text);
+  }
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) throw cannotUnmarshalNumber(text, goType);
   const big = BigInt(text);
   const unsigned = field.type.startsWith('uint') || field.type.startsWith('fixed');
   const bits = field.long ? 64n : 32n;
   const min = unsigned ? 0n : -(1n << (bits - 1n));
   const max = unsigned ? (1n << bits) - 1n : (1n << (bits - 1n)) - 1n;
-  if (big < min || big > max) throw invalid(`field ${path} is out of range`);
+  if (big < min || big > max) throw cannotUnmarshalNumber(text, goType);
   return field.long ? text : Number(big);
 }
 
 function valueFromJson(field: Field, value: unknown, path: string, depth: number): unknown {
   const resolvedType = field.resolvedType;
   if (resolvedType instanceof Type) return objectFromJson(resolvedType, value, path, depth + 1);
-  if (resolvedType instanceof Enum) return enumFromJson(resolvedType, value, path);
+  if (resolvedType instanceof Enum) return enumFromJson(resolvedType, value);
   return scalarFromJson(field, value, path);
 }
 
 /**
- * A JSON value as a plain object protobufjs's `fromObject` takes for `type` (enums as numbers,
- * bytes as Buffers, 64-bit integers as decimal strings). Unknown fields and wrong types are
- * refused with INVALID_ARGUMENT, as etcd's gateway refuses them.
+ * A JSON value as a prototype-free object protobufjs's `fromObject` takes for `type` (enums as
+ * numbers, bytes as Uint8Arrays, 64-bit integers as decimal strings). Unknown fields are skipped
+ * and wrong types refused with INVALID_ARGUMENT, as etcd's gateway does.
  */
 function objectFromJson(type: Type, json: unknown, path = type.name, depth = 0): Record<string, unknown> {
   if (depth > MAX_JSON_DEPTH) throw invalid('request nests too deeply');
-  if (json === null || json === undefined) return {};
-  if (typeof json !== 'object' || Array.isArray(json)) throw invalid(`${path} must be a JSON object`);
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(json as Record<string, unknown>)) {
+  const out = Object.create(null) as Record<string, unknown>;
+  if (json === null || json === undefined) return out;
+  if (typeof json !== 'object' || Array.isArray(json)) throw cannotUnmarshal(json, GO_MESSAGE);
+  // Object.entries lists own enumerable properties only (an own `__proto__` from JSON.parse too).
+  for (const [name, value] of Object.entries(json)) {
     const field = fieldByJsonName(type, name);
-    if (field === undefined) throw invalid(`unknown field "${name.slice(0, 64)}" in ${type.fullName.replace(/^\./, '')}`);
-    if (value === null) continue;
+    if (field === undefined || value === null) continue;
     const fieldPath = `${path}.${field.name}`;
     if (field.repeated) {
-      if (!Array.isArray(value)) throw invalid(`field ${fieldPath} must be an array`);
-      out[field.name] = value.map((item, index) => valueFromJson(field, item, `${fieldPath}[${index}]`, depth));
+      if (!Array.isArray(value)) throw cannotUnmarshal(value, GO_REPEATED);
+      out[field.name] = value.map((item: unknown, index) => valueFromJson(field, item, `${fieldPath}[${index}]`, depth));
     } else {
       out[field.name] = valueFromJson(field, value, fieldPath, depth);
     }

@@ -61,10 +61,15 @@ describe('JSON gateway', () => {
     expect(await post('/v3/maintenance/hash', {})).toMatchObject({ status: 200, json: { hash: expect.any(Number) } });
   });
 
-  it('refuses malformed bodies and unknown fields with code 3', async () => {
+  it('refuses malformed bodies and wrong types with code 3; ignores unknown fields as etcd 3.4 does', async () => {
     expect(await post('/v3/kv/range', '{"key":')).toMatchObject({ status: 400, json: { code: 3, message: 'invalid JSON in request body' } });
-    expect(await post('/v3/kv/range', { key: b64('a'), nope: true })).toMatchObject({ status: 400, json: { code: 3 } });
     expect(await post('/v3/kv/range', { key: '***' })).toMatchObject({ status: 400, json: { code: 3 } });
+    expect(await post('/v3/kv/range', { key: b64('a'), limit: true })).toEqual({
+      status: 400,
+      json: { error: 'json: cannot unmarshal bool into Go value of type int64', message: 'json: cannot unmarshal bool into Go value of type int64', code: 3 },
+    });
+    expect(await post('/v3/kv/range', { key: b64('a'), nope: true })).toMatchObject({ status: 200, json: { header: { cluster_id: '4660' } } });
+    expect(await post('/v3/kv/range', `{"constructor":1,"__proto__":{"key":"eA=="},"key":"${b64('a')}"}`)).toMatchObject({ status: 200 });
   });
 
   it('int64 fields given as JSON numbers beyond 2^53 keep every digit (etcd’s lease IDs)', async () => {

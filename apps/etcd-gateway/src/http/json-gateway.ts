@@ -9,6 +9,7 @@ import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdProtoRoot } from '@ward/etcd/proto';
 import { httpStatusOf, type GrpcStatusCode } from '@ward/etcd/wire-errors';
 import { statusOf } from '../errors/error-mapping';
+import { DEFAULT_ERROR_LOG_LIMITS, ErrorLogLimiter, errorCause, type ErrorLogLimits } from '../errors/error-log-limiter';
 import { tokenFromHeaders } from '../identity/token-extraction';
 import { passThroughDefinition } from '../services/pass-through';
 import type { UnaryRpc } from '../services/rpc-table';
@@ -19,7 +20,26 @@ export interface JsonGatewayOptions {
   /** The gRPC receive limit: a body encoding to more is refused as gRPC refuses it. */
   readonly maxRequestMessageBytes: number;
   readonly bodyLimitBytes: number;
-  readonly logger: Logger;
+  /** Where unexpected errors are reported (see {@link unexpectedErrorLog}). */
+  readonly logUnexpected: UnexpectedErrorLog;
+}
+
+/** Reports an error the gateway did not expect (answered as `internal error`). */
+export type UnexpectedErrorLog = (error: unknown) => void;
+
+/**
+ * Logs unexpected errors at error level, rate-limited per cause (ErrorLogLimiter): a request that
+ * keeps failing the same way writes a few lines, then one per refill interval with the count of
+ * occurrences left out.
+ */
+export function unexpectedErrorLog(logger: Logger, nowMs: () => number, limits: ErrorLogLimits = DEFAULT_ERROR_LOG_LIMITS): UnexpectedErrorLog {
+  const limiter = new ErrorLogLimiter(nowMs, limits);
+  return (error) => {
+    const decision = limiter.admit(errorCause(error));
+    if (!decision.log) return;
+    if (decision.suppressedCount === 0) logger.error({ err: error }, 'unmapped error answered as internal');
+    else logger.error({ err: error, suppressedCount: decision.suppressedCount, cause: decision.cause }, 'unmapped error answered as internal (more of this cause were not logged)');
+  };
 }
 
 /** etcd's error body for a status. */
@@ -28,9 +48,9 @@ export function errorBody(code: number, message: string): { error: string; messa
 }
 
 /** The HTTP answer for any error: etcd's body with grpc-gateway's status code. */
-export function httpError(error: unknown, logger: Logger): { statusCode: number; body: ReturnType<typeof errorBody> } {
+export function httpError(error: unknown, logUnexpected: UnexpectedErrorLog): { statusCode: number; body: ReturnType<typeof errorBody> } {
   const status = statusOf(error);
-  if (status.unmapped) logger.error({ err: error }, 'unmapped error answered as internal');
+  if (status.unmapped) logUnexpected(error);
   return { statusCode: httpStatusOf(status.code as GrpcStatusCode), body: errorBody(status.code, status.details) };
 }
 
@@ -90,7 +110,8 @@ function quoteLargeIntegers(text: string): string {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
-function parseBody(text: string): unknown {
+/** A request body as JSON: empty is the empty request; anything unparsable is INVALID_ARGUMENT. */
+export function parseBody(text: string): unknown {
   if (text.trim() === '') return {};
   try {
     return JSON.parse(quoteLargeIntegers(text)) as unknown;
@@ -140,7 +161,7 @@ async function serve(entry: UnaryRpc, types: RouteTypes, request: FastifyRequest
     if (entry.httpStream) return reply.code(200).type('application/json').send(`${JSON.stringify({ result: json })}\n`);
     return reply.code(200).type('application/json').send(json);
   } catch (error) {
-    const { statusCode, body } = httpError(error, options.logger);
+    const { statusCode, body } = httpError(error, options.logUnexpected);
     return reply.code(statusCode).type('application/json').send(body);
   }
 }

@@ -48,12 +48,20 @@ export interface ApplierOptions {
   readonly auth?: AuthStoreOptions;
   /** Most granted leases at once. */
   readonly maxLeases?: number;
-  /** Most live simple tokens; the oldest is dropped beyond it. */
+  /** Most live simple tokens; beyond it the user holding the most loses its oldest. */
   readonly maxSimpleTokens?: number;
+  /** Most live simple tokens of one user; beyond it that user's own oldest is dropped. */
+  readonly maxSimpleTokensPerUser?: number;
 }
 
 export const DEFAULT_MAX_LEASES = 1_000_000;
 export const DEFAULT_MAX_SIMPLE_TOKENS = 100_000;
+/** A user's live simple tokens: 500 sessions per user within a TTL; 200 such users fill the table. */
+export const DEFAULT_MAX_SIMPLE_TOKENS_PER_USER = 500;
+
+function simpleTokenTable(options: ApplierOptions): SimpleTokenTable {
+  return new SimpleTokenTable(options.maxSimpleTokens ?? DEFAULT_MAX_SIMPLE_TOKENS, options.maxSimpleTokensPerUser ?? DEFAULT_MAX_SIMPLE_TOKENS_PER_USER);
+}
 
 const NO_CHANGE: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
@@ -103,7 +111,7 @@ export class Applier {
       auth: new AuthStore(options.auth),
       kv: KVStore.create(kvOptions(options, leases)),
       leases,
-      tokens: new SimpleTokenTable(options.maxSimpleTokens ?? DEFAULT_MAX_SIMPLE_TOKENS),
+      tokens: simpleTokenTable(options),
       appliedIndex: 0,
     });
   }
@@ -111,7 +119,7 @@ export class Applier {
   /** The state machine of {@link snapshot} bytes; ERR_APPLY_SNAPSHOT_INVALID for anything else. */
   static restore(snapshot: Uint8Array, options: ApplierOptions = {}): Applier {
     const leases = new LeaseTable(options.maxLeases ?? DEFAULT_MAX_LEASES);
-    const tokens = new SimpleTokenTable(options.maxSimpleTokens ?? DEFAULT_MAX_SIMPLE_TOKENS);
+    const tokens = simpleTokenTable(options);
     const parts = decodeApplierSnapshot(snapshot, {
       restoreAuth: (bytes) => AuthStore.restore(bytes, options.auth),
       restoreKv: (bytes) => KVStore.restore(bytes, kvOptions(options, leases)),
