@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_TXN_NESTING_DEPTH } from '@ward/etcd/kv-store';
 import { encodeJsonRequest, etcdEnumName, messageType, responseToJson } from './json-codec';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -108,8 +109,25 @@ describe('JSON requests (grpc-gateway jsonpb rules)', () => {
 
   it('bounds nesting depth (a deeply nested txn is refused, not recursed into)', () => {
     let txn: Record<string, unknown> = {};
-    for (let i = 0; i < 100; i++) txn = { success: [{ request_txn: txn }] };
+    for (let i = 0; i < 200; i++) txn = { success: [{ request_txn: txn }] };
     expect(refusal(() => encodeJsonRequest('etcdserverpb.TxnRequest', txn)).message).toBe('request nests too deeply');
+  });
+
+  it('takes a txn nested as deep as the txn bound, and prints its answer (responses nest one level more)', () => {
+    const nest = (levels: number, innermost: Record<string, unknown>, field: string, op: string): Record<string, unknown> => {
+      let txn: Record<string, unknown> = { [field]: [innermost] };
+      for (let level = 1; level < levels; level++) txn = { [field]: [{ [op]: txn }] };
+      return txn;
+    };
+    const request = nest(MAX_TXN_NESTING_DEPTH, { request_range: { key: 'aw==' } }, 'success', 'request_txn');
+    expect(encodeJsonRequest('etcdserverpb.TxnRequest', request).length).toBeGreaterThan(0);
+    const kv = { key: 'aw==', value: 'dg==', create_revision: '2', mod_revision: '2', version: '1' };
+    const answer = nest(MAX_TXN_NESTING_DEPTH, { response_range: { header: {}, kvs: [kv], count: '1' } }, 'responses', 'response_txn');
+    const type = messageType('etcdserverpb.TxnResponse');
+    const json = responseToJson('etcdserverpb.TxnResponse', type.encode(type.fromObject(answer)).finish());
+    let inner = json as { responses: Array<Record<string, unknown>> };
+    for (let level = 1; level < MAX_TXN_NESTING_DEPTH; level++) inner = inner.responses[0]!['response_txn'] as typeof inner;
+    expect(inner.responses[0]).toEqual({ response_range: { header: {}, kvs: [kv], count: '1' } });
   });
 });
 

@@ -12,10 +12,14 @@
 import protobuf, { type Enum as EnumType, type Field, type Type as MessageType } from 'protobufjs';
 import { status as Status } from '@grpc/grpc-js';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
-import { etcdMessageType, etcdProtoRoot } from '@ward/etcd/proto';
+import { PROTO_MAX_MESSAGE_DEPTH, etcdMessageType, etcdProtoRoot } from '@ward/etcd/proto';
 
-/** Deepest JSON nesting accepted (a txn nests three objects per level). */
-const MAX_JSON_DEPTH = 64;
+/**
+ * Deepest message nesting taken from JSON and given back as JSON: the protobuf codecs' own, so a
+ * txn within the nesting bound is decoded and its answer printed, and a deeper one is refused
+ * (by the txn bound, or here far past it) before anything is proposed.
+ */
+const MAX_JSON_DEPTH = PROTO_MAX_MESSAGE_DEPTH;
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const DECIMAL = /^-?\d{1,20}$/;

@@ -1,7 +1,10 @@
-// etcd's service definitions with one change: a handler may answer with the encoded response
-// bytes a raft-node produced, which are sent as they are (no decode and re-encode); any other
-// answer is encoded by the definition's own serializer.
+// etcd's service definitions with two changes: a handler may answer with the encoded response
+// bytes a raft-node produced, which are sent as they are (no decode and re-encode), any other
+// answer being encoded by the definition's own serializer; and KV.Txn's request bytes are checked
+// against the txn nesting bound before they are decoded (guardTxnNesting), so a txn nested too
+// deep is answered with etcd's `too many operations in txn request`, over gRPC and JSON alike.
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
+import { guardTxnNesting } from '@ward/etcd/api-mapping';
 import { etcdServiceDefinition, type EtcdServiceName } from '@ward/etcd/proto';
 
 function passThrough(serialize: (value: unknown) => Buffer): (value: unknown) => Buffer {
@@ -12,13 +15,14 @@ function passThrough(serialize: (value: unknown) => Buffer): (value: unknown) =>
   };
 }
 
-/** `etcdServiceDefinition(service)` whose response serializers pass bytes through. */
+/** `etcdServiceDefinition(service)` whose response serializers pass bytes through (and KV.Txn guarded). */
 export function passThroughDefinition(service: EtcdServiceName): ServiceDefinition {
   const definition = etcdServiceDefinition(service);
   const out: Record<string, MethodDefinition<unknown, unknown>> = {};
   for (const [name, method] of Object.entries(definition)) {
     const typed = method as MethodDefinition<unknown, unknown>;
-    out[name] = { ...typed, responseSerialize: passThrough(typed.responseSerialize) };
+    const requestDeserialize = service === 'KV' && name === 'Txn' ? guardTxnNesting(typed.requestDeserialize) : typed.requestDeserialize;
+    out[name] = { ...typed, requestDeserialize, responseSerialize: passThrough(typed.responseSerialize) };
   }
   return out as ServiceDefinition;
 }

@@ -15,6 +15,7 @@ export {
   txnRequestToProto,
 } from './kv-request';
 export { DEFAULT_KV_REQUEST_LIMITS, type KvRequestLimits } from './kv-validate';
+export { guardTxnNesting, txnRequestBytesTooDeep } from './txn-nesting';
 export { leaseGrantOperation, leaseRevokeOperation } from './lease';
 export {
   authDisableOperation,

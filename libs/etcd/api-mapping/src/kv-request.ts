@@ -3,6 +3,7 @@
 // throws the etcd wire error (EmptyKey, InvalidSortOption, ValueProvided, LeaseProvided,
 // TooManyOps, DuplicateKey, KeyNotFound for an empty txn op) exactly where etcd does.
 import type { CompactRequest } from '@ward/etcd/apply';
+import { KVTooManyOpsError, MAX_TXN_NESTING_DEPTH, toWireError as kvToWireError } from '@ward/etcd/kv-store';
 import type { Compare, DeleteRangeRequest, PutRequest, RangeRequest, RequestOp, TxnRequest } from '@ward/etcd/kv-store';
 import type {
   CompactionRequest__Output,
@@ -18,6 +19,7 @@ import { COMPARE_RESULT_NAMES, COMPARE_TARGET_NAMES, SORT_ORDER_NAMES, SORT_TARG
 import { ApiMappingError } from './errors';
 import { int64ToBigInt, int64ToNumber, toInt64String } from './int64';
 import { DEFAULT_KV_REQUEST_LIMITS, checkDeleteRange, checkPut, checkRange, checkTxn, type KvRequestLimits } from './kv-validate';
+import { refuseTooDeepTxn } from './txn-nesting';
 
 /**
  * An enum value outside the proto enum: kept as a value the kv-store validators refuse, so the
@@ -105,11 +107,9 @@ function requestOpFromProto(proto: RequestOp__Output, path: string, depth: numbe
   }
 }
 
-/** Deepest txn nesting the mapper walks (kv-store's validator refuses deeper ones anyway). */
-const MAX_MAPPED_DEPTH = 300;
-
 function txnFromProto(proto: TxnRequest__Output, path: string, depth: number): TxnRequest {
-  if (depth > MAX_MAPPED_DEPTH) throw new ApiMappingError(path, `txn nesting deeper than ${MAX_MAPPED_DEPTH}`);
+  // Past the bound: etcd's answer for a txn nested deeper than its operation budget allows.
+  if (depth > MAX_TXN_NESTING_DEPTH) throw kvToWireError(new KVTooManyOpsError(depth, MAX_TXN_NESTING_DEPTH))!;
   const list = <T>(items: readonly T[] | undefined): readonly T[] => items ?? [];
   return {
     compare: list(proto.compare).map((c, i) => compareFromProto(c, `${path}.compare[${i}]`)),
@@ -144,6 +144,7 @@ export function deleteRangeRequestFromProto(proto: DeleteRangeRequest__Output): 
  * checkIntervals on both branches (duplicate keys), plus ward's bound over all nesting levels.
  */
 export function txnRequestFromProto(proto: TxnRequest__Output, limits: KvRequestLimits = DEFAULT_KV_REQUEST_LIMITS): TxnRequest {
+  refuseTooDeepTxn(proto);
   const request = txnFromProto(proto, 'TxnRequest', 1);
   checkTxn(request, limits);
   return request;

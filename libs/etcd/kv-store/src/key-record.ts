@@ -1,7 +1,6 @@
 import type { ByteString } from './byte-string';
 import { EMPTY_BYTE_STRING, fromByteString } from './byte-string';
 import type { KeyValue, LeaseId } from './types';
-import { NO_LEASE } from './types';
 
 /**
  * One revision of one key: a put (value set) or a delete (tombstone, value `null`).
@@ -47,10 +46,10 @@ export function liveRecordAt(latest: KeyRecord | undefined, revision: number): K
 }
 
 /**
- * How much of a record a response carries: everything; no value (keys_only sorted by VALUE);
- * neither value nor lease (etcd's index-only keys_only read, `FastKeysOnly`).
+ * How much of a record a response carries: everything, or everything but the value (keys_only:
+ * etcd 3.4.23 keeps key, revisions, version and lease, whatever the sort target).
  */
-export type KeyValueShape = 'full' | 'keys-only' | 'index-only';
+export type KeyValueShape = 'full' | 'keys-only';
 
 /** The response form of a live record. Fresh arrays: callers may keep or mutate them. */
 export function toKeyValue(key: ByteString, record: KeyRecord, shape: KeyValueShape): KeyValue {
@@ -61,6 +60,6 @@ export function toKeyValue(key: ByteString, record: KeyRecord, shape: KeyValueSh
     modRevision: record.modRevision,
     version: record.version,
     value: withValue ? fromByteString(record.value ?? EMPTY_BYTE_STRING) : new Uint8Array(0),
-    lease: shape === 'index-only' ? NO_LEASE : record.lease,
+    lease: record.lease,
   };
 }

@@ -3,7 +3,6 @@ import { writeByteString } from './byte-string';
 import type { KeyRecord, KeyValueShape } from './key-record';
 import { toKeyValue } from './key-record';
 import type { KeyValue } from './types';
-import { NO_LEASE } from './types';
 
 /**
  * Below this many results each key and value gets its own array: small arrays live in V8's heap
@@ -48,7 +47,7 @@ export function materializeKeyValues(
       modRevision: record.modRevision,
       version: record.version,
       value: slab.subarray(valueStart, offset),
-      lease: shape === 'index-only' ? NO_LEASE : record.lease,
+      lease: record.lease,
     };
   }
   return out;

@@ -103,7 +103,7 @@ export function executeRange(space: KeySpace, request: RangeRequest, currentRevi
     order = order.slice(0, limit);
     more = true;
   }
-  const shape: KeyValueShape = request.keysOnly === true ? (sortTarget === 'VALUE' ? 'keys-only' : 'index-only') : 'full';
+  const shape: KeyValueShape = request.keysOnly === true ? 'keys-only' : 'full';
   return { revision: currentRevision, kvs: materializeKeyValues(read.keys, read.records, order, shape), more, count: read.total };
 }
 

@@ -157,16 +157,22 @@ describe('Range details (etcd txn/range.go, mvcc kvstore_txn.go rangeKeys)', () 
     expect(at(5)).toMatchObject({ value: b('v3'), version: 1, createRevision: 5, modRevision: 5 });
   });
 
-  it('keys_only drops the value, and (sort target other than VALUE) the lease, as etcd 3.7 FastKeysOnly', () => {
+  it('keys_only drops the value only: key, revisions, version and lease stay (etcd 3.4.23, any sort target)', () => {
     const store = newStore();
     store.put({ key: b('k'), value: b('v'), lease: 7n });
-    const fast = store.range({ key: b('k'), keysOnly: true }).kvs[0]!;
-    expect(fast.value.length).toBe(0);
-    expect(fast.lease).toBe(0n);
-    expect(fast).toMatchObject({ createRevision: 2, modRevision: 2, version: 1 });
-    const byValue = store.range({ key: b('k'), keysOnly: true, sortTarget: 'VALUE' }).kvs[0]!;
-    expect(byValue.value.length).toBe(0);
-    expect(byValue.lease).toBe(7n);
+    store.put({ key: b('k'), value: b('v2'), lease: 7n });
+    store.put({ key: b('l'), value: b('w') });
+    // etcd 3.4.23 answered these exact fields for the same puts (lease kept, value empty).
+    const expected = [
+      { key: b('k'), createRevision: 2, modRevision: 3, version: 2, value: new Uint8Array(0), lease: 7n },
+      { key: b('l'), createRevision: 4, modRevision: 4, version: 1, value: new Uint8Array(0), lease: 0n },
+    ];
+    for (const sortTarget of ['KEY', 'VERSION', 'CREATE', 'MOD', 'VALUE'] as const) {
+      expect(store.range({ key: b('k'), rangeEnd: b('m'), keysOnly: true, sortTarget, sortOrder: 'ASCEND' }).kvs).toEqual(
+        sortTarget === 'VERSION' ? [expected[1], expected[0]] : expected,
+      );
+    }
+    expect(store.range({ key: b('k'), keysOnly: true, revision: 2 }).kvs).toEqual([{ ...expected[0], modRevision: 2, version: 1 }]);
     expect(store.range({ key: b('k') }).kvs[0]!.lease).toBe(7n);
   });
 

@@ -22,10 +22,16 @@ const SORT_TARGETS: ReadonlySet<string> = new Set(['KEY', 'VERSION', 'CREATE', '
 const COMPARE_RESULTS: ReadonlySet<string> = new Set(['EQUAL', 'GREATER', 'LESS', 'NOT_EQUAL']);
 
 /**
- * Deepest txn nesting accepted. etcd's per-level budget already stops nesting at maxTxnOps + 1
- * levels (129 by default); this bounds the recursion of larger configurations too.
+ * Deepest txn nesting accepted, counting the outer TxnRequest as level 1: the one bound every part
+ * of ward holds a txn to (the gateway before decoding and before proposing, the log entry codec,
+ * the apply-time validation), and the depth whose responses are known to encode (every etcd
+ * message nests 2 levels a txn level; the protobuf codecs are sized for this bound). etcd 3.4.23
+ * with its default --max-txn-ops (128) accepts exactly 128 levels and refuses 129 or more with
+ * `too many operations in txn request` (its per-level budget runs out; it decodes any depth), so
+ * with the default limits this bound is never the first to refuse; with a larger maxTxnOps it
+ * refuses the same way.
  */
-export const MAX_TXN_NESTING_DEPTH = 256;
+export const MAX_TXN_NESTING_DEPTH = 128;
 
 /** Limits of one txn (KVStoreOptions.maxTxnOps / maxTxnOpsTotal). */
 export interface TxnLimits {

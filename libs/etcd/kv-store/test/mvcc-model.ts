@@ -133,7 +133,7 @@ export class MvccModel {
     const more = limit > 0 && kvs.length > limit;
     if (more) kvs = kvs.slice(0, limit);
     if (request.keysOnly === true) {
-      kvs = kvs.map((kv) => ({ ...kv, value: '', lease: target === 'VALUE' ? kv.lease : 0n }));
+      kvs = kvs.map((kv) => ({ ...kv, value: '' }));
     }
     return { revision: headerRevision, kvs, more, count: keys.length };
   }

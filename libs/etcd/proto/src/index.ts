@@ -1,5 +1,6 @@
 export {
   ETCD_PROTO_LOADER_OPTIONS,
+  PROTO_MAX_MESSAGE_DEPTH,
   etcdGrpc,
   etcdMessageType,
   etcdPackageDefinition,

@@ -21,12 +21,31 @@ export const ETCD_PROTO_LOADER_OPTIONS: Options = Object.freeze({
   oneofs: true,
 });
 
+/**
+ * How deep protobufjs lets a message nest (its decoder, encoder and object converters count the
+ * outer message as 0 and refuse anything deeper). protobufjs's own default, protoc's 100, is too
+ * shallow for etcd: a txn nests 2 messages a level (TxnRequest/RequestOp, TxnResponse/ResponseOp)
+ * and a response puts a RangeResponse and its KeyValue below the last level, so a txn of n levels
+ * needs 2n + 1. etcd (Go) has no such limit; ward bounds txns at 128 levels (kv-store's
+ * MAX_TXN_NESTING_DEPTH, etcd 3.4.23's default maximum), and this leaves room for that bound plus
+ * one level, so every request within it is decoded, answered and encoded, and deeper ones are
+ * refused by the txn bound before any decoding (the gateway scans the bytes first).
+ */
+export const PROTO_MAX_MESSAGE_DEPTH = 2 * 128 + 4;
+
+/** Applies PROTO_MAX_MESSAGE_DEPTH to protobufjs, process-wide (its generated code reads it on every call). */
+function applyMessageDepthLimit(): void {
+  protobuf.util.recursionLimit = PROTO_MAX_MESSAGE_DEPTH;
+  protobuf.Reader.recursionLimit = PROTO_MAX_MESSAGE_DEPTH;
+}
+
 let packageDefinition: PackageDefinition | undefined;
 let grpcObject: ProtoGrpcType | undefined;
 let protobufRoot: Root | undefined;
 
 /** The proto-loader package definition of etcd's v3 API (memoized). */
 export function etcdPackageDefinition(): PackageDefinition {
+  applyMessageDepthLimit();
   packageDefinition ??= fromJSON(etcdDescriptor as never, ETCD_PROTO_LOADER_OPTIONS);
   return packageDefinition;
 }
@@ -59,6 +78,7 @@ export function wardNodeServiceDefinition(): ServiceDefinition {
 
 /** The protobufjs reflection root, for encoding single messages (e.g. inside log entries). */
 export function etcdProtoRoot(): Root {
+  applyMessageDepthLimit();
   protobufRoot ??= protobuf.Root.fromJSON(etcdDescriptor as never);
   return protobufRoot;
 }
