@@ -13,6 +13,7 @@ import protobuf, { type Enum as EnumType, type Field, type Type as MessageType }
 import { status as Status } from '@grpc/grpc-js';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { PROTO_MAX_MESSAGE_DEPTH, etcdMessageType, etcdProtoRoot } from '@ward/etcd/proto';
+import { wireError } from '@ward/etcd/wire-errors';
 
 /**
  * Deepest message nesting taken from JSON and given back as JSON: the protobuf codecs' own, so a
@@ -187,7 +188,11 @@ function valueFromJson(field: Field, value: unknown, path: string, depth: number
  * and wrong types refused with INVALID_ARGUMENT, as etcd's gateway does.
  */
 function objectFromJson(type: Type, json: unknown, path = type.name, depth = 0): Record<string, unknown> {
-  if (depth > MAX_JSON_DEPTH) throw invalid('request nests too deeply');
+  if (depth > MAX_JSON_DEPTH) {
+    // Only txns nest this deep; etcd refuses them past its bound with this text (any depth).
+    if (type.name === 'TxnRequest' || type.name === 'RequestOp') throw wireError('TooManyOps');
+    throw invalid('request nests too deeply');
+  }
   const out = Object.create(null) as Record<string, unknown>;
   if (json === null || json === undefined) return out;
   if (typeof json !== 'object' || Array.isArray(json)) throw cannotUnmarshal(json, GO_MESSAGE);
