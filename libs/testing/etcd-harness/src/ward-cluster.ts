@@ -173,6 +173,7 @@ function handle(launched: Launched, dataDir: string): WardCluster {
     gateway: launched.gateway,
     nodeApiEndpoints: launched.nodeApiEndpoints,
     dataDir,
+    serverProcesses: () => all.flatMap((p) => (p.pid === undefined ? [] : [{ name: p.name, pid: p.pid }])),
     clientEndpoint: launched.grpcEndpoint,
     clientEndpoints: [launched.grpcEndpoint, ...launched.nodeApiEndpoints],
     jsonGatewayUrl: launched.httpUrl,
