@@ -7,6 +7,7 @@
 //   BENCH_DURATION_MS (default 3000) per measurement, BENCH_OUT (default docs/benchmarks.md).
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing (profiling runs);
 //   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads.
+//   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
@@ -203,7 +204,7 @@ if (TARGETS.includes('etcd')) {
 }
 let ward: Results | undefined;
 if (TARGETS.includes('ward')) {
-  const wardCluster = await startWardCluster({ nodes: 3 });
+  const wardCluster = await startWardCluster({ nodes: 3, ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
   try {
     ward = await measure('ward', wardCluster);
   } finally {
