@@ -2,7 +2,7 @@
 // failures become statuses that name no internals, the in-flight bound answers at once, and the
 // stream ends only after every call in flight is answered.
 import { afterEach, describe, expect, it } from 'vitest';
-import { credentials, makeGenericClientConstructor, status, type ClientDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
+import { credentials, makeGenericClientConstructor, status, type ClientDuplexStream, type ServerDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { createLogger } from '@ward/platform/logging';
 import { GrpcStatusError, createGrpcServer, serveBatchedCalls, type BatchedAnswer, type CallContext, type GrpcServer } from './index';
 
@@ -42,7 +42,7 @@ afterEach(async () => {
 async function start(maxInFlightCount: number): Promise<{ stream: ClientDuplexStream<{ calls: Call[] }, Answers>; received: Answers[]; ended: Promise<void> }> {
   server = createGrpcServer({ host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1 << 20, maxSendMessageBytes: 1 << 20, keepaliveTimeMs: 60_000, keepaliveTimeoutMs: 10_000, maxConcurrentStreams: 10, logger });
   server.addService(definition, {
-    Exchange: (stream: never, context: CallContext) =>
+    Exchange: (stream: ServerDuplexStream<{ calls: Call[] }, Answers>, context: CallContext) =>
       serveBatchedCalls<Call, { text: string }>(stream, {
         serve: (call) => {
           if (call.fail === 'sync') throw new Error('thrown before any promise at /srv/secret');
@@ -63,8 +63,9 @@ async function start(maxInFlightCount: number): Promise<{ stream: ClientDuplexSt
   });
   const port = await server.start();
   const Client = makeGenericClientConstructor(definition, 'Batch');
-  client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as never;
-  const stream = client!.Exchange();
+  const created = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as NonNullable<typeof client>;
+  client = created;
+  const stream = created.Exchange();
   const received: Answers[] = [];
   stream.on('data', (message: Answers) => received.push(message));
   const ended = new Promise<void>((resolve, reject) => {
