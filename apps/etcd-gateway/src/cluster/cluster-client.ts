@@ -122,7 +122,7 @@ export class ClusterClient {
       }
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
-        const answer = await connection.call<NodeResponse__Output>('Propose', { entry, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        const answer = await connection.exchangeCall({ propose: { entry, timeout_ms: timeoutMs } }, deadlineMs, callSignal);
         return writeAttempt(answer);
       } catch (error) {
         // The request may have reached the leader: its outcome is unknown, so it is not re-sent.
@@ -136,7 +136,7 @@ export class ClusterClient {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
-        const answer = await connection.call<NodeResponse__Output>('Read', { entry, serializable, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        const answer = await connection.exchangeCall({ read: { entry, serializable, timeout_ms: timeoutMs } }, deadlineMs, callSignal);
         return readAttempt(answer);
       } catch (error) {
         return this.idempotentFailure(error, callSignal);

@@ -1,6 +1,7 @@
 // One grpc-js channel to one raft-node's internal API (wardnode.Node).
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
-import { wardNodeGrpc, type NodeClient } from '@ward/etcd/proto';
+import { wardNodeGrpc, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
+import { NodeExchange, type ExchangeCallKind } from './node-exchange';
 
 export interface NodeConnectionOptions {
   /** Largest answer accepted from a node (a big Range). */
@@ -31,6 +32,8 @@ export function isTransportFailure(error: unknown): error is ServiceError {
 
 export class NodeConnection {
   readonly client: NodeClient;
+  /** Propose and Read, multiplexed on one stream (the request path's hot calls). */
+  private readonly exchange: NodeExchange;
 
   constructor(
     readonly address: string,
@@ -51,6 +54,12 @@ export class NodeConnection {
       // No channelz service reads them: skip its per-call trackers.
       'grpc.enable_channelz': 0,
     });
+    this.exchange = new NodeExchange(this.client, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
+  }
+
+  /** A Propose or Read on the member's Exchange stream; rejects like `call` (grpc-js status codes). */
+  exchangeCall(call: ExchangeCallKind, deadlineMs: number, signal?: AbortSignal): Promise<NodeResponse__Output> {
+    return this.exchange.call(call, deadlineMs, signal);
   }
 
   /**
@@ -90,6 +99,7 @@ export class NodeConnection {
   }
 
   close(): void {
+    this.exchange.close();
     this.client.close();
   }
 }

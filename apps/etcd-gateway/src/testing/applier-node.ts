@@ -2,7 +2,9 @@
 // applied at once by the real state machine (@ward/etcd/apply) and answered through
 // @ward/etcd/api-mapping — the raft-node's answers without Raft. Faults can be scripted (a
 // NotLeader redirect, an answer that never comes). The real cluster is exercised by test/*.int.
-import { Server, ServerCredentials, status as Status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status as Status, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { serveBatchedCalls, type BatchedAnswer } from '@ward/platform/grpc-server';
+import { createLogger } from '@ward/platform/logging';
 import { hasCode } from '@ward/shared/errors';
 import { Applier, authWireError, decodeApplyRequest, toWireError, type ApplyRequest } from '@ward/etcd/apply';
 import { encodeApplyResponse, encodeEtcdMessage, responseHeaderToProto, type ResponseContext } from '@ward/etcd/api-mapping';
@@ -37,6 +39,15 @@ export interface ApplierNode {
   readonly options: ApplierNodeOptions;
   stop(): Promise<void>;
 }
+
+interface ExchangeCall {
+  readonly id: string;
+  readonly call?: 'propose' | 'read';
+  readonly propose?: Record<string, unknown>;
+  readonly read?: Record<string, unknown>;
+}
+
+const silent = createLogger({ name: 'applier-node', level: 'silent' });
 
 const CONTEXT: ResponseContext = { clusterId: 0x1234n, memberId: 0x51n, raftTerm: 2 };
 
@@ -118,25 +129,41 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
   let index = 0;
   const server = new Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
   let address = '';
+  const propose = async (request: Record<string, unknown>): Promise<unknown> => {
+    if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
+    const entry = request['entry'] as Buffer;
+    state.entries.push(new Uint8Array(entry));
+    const decoded = decodeApplyRequest(entry);
+    state.proposals.push(decoded);
+    await state.onPropose?.(decoded);
+    index += 1;
+    return answer(applier.apply(index, decoded));
+  };
+  const read = (request: Record<string, unknown>): unknown => {
+    if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
+    if (state.failReadsCount > 0) {
+      state.failReadsCount -= 1;
+      return { error: { code: Status.UNAVAILABLE, message: 'etcdserver: no leader' } };
+    }
+    return answer(applier.read(decodeApplyRequest(request['entry'] as Buffer)));
+  };
   server.addService(wardNodeServiceDefinition(), {
-    Propose: unary(state.calls, 'Propose', async (request) => {
-      if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
-      const entry = request['entry'] as Buffer;
-      state.entries.push(new Uint8Array(entry));
-      const decoded = decodeApplyRequest(entry);
-      state.proposals.push(decoded);
-      await state.onPropose?.(decoded);
-      index += 1;
-      return answer(applier.apply(index, decoded));
-    }),
-    Read: unary(state.calls, 'Read', (request) => {
-      if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
-      if (state.failReadsCount > 0) {
-        state.failReadsCount -= 1;
-        return { error: { code: Status.UNAVAILABLE, message: 'etcdserver: no leader' } };
-      }
-      return answer(applier.read(decodeApplyRequest(request['entry'] as Buffer)));
-    }),
+    Propose: unary(state.calls, 'Propose', propose),
+    Read: unary(state.calls, 'Read', read),
+    // The gateway's hot path: Propose and Read multiplexed, counted like the unary calls.
+    Exchange: (call: ServerDuplexStream<{ calls: ExchangeCall[] }, { answers: BatchedAnswer<unknown>[] }>) =>
+      serveBatchedCalls(call, {
+        serve: async (exchanged: ExchangeCall) => {
+          const method = exchanged.call === 'propose' ? 'Propose' : 'Read';
+          state.calls[method] = (state.calls[method] ?? 0) + 1;
+          return exchanged.call === 'propose' ? propose(exchanged.propose!) : read(exchanged.read!);
+        },
+        overloaded: { error: { code: Status.RESOURCE_EXHAUSTED, message: 'etcdserver: too many requests' } },
+        answerBytes: () => 64,
+        maxInFlightCount: 10_000,
+        maxBatchBytes: 4 * 1024 * 1024,
+        logger: silent,
+      }),
     AuthCheck: unary(state.calls, 'AuthCheck', (request) => {
       if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
       return authCheck(applier, request['name'] as string);

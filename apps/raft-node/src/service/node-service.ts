@@ -2,6 +2,8 @@
 import type { ServerDuplexStream, ServerWritableStream } from '@grpc/grpc-js';
 import type {
   AuthCheckRequest__Output,
+  ExchangeAnswers,
+  ExchangeCalls__Output,
   NodeLeaseRequest__Output,
   NodeMaintainRequest__Output,
   NodeResponse,
@@ -12,8 +14,9 @@ import type {
   ReadRequest__Output,
   ResolveTokenRequest__Output,
 } from '@ward/etcd/proto';
-import type { ServiceHandlers } from '@ward/platform/grpc-server';
+import type { CallContext, ServiceHandlers } from '@ward/platform/grpc-server';
 import { authCheck, resolveToken } from './auth';
+import { serveExchange } from './exchange';
 import { maintain } from './maintain';
 import type { NodeCore } from './node-core';
 import { lease } from './lease';
@@ -27,6 +30,7 @@ export function nodeServiceHandlers(core: NodeCore): ServiceHandlers {
   return {
     Propose: (request: ProposeRequest__Output) => propose(core, request),
     Read: (request: ReadRequest__Output) => read(core, request),
+    Exchange: (call: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext) => serveExchange(core, call, context),
     Watch: (call: ServerDuplexStream<NodeWatchRequest__Output, NodeWatchResponse>) => core.watches.serve(call),
     AuthCheck: (request: AuthCheckRequest__Output) => authCheck(core, request),
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),

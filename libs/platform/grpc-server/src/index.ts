@@ -1,4 +1,5 @@
 export { createGrpcServer, type GrpcServer, type GrpcServerOptions } from './server';
+export { serveBatchedCalls, type BatchedAnswer, type BatchedCallsOptions } from './batched-calls';
 export { GrpcStatusError, INTERNAL_ERROR_DETAILS, toGrpcStatus, type ErrorMapper, type GrpcStatusLike } from './status';
 export type {
   BidiStreamHandler,

@@ -1,8 +1,13 @@
 // ward vs real etcd 3.4.23, one after the other on this machine, measured by the same client code
 // (a closed-loop grpc-js load generator over etcd's own protos). Both run 3 members on 127.0.0.1
 // with auth enabled; the load runs as a user holding READWRITE on the prefix `bench/`.
-// Prints a table and writes docs/benchmarks.md.
+// Beside ops/s and latency it reports server CPU per operation (every server process's utime +
+// stime from /proc over the measured window, summed: etcd's members; ward's raft-nodes + gateway)
+// and the load generator's own CPU per operation. Prints a table and writes docs/benchmarks.md.
 //   BENCH_DURATION_MS (default 3000) per measurement, BENCH_OUT (default docs/benchmarks.md).
+//   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing (profiling runs);
+//   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads.
+//   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
@@ -24,7 +29,12 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
 const CONCURRENCIES = [1, 16, 64] as const;
 const AUTH_CONCURRENCIES = [1, 16] as const;
+const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
+const WORKLOAD_FILTER = process.env.BENCH_WORKLOADS?.split(',');
 const USER = { name: 'bench', password: 'bench-pw-7' } as const;
+/** A user whose role holds WIDE_PERMISSIONS grants (the bench/ prefix among them). */
+const WIDE_USER = { name: 'bench-wide', password: 'bench-pw-8' } as const;
+const WIDE_PERMISSIONS = 10_000;
 const PREFILLED_KEYS = 1000;
 const VALUE = Buffer.alloc(256, 'v');
 
@@ -37,12 +47,21 @@ const rangeSerializable: LoadOperation = (client, { clientIndex, sequence, token
   client.call('KV', 'Range', { key: key(`r/${(clientIndex * 7919 + sequence) % PREFILLED_KEYS}`), serializable: true }, { token });
 const authenticate: LoadOperation = (client) => client.call('Auth', 'Authenticate', { name: USER.name, password: USER.password });
 
-const WORKLOADS: { name: string; operation: LoadOperation; concurrencies: readonly number[]; credentials: boolean; warmup: number }[] = [
-  { name: 'put', operation: put, concurrencies: CONCURRENCIES, credentials: true, warmup: 20 },
-  { name: 'range (linearizable)', operation: rangeLinearizable, concurrencies: CONCURRENCIES, credentials: true, warmup: 20 },
-  { name: 'range (serializable)', operation: rangeSerializable, concurrencies: CONCURRENCIES, credentials: true, warmup: 20 },
-  { name: 'authenticate', operation: authenticate, concurrencies: AUTH_CONCURRENCIES, credentials: false, warmup: 2 },
-];
+interface Workload {
+  readonly name: string;
+  readonly operation: LoadOperation;
+  readonly concurrencies: readonly number[];
+  readonly credentials: { readonly name: string; readonly password: string } | undefined;
+  readonly warmup: number;
+}
+
+const WORKLOADS: Workload[] = [
+  { name: 'put', operation: put, concurrencies: CONCURRENCIES, credentials: USER, warmup: 20 },
+  { name: 'range (linearizable)', operation: rangeLinearizable, concurrencies: CONCURRENCIES, credentials: USER, warmup: 20 },
+  { name: 'range (serializable)', operation: rangeSerializable, concurrencies: CONCURRENCIES, credentials: USER, warmup: 20 },
+  { name: `put, ${WIDE_PERMISSIONS.toLocaleString('en-US')} permissions`, operation: put, concurrencies: [16], credentials: WIDE_USER, warmup: 20 },
+  { name: 'authenticate', operation: authenticate, concurrencies: AUTH_CONCURRENCIES, credentials: undefined, warmup: 2 },
+].filter((workload) => WORKLOAD_FILTER === undefined || WORKLOAD_FILTER.some((name) => workload.name.startsWith(name)));
 
 type Results = Map<string, LoadResult>;
 
@@ -50,9 +69,16 @@ async function prepare(target: Target): Promise<void> {
   const client = new EtcdGrpcClient(target.clientEndpoint);
   try {
     await resetTarget(client);
+    const wide = Array.from({ length: WIDE_PERMISSIONS - 1 }, (_, i) => ({ permType: 'READ' as const, key: `other/${String(i).padStart(5, '0')}/`, rangeEnd: `other/${String(i).padStart(5, '0')}0` }));
     await setupAuth(client, {
-      roles: [{ name: 'bench', permissions: [{ permType: 'READWRITE', key: 'bench/', rangeEnd: 'bench0' }] }],
-      users: [{ ...USER, roles: ['bench'] }],
+      roles: [
+        { name: 'bench', permissions: [{ permType: 'READWRITE', key: 'bench/', rangeEnd: 'bench0' }] },
+        { name: 'bench-wide', permissions: [{ permType: 'READWRITE', key: 'bench/', rangeEnd: 'bench0' }, ...wide] },
+      ],
+      users: [
+        { ...USER, roles: ['bench'] },
+        { ...WIDE_USER, roles: ['bench-wide'] },
+      ],
     });
     const token = await client.authenticate(USER.name, USER.password);
     for (let i = 0; i < PREFILLED_KEYS; i += 50) {
@@ -73,11 +99,14 @@ async function measure(label: string, target: Target): Promise<Results> {
         concurrency,
         durationMs: DURATION_MS,
         warmupOperations: workload.warmup,
-        credentials: workload.credentials ? USER : undefined,
+        credentials: workload.credentials,
         operation: workload.operation,
+        serverProcesses: target.serverProcesses(),
       });
       results.set(`${workload.name}@${concurrency}`, result);
-      console.log(`${label.padEnd(12)} ${workload.name.padEnd(22)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`);
+      console.log(
+        `${label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
+      );
     }
   }
   return results;
@@ -87,18 +116,69 @@ function ratio(ward: number, etcd: number): string {
   return etcd > 0 && Number.isFinite(ward) ? `${(ward / etcd).toFixed(2)}×` : 'n/a';
 }
 
+/** Successful operations of a run (CPU is divided by these). */
+function succeeded(result: LoadResult): number {
+  return Math.max(1, result.operations - result.errors);
+}
+
+function serverMicrosPerOp(result: LoadResult): number {
+  let total = 0;
+  for (const micros of result.serverCpuMicros.values()) total += micros;
+  return total / succeeded(result);
+}
+
+function clientMicrosPerOp(result: LoadResult): number {
+  return result.clientCpuMicros / succeeded(result);
+}
+
+function perProcess(result: LoadResult): string {
+  return [...result.serverCpuMicros].map(([name, micros]) => `${name} ${(micros / succeeded(result)).toFixed(0)}`).join(', ');
+}
+
+const cells = (values: readonly string[]): string => `| ${values.join(' | ')} |`;
+
 function table(etcd: Results, ward: Results): string {
-  const rows = ['| operation | clients | etcd ops/s | ward ops/s | ward/etcd | etcd p99 ms | ward p99 ms | ward/etcd p99 | errors (etcd/ward) |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const rows = [
+    cells(['operation', 'clients', 'etcd ops/s', 'ward ops/s', 'ward/etcd', 'p50 ms etcd / ward', 'p99 ms etcd / ward', 'ward/etcd p99', 'server CPU µs/op etcd / ward', 'ward/etcd CPU', 'client CPU µs/op etcd / ward', 'errors etcd / ward']),
+    cells(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+  ];
   for (const workload of WORKLOADS) {
     for (const concurrency of workload.concurrencies) {
       const e = etcd.get(`${workload.name}@${concurrency}`)!;
       const w = ward.get(`${workload.name}@${concurrency}`)!;
       rows.push(
-        `| ${workload.name} | ${concurrency} | ${e.operationsPerSecond.toFixed(0)} | ${w.operationsPerSecond.toFixed(0)} | ${ratio(w.operationsPerSecond, e.operationsPerSecond)} | ${e.p99Ms.toFixed(1)} | ${w.p99Ms.toFixed(1)} | ${ratio(w.p99Ms, e.p99Ms)} | ${e.errors}/${w.errors} |`,
+        cells([
+          workload.name,
+          String(concurrency),
+          e.operationsPerSecond.toFixed(0),
+          w.operationsPerSecond.toFixed(0),
+          ratio(w.operationsPerSecond, e.operationsPerSecond),
+          `${e.p50Ms.toFixed(1)} / ${w.p50Ms.toFixed(1)}`,
+          `${e.p99Ms.toFixed(1)} / ${w.p99Ms.toFixed(1)}`,
+          ratio(w.p99Ms, e.p99Ms),
+          `${serverMicrosPerOp(e).toFixed(0)} / ${serverMicrosPerOp(w).toFixed(0)}`,
+          ratio(serverMicrosPerOp(w), serverMicrosPerOp(e)),
+          `${clientMicrosPerOp(e).toFixed(0)} / ${clientMicrosPerOp(w).toFixed(0)}`,
+          `${e.errors} / ${w.errors}`,
+        ]),
       );
     }
   }
   return rows.join('\n');
+}
+
+/** Server CPU µs/op of every process, one system. */
+function processTable(label: string, results: Results): string {
+  const first = results.values().next().value as LoadResult | undefined;
+  const names = first === undefined ? [] : [...first.serverCpuMicros.keys()];
+  const rows = [cells(['operation', 'clients', ...names.map((name) => `${name} µs/op`), 'sum']), cells(['---', '---:', ...names.map(() => '---:'), '---:'])];
+  for (const workload of WORKLOADS) {
+    for (const concurrency of workload.concurrencies) {
+      const result = results.get(`${workload.name}@${concurrency}`)!;
+      rows.push(cells([workload.name, String(concurrency), ...names.map((name) => ((result.serverCpuMicros.get(name) ?? Number.NaN) / succeeded(result)).toFixed(0)), serverMicrosPerOp(result).toFixed(0)]));
+    }
+  }
+  return `### ${label}\n\n${rows.join('\n')}`;
 }
 
 function machine(): string {
@@ -113,24 +193,31 @@ function machine(): string {
 
 const loadBefore = loadavg().map((value) => value.toFixed(1)).join(' / ');
 console.log(`etcd 3.4.23 vs ward, ${DURATION_MS} ms per measurement, load average ${loadBefore}`);
-const etcdCluster = await startEtcdCluster({ members: 3 });
-let etcd: Results;
-try {
-  etcd = await measure('etcd 3.4.23', etcdCluster);
-} finally {
-  await etcdCluster.stop();
+let etcd: Results | undefined;
+if (TARGETS.includes('etcd')) {
+  const etcdCluster = await startEtcdCluster({ members: 3 });
+  try {
+    etcd = await measure('etcd 3.4.23', etcdCluster);
+  } finally {
+    await etcdCluster.stop();
+  }
 }
-const wardCluster = await startWardCluster({ nodes: 3 });
-let ward: Results;
-try {
-  ward = await measure('ward', wardCluster);
-} finally {
-  await wardCluster.stop();
+let ward: Results | undefined;
+if (TARGETS.includes('ward')) {
+  const wardCluster = await startWardCluster({ nodes: 3, ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
+  try {
+    ward = await measure('ward', wardCluster);
+  } finally {
+    await wardCluster.stop();
+  }
 }
 const loadAfter = loadavg().map((value) => value.toFixed(1)).join(' / ');
+if (etcd === undefined || ward === undefined) {
+  console.log('one system measured: nothing written');
+  process.exit(0);
+}
 const rendered = table(etcd, ward);
 console.log(`\n${rendered}\n`);
-
 writeFileSync(
   OUT,
   `# Benchmarks: ward vs etcd 3.4.23
@@ -166,7 +253,18 @@ conclusions.
 
 ## Results
 
+Server CPU is the utime + stime of every server process over the measured window (etcd: its
+three members; ward: its three raft-nodes and the gateway), divided by the successful operations;
+client CPU is the load generator's own. On a 2-core machine the load generator competes with the
+servers for the cores, so CPU per operation says more about cost than ops/s does.
+
 ${rendered}
+
+## Server CPU per process
+
+${processTable('etcd 3.4.23', etcd)}
+
+${processTable('ward', ward)}
 `,
 );
 console.log(`wrote ${OUT}`);

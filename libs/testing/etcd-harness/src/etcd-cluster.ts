@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePorts } from './free-ports';
 import { ManagedProcess } from './managed-process';
+import type { ServerProcess } from './target';
 import { httpOk, waitUntil } from './wait-until';
 
 /** How long a fresh etcd cluster may take to elect a leader and answer /health. */
@@ -43,6 +44,7 @@ export interface EtcdCluster {
   readonly clientEndpoints: readonly string[];
   readonly jsonGatewayUrl: string;
   readonly dataDir: string;
+  serverProcesses(): readonly ServerProcess[];
   /** True while every member process is running. */
   allAlive(): boolean;
   /** Stops every member (SIGTERM, then SIGKILL) and removes the data directory. */
@@ -125,6 +127,7 @@ function clusterHandle(members: EtcdMember[], dataDir: string): EtcdCluster {
     clientEndpoints: members.map((member) => member.clientEndpoint),
     jsonGatewayUrl: (members[0] as EtcdMember).clientUrl,
     dataDir,
+    serverProcesses: () => members.flatMap((member) => (member.process.pid === undefined ? [] : [{ name: member.process.name, pid: member.process.pid }])),
     allAlive: () => members.every((member) => member.process.alive),
     stop: () => {
       stopping ??= (async () => {

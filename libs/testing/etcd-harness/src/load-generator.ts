@@ -1,4 +1,6 @@
 import { EtcdGrpcClient, type GrpcOutcome } from './grpc-client';
+import { processCpuMicros } from './process-cpu';
+import type { ServerProcess } from './target';
 
 /** Latency samples kept per run (enough for a p99 over minutes of load at bench rates). */
 const MAX_SAMPLES = 2_000_000;
@@ -21,6 +23,8 @@ export interface LoadOptions {
   /** Each client authenticates once with these credentials and sends the token on every call. */
   readonly credentials?: { readonly name: string; readonly password: string };
   readonly operation: LoadOperation;
+  /** Server processes whose CPU time over the measured window is reported. */
+  readonly serverProcesses?: readonly ServerProcess[];
 }
 
 export interface LoadResult {
@@ -33,6 +37,10 @@ export interface LoadResult {
   readonly operationsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** CPU each server process used during the measured window, µs, by process name. */
+  readonly serverCpuMicros: ReadonlyMap<string, number>;
+  /** CPU this process (the load generator) used during the measured window, µs. */
+  readonly clientCpuMicros: number;
 }
 
 /**
@@ -90,6 +98,9 @@ async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: 
   let operations = 0;
   let errors = 0;
   let firstError: string | undefined;
+  const servers = options.serverProcesses ?? [];
+  const serverCpuBefore = servers.map((server) => processCpuMicros(server.pid));
+  const clientCpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(options.durationMs) * 1_000_000n;
   await Promise.all(
@@ -113,6 +124,8 @@ async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: 
     }),
   );
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const serverCpuMicros = new Map(servers.map((server, index) => [server.name, processCpuMicros(server.pid) - (serverCpuBefore[index] as number)]));
   const sorted = samples.subarray(0, sampleCount).sort();
   return {
     concurrency: options.concurrency,
@@ -123,6 +136,8 @@ async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: 
     operationsPerSecond: (operations - errors) / (elapsedMs / 1000),
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
+    serverCpuMicros,
+    clientCpuMicros: clientCpu.user + clientCpu.system,
   };
 }
 

@@ -10,7 +10,14 @@ export interface Target {
   readonly jsonGatewayUrl: string;
   /** Every address the target listens on, for output normalisation. */
   readonly clientEndpoints: readonly string[];
+  /** The server processes (etcd's members; ward's raft-nodes and gateway), for CPU accounting. */
+  serverProcesses(): readonly ServerProcess[];
   /** True while every process of the target is running. */
   allAlive(): boolean;
   stop(): Promise<void>;
+}
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly pid: number;
 }

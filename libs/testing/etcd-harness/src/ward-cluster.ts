@@ -26,6 +26,8 @@ export interface WardClusterOptions {
   readonly gatewayEnv?: Readonly<Record<string, string>>;
   /** Extra RAFT_NODE_* variables for every node. */
   readonly nodeEnv?: Readonly<Record<string, string>>;
+  /** Write a V8 CPU profile of every process here when it stops (`node --cpu-prof`). */
+  readonly cpuProfileDir?: string;
   /** Build the app bundles first (default true; esbuild takes about a second per app). */
   readonly build?: boolean;
 }
@@ -54,6 +56,10 @@ export function buildWardBundles(): { raftNode: string; gateway: string } {
   }
   for (const bundle of [raftNode, gateway]) if (!existsSync(bundle)) throw new Error(`missing bundle ${bundle}`);
   return { raftNode, gateway };
+}
+
+function profileArgs(options: WardClusterOptions): string[] {
+  return options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
 }
 
 /** Environment for a child: this process's, without any inherited RAFT_NODE_* or GATEWAY_* settings. */
@@ -113,7 +119,7 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
       new ManagedProcess({
         name: `raft-node-${i + 1}`,
         command: process.execPath,
-        args: [bundles.raftNode],
+        args: [...profileArgs(options), bundles.raftNode],
         env: childEnv({
           RAFT_NODE_MEMBER_ID: String(i + 1),
           RAFT_NODE_MEMBERS: members,
@@ -127,7 +133,7 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
   const gateway = new ManagedProcess({
     name: 'etcd-gateway',
     command: process.execPath,
-    args: [bundles.gateway],
+    args: [...profileArgs(options), bundles.gateway],
     env: childEnv({
       GATEWAY_GRPC_PORT: String(grpcPort),
       GATEWAY_HTTP_PORT: String(httpPort),
@@ -173,6 +179,7 @@ function handle(launched: Launched, dataDir: string): WardCluster {
     gateway: launched.gateway,
     nodeApiEndpoints: launched.nodeApiEndpoints,
     dataDir,
+    serverProcesses: () => all.flatMap((p) => (p.pid === undefined ? [] : [{ name: p.name, pid: p.pid }])),
     clientEndpoint: launched.grpcEndpoint,
     clientEndpoints: [launched.grpcEndpoint, ...launched.nodeApiEndpoints],
     jsonGatewayUrl: launched.httpUrl,

@@ -2185,6 +2185,12 @@ export const etcdDescriptor = {
               "requestType": "ReadRequest",
               "responseType": "NodeResponse"
             },
+            "Exchange": {
+              "requestType": "ExchangeCalls",
+              "requestStream": true,
+              "responseType": "ExchangeAnswers",
+              "responseStream": true
+            },
             "Watch": {
               "requestType": "NodeWatchRequest",
               "requestStream": true,
@@ -2296,6 +2302,72 @@ export const etcdDescriptor = {
             "not_leader": {
               "type": "NotLeader",
               "id": 3
+            }
+          }
+        },
+        "ExchangeCall": {
+          "oneofs": {
+            "call": {
+              "oneof": [
+                "propose",
+                "read"
+              ]
+            }
+          },
+          "fields": {
+            "id": {
+              "type": "uint64",
+              "id": 1
+            },
+            "propose": {
+              "type": "ProposeRequest",
+              "id": 2
+            },
+            "read": {
+              "type": "ReadRequest",
+              "id": 3
+            }
+          }
+        },
+        "ExchangeCalls": {
+          "fields": {
+            "calls": {
+              "rule": "repeated",
+              "type": "ExchangeCall",
+              "id": 1
+            }
+          }
+        },
+        "ExchangeAnswer": {
+          "oneofs": {
+            "outcome": {
+              "oneof": [
+                "answer",
+                "status"
+              ]
+            }
+          },
+          "fields": {
+            "id": {
+              "type": "uint64",
+              "id": 1
+            },
+            "answer": {
+              "type": "NodeResponse",
+              "id": 2
+            },
+            "status": {
+              "type": "WireError",
+              "id": 3
+            }
+          }
+        },
+        "ExchangeAnswers": {
+          "fields": {
+            "answers": {
+              "rule": "repeated",
+              "type": "ExchangeAnswer",
+              "id": 1
             }
           }
         },

@@ -111,6 +111,10 @@ export { type WatchResponse, type WatchResponse__Output } from './types/etcdserv
 export { type AuthCheck, type AuthCheck__Output } from './types/wardnode/AuthCheck';
 export { type AuthCheckRequest, type AuthCheckRequest__Output } from './types/wardnode/AuthCheckRequest';
 export { type AuthCheckResponse, type AuthCheckResponse__Output } from './types/wardnode/AuthCheckResponse';
+export { type ExchangeAnswer, type ExchangeAnswer__Output } from './types/wardnode/ExchangeAnswer';
+export { type ExchangeAnswers, type ExchangeAnswers__Output } from './types/wardnode/ExchangeAnswers';
+export { type ExchangeCall, type ExchangeCall__Output } from './types/wardnode/ExchangeCall';
+export { type ExchangeCalls, type ExchangeCalls__Output } from './types/wardnode/ExchangeCalls';
 export { type NodeClient, type NodeHandlers, type NodeDefinition } from './types/wardnode/Node';
 export { _wardnode_NodeLeaseRequest_Kind, type _wardnode_NodeLeaseRequest_Kind__Output, type NodeLeaseRequest, type NodeLeaseRequest__Output } from './types/wardnode/NodeLeaseRequest';
 export { _wardnode_NodeMaintainRequest_Kind, type _wardnode_NodeMaintainRequest_Kind__Output, type NodeMaintainRequest, type NodeMaintainRequest__Output } from './types/wardnode/NodeMaintainRequest';

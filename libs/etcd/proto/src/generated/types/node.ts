@@ -6,6 +6,10 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { AuthCheck as _wardnode_AuthCheck, AuthCheck__Output as _wardnode_AuthCheck__Output } from './wardnode/AuthCheck';
 import type { AuthCheckRequest as _wardnode_AuthCheckRequest, AuthCheckRequest__Output as _wardnode_AuthCheckRequest__Output } from './wardnode/AuthCheckRequest';
 import type { AuthCheckResponse as _wardnode_AuthCheckResponse, AuthCheckResponse__Output as _wardnode_AuthCheckResponse__Output } from './wardnode/AuthCheckResponse';
+import type { ExchangeAnswer as _wardnode_ExchangeAnswer, ExchangeAnswer__Output as _wardnode_ExchangeAnswer__Output } from './wardnode/ExchangeAnswer';
+import type { ExchangeAnswers as _wardnode_ExchangeAnswers, ExchangeAnswers__Output as _wardnode_ExchangeAnswers__Output } from './wardnode/ExchangeAnswers';
+import type { ExchangeCall as _wardnode_ExchangeCall, ExchangeCall__Output as _wardnode_ExchangeCall__Output } from './wardnode/ExchangeCall';
+import type { ExchangeCalls as _wardnode_ExchangeCalls, ExchangeCalls__Output as _wardnode_ExchangeCalls__Output } from './wardnode/ExchangeCalls';
 import type { NodeClient as _wardnode_NodeClient, NodeDefinition as _wardnode_NodeDefinition } from './wardnode/Node';
 import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from './wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from './wardnode/NodeMaintainRequest';
@@ -34,6 +38,10 @@ export interface ProtoGrpcType {
     AuthCheck: MessageTypeDefinition<_wardnode_AuthCheck, _wardnode_AuthCheck__Output>
     AuthCheckRequest: MessageTypeDefinition<_wardnode_AuthCheckRequest, _wardnode_AuthCheckRequest__Output>
     AuthCheckResponse: MessageTypeDefinition<_wardnode_AuthCheckResponse, _wardnode_AuthCheckResponse__Output>
+    ExchangeAnswer: MessageTypeDefinition<_wardnode_ExchangeAnswer, _wardnode_ExchangeAnswer__Output>
+    ExchangeAnswers: MessageTypeDefinition<_wardnode_ExchangeAnswers, _wardnode_ExchangeAnswers__Output>
+    ExchangeCall: MessageTypeDefinition<_wardnode_ExchangeCall, _wardnode_ExchangeCall__Output>
+    ExchangeCalls: MessageTypeDefinition<_wardnode_ExchangeCalls, _wardnode_ExchangeCalls__Output>
     Node: SubtypeConstructor<typeof grpc.Client, _wardnode_NodeClient> & { service: _wardnode_NodeDefinition }
     NodeLeaseRequest: MessageTypeDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeLeaseRequest__Output>
     NodeMaintainRequest: MessageTypeDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeMaintainRequest__Output>

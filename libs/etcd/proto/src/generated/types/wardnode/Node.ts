@@ -6,6 +6,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { AuthCheckRequest as _wardnode_AuthCheckRequest, AuthCheckRequest__Output as _wardnode_AuthCheckRequest__Output } from '../wardnode/AuthCheckRequest';
 import type { AuthCheckResponse as _wardnode_AuthCheckResponse, AuthCheckResponse__Output as _wardnode_AuthCheckResponse__Output } from '../wardnode/AuthCheckResponse';
+import type { ExchangeAnswers as _wardnode_ExchangeAnswers, ExchangeAnswers__Output as _wardnode_ExchangeAnswers__Output } from '../wardnode/ExchangeAnswers';
+import type { ExchangeCalls as _wardnode_ExchangeCalls, ExchangeCalls__Output as _wardnode_ExchangeCalls__Output } from '../wardnode/ExchangeCalls';
 import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from '../wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from '../wardnode/NodeMaintainRequest';
 import type { NodeMemberListRequest as _wardnode_NodeMemberListRequest, NodeMemberListRequest__Output as _wardnode_NodeMemberListRequest__Output } from '../wardnode/NodeMemberListRequest';
@@ -30,6 +32,11 @@ export interface NodeClient extends grpc.Client {
   authCheck(argument: _wardnode_AuthCheckRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_AuthCheckResponse__Output>): grpc.ClientUnaryCall;
   authCheck(argument: _wardnode_AuthCheckRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_AuthCheckResponse__Output>): grpc.ClientUnaryCall;
   authCheck(argument: _wardnode_AuthCheckRequest, callback: grpc.requestCallback<_wardnode_AuthCheckResponse__Output>): grpc.ClientUnaryCall;
+  
+  Exchange(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers__Output>;
+  Exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers__Output>;
+  exchange(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers__Output>;
+  exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers__Output>;
   
   Lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
   Lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
@@ -109,6 +116,8 @@ export interface NodeClient extends grpc.Client {
 export interface NodeHandlers extends grpc.UntypedServiceImplementation {
   AuthCheck: grpc.handleUnaryCall<_wardnode_AuthCheckRequest__Output, _wardnode_AuthCheckResponse>;
   
+  Exchange: grpc.handleBidiStreamingCall<_wardnode_ExchangeCalls__Output, _wardnode_ExchangeAnswers>;
+  
   Lease: grpc.handleUnaryCall<_wardnode_NodeLeaseRequest__Output, _wardnode_NodeResponse>;
   
   Maintain: grpc.handleUnaryCall<_wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse>;
@@ -131,6 +140,7 @@ export interface NodeHandlers extends grpc.UntypedServiceImplementation {
 
 export interface NodeDefinition extends grpc.ServiceDefinition {
   AuthCheck: MethodDefinition<_wardnode_AuthCheckRequest, _wardnode_AuthCheckResponse, _wardnode_AuthCheckRequest__Output, _wardnode_AuthCheckResponse__Output>
+  Exchange: MethodDefinition<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers, _wardnode_ExchangeCalls__Output, _wardnode_ExchangeAnswers__Output>
   Lease: MethodDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeResponse, _wardnode_NodeLeaseRequest__Output, _wardnode_NodeResponse__Output>
   Maintain: MethodDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeResponse, _wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse__Output>
   MemberList: MethodDefinition<_wardnode_NodeMemberListRequest, _wardnode_NodeMemberListResponse, _wardnode_NodeMemberListRequest__Output, _wardnode_NodeMemberListResponse__Output>

@@ -1,0 +1,155 @@
+// NodeExchange over real gRPC against a scripted Exchange server: calls of one turn share a
+// message, answers find their callers in any order, and every way a call can end without an
+// answer ends it with the code the unary call would have had.
+import { credentials, Server, ServerCredentials, status as Status, type ServerDuplexStream } from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { wardNodeGrpc, wardNodeServiceDefinition, type NodeClient } from '@ward/etcd/proto';
+import { NodeExchange } from './node-exchange';
+
+interface Call {
+  id: string;
+  call: 'propose' | 'read';
+  propose?: { entry: Buffer };
+  read?: { entry: Buffer };
+}
+type ExchangeStream = ServerDuplexStream<{ calls: Call[] }, { answers: object[] }>;
+
+interface Scripted {
+  readonly messages: Call[][];
+  readonly streams: ExchangeStream[];
+  client: NodeClient;
+  stop(): void;
+}
+
+const open: Scripted[] = [];
+afterEach(() => {
+  for (const server of open.splice(0)) server.stop();
+});
+
+/** A server whose Exchange records every message and lets `onCalls` answer (or not). */
+async function scripted(onCalls: (stream: ExchangeStream, calls: Call[]) => void): Promise<Scripted> {
+  const messages: Call[][] = [];
+  const streams: ExchangeStream[] = [];
+  const server = new Server();
+  const unimplemented = (_call: unknown, callback: (error: object) => void): void => callback({ code: Status.UNIMPLEMENTED });
+  const handlers: Record<string, unknown> = {};
+  for (const name of Object.keys(wardNodeServiceDefinition())) handlers[name] = unimplemented;
+  handlers['Exchange'] = (stream: ExchangeStream) => {
+    streams.push(stream);
+    stream.on('data', (message: { calls: Call[] }) => {
+      messages.push(message.calls);
+      onCalls(stream, message.calls);
+    });
+    stream.on('error', () => undefined);
+  };
+  server.addService(wardNodeServiceDefinition(), handlers as never);
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  const Node = wardNodeGrpc().Node;
+  const client = new Node(`127.0.0.1:${port}`, credentials.createInsecure());
+  const result: Scripted = {
+    messages,
+    streams,
+    client,
+    stop: () => {
+      client.close();
+      server.forceShutdown();
+    },
+  };
+  open.push(result);
+  return result;
+}
+
+function exchangeOf(server: Scripted): NodeExchange {
+  return new NodeExchange(server.client, { maxSendBytes: 4 * 1024 * 1024, nowMs: Date.now });
+}
+
+const propose = (text: string) => ({ propose: { entry: Buffer.from(text), timeout_ms: 1000 } });
+const answerOf = (call: Call) => ({ id: call.id, answer: { response: Buffer.from(`answer to ${(call.propose ?? call.read)!.entry.toString()}`) } });
+
+function codeOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => 'answered',
+    (error: { code?: unknown }) => error.code,
+  );
+}
+
+describe('NodeExchange', () => {
+  it('sends the calls of one event-loop turn in one message and matches answers given in reverse order', async () => {
+    const server = await scripted((stream, calls) => stream.write({ answers: [...calls].reverse().map(answerOf) }));
+    const exchange = exchangeOf(server);
+    const deadline = Date.now() + 5000;
+    const answers = await Promise.all(['a', 'b', 'c', 'd'].map((text) => exchange.call(propose(text), deadline)));
+    expect(answers.map((answer) => answer.response?.toString())).toEqual(['answer to a', 'answer to b', 'answer to c', 'answer to d']);
+    expect(server.messages).toHaveLength(1);
+    expect(server.messages[0]).toHaveLength(4);
+    // Later turns reuse the same stream.
+    await exchange.call({ read: { entry: Buffer.from('e'), serializable: true, timeout_ms: 1000 } }, deadline);
+    expect(server.streams).toHaveLength(1);
+    expect(server.messages).toHaveLength(2);
+    exchange.close();
+  });
+
+  it('a status answer rejects its call with that code and details; the others are unaffected', async () => {
+    const server = await scripted((stream, calls) =>
+      stream.write({ answers: calls.map((call) => (call.propose?.entry.toString() === 'bad' ? { id: call.id, status: { code: Status.INVALID_ARGUMENT, message: 'bad entry' } } : answerOf(call))) }),
+    );
+    const exchange = exchangeOf(server);
+    const deadline = Date.now() + 5000;
+    const [bad, good] = await Promise.allSettled([exchange.call(propose('bad'), deadline), exchange.call(propose('good'), deadline)]);
+    expect(bad.status === 'rejected' && (bad.reason as { code: number; details: string })).toMatchObject({ code: Status.INVALID_ARGUMENT, details: 'bad entry' });
+    expect(good.status === 'fulfilled' && good.value.response?.toString()).toBe('answer to good');
+    exchange.close();
+  });
+
+  it('a stream that breaks fails its pending calls as UNAVAILABLE (outcome unknown), and the next call opens a new stream', async () => {
+    let breakNext = true;
+    const server = await scripted((stream, calls) => {
+      if (breakNext) {
+        breakNext = false;
+        stream.emit('error', { code: Status.UNAVAILABLE, details: 'member went away' });
+        return;
+      }
+      stream.write({ answers: calls.map(answerOf) });
+    });
+    const exchange = exchangeOf(server);
+    const deadline = Date.now() + 5000;
+    expect(await codeOf(exchange.call(propose('lost'), deadline))).toBe(Status.UNAVAILABLE);
+    expect((await exchange.call(propose('next'), deadline)).response?.toString()).toBe('answer to next');
+    expect(server.streams).toHaveLength(2);
+    exchange.close();
+  });
+
+  it('an unanswered call ends as DEADLINE_EXCEEDED shortly after its deadline; a cancelled one as CANCELLED at once', async () => {
+    const server = await scripted(() => undefined);
+    const exchange = exchangeOf(server);
+    const expired = codeOf(exchange.call(propose('slow'), Date.now() + 50));
+    const controller = new AbortController();
+    const cancelled = codeOf(exchange.call(propose('cancelled'), Date.now() + 60_000, controller.signal));
+    controller.abort();
+    expect(await cancelled).toBe(Status.CANCELLED);
+    expect(await expired).toBe(Status.DEADLINE_EXCEEDED);
+    expect(await codeOf(exchange.call(propose('x'), Date.now() + 1000, AbortSignal.abort()))).toBe(Status.CANCELLED);
+    exchange.close();
+  });
+
+  it('close fails what is pending as UNAVAILABLE and refuses new calls', async () => {
+    const server = await scripted(() => undefined);
+    const exchange = exchangeOf(server);
+    const pending = codeOf(exchange.call(propose('p'), Date.now() + 60_000));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    exchange.close();
+    expect(await pending).toBe(Status.UNAVAILABLE);
+    expect(await codeOf(exchange.call(propose('q'), Date.now() + 1000))).toBe(Status.UNAVAILABLE);
+  });
+
+  it('a batch is cut before it would pass the channel message limit', async () => {
+    const server = await scripted((stream, calls) => stream.write({ answers: calls.map(answerOf) }));
+    const exchange = new NodeExchange(server.client, { maxSendBytes: 10_000, nowMs: Date.now });
+    const deadline = Date.now() + 5000;
+    const big = 'x'.repeat(4000);
+    await Promise.all([1, 2, 3, 4, 5].map((n) => exchange.call(propose(`${big}${n}`), deadline)));
+    expect(server.messages.length).toBeGreaterThanOrEqual(3);
+    for (const message of server.messages) expect(message.reduce((sum, call) => sum + call.propose!.entry.length, 0)).toBeLessThanOrEqual(10_000);
+    exchange.close();
+  });
+});

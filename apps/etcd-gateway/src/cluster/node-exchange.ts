@@ -1,0 +1,175 @@
+// The gateway's side of wardnode.Node/Exchange: Propose and Read calls to one member multiplexed on
+// one long-lived stream instead of a grpc-js unary call (a new HTTP/2 stream, metadata and a
+// deadline timer) each. Calls made in one event-loop turn travel in one message; answers come back
+// matched by id. Failures look exactly like the unary call's (objects with a gRPC `code` and
+// `details`), so callers keep one error path: a broken stream fails its calls as UNAVAILABLE
+// (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled one as
+// CANCELLED.
+import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
+import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadRequest } from '@ward/etcd/proto';
+
+/** Calls waiting for an answer on one member's stream; more are refused as RESOURCE_EXHAUSTED. */
+export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
+/** How often expired calls are looked for while some are pending. */
+const DEADLINE_SWEEP_MS = 50;
+/** An expired call still gets this long for the member's own timeout answer. */
+const DEADLINE_GRACE_MS = 100;
+/** Framing allowance per call on top of its entry. */
+const CALL_OVERHEAD_BYTES = 64;
+
+type ExchangeStream = ClientDuplexStream<ExchangeCalls, ExchangeAnswers__Output>;
+
+interface Pending {
+  readonly resolve: (answer: NodeResponse__Output) => void;
+  readonly reject: (error: Error) => void;
+  readonly deadlineMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+}
+
+export type ExchangeCallKind = { propose: ProposeRequest } | { read: ReadRequest };
+
+function callError(code: Status, details: string): Error {
+  return Object.assign(new Error(details), { code, details });
+}
+
+function entryBytes(call: ExchangeCallKind): number {
+  const request = 'propose' in call ? call.propose : call.read;
+  return (request.entry as Uint8Array | undefined)?.length ?? 0;
+}
+
+export interface NodeExchangeOptions {
+  /** Largest message the channel sends: a batch is flushed before it would grow past it. */
+  readonly maxSendBytes: number;
+  /** Epoch milliseconds (grpc-js deadlines and the callers' deadlines are wall-clock). */
+  readonly nowMs: () => number;
+}
+
+export class NodeExchange {
+  private stream: ExchangeStream | undefined;
+  /** Pending calls of the open stream, by id. */
+  private pending = new Map<string, Pending>();
+  private queued: ExchangeCall[] = [];
+  private queuedBytes = 0;
+  private flushScheduled = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private lastId = 0;
+  private closed = false;
+
+  constructor(
+    private readonly client: NodeClient,
+    private readonly options: NodeExchangeOptions,
+  ) {}
+
+  /** One Propose or Read; resolves to the member's answer, rejects like grpc-js's unary call. */
+  call(call: ExchangeCallKind, deadlineMs: number, signal?: AbortSignal): Promise<NodeResponse__Output> {
+    if (signal?.aborted) return Promise.reject(callError(Status.CANCELLED, 'cancelled before sending'));
+    if (this.closed) return Promise.reject(callError(Status.UNAVAILABLE, 'connection closed'));
+    if (this.pending.size >= MAX_EXCHANGE_PENDING_COUNT) return Promise.reject(callError(Status.RESOURCE_EXHAUSTED, 'too many calls in flight to one member'));
+    const bytes = entryBytes(call) + CALL_OVERHEAD_BYTES;
+    if (this.queuedBytes + bytes > this.options.maxSendBytes) this.flush();
+    this.lastId += 1;
+    const id = String(this.lastId);
+    const pending = this.pending;
+    return new Promise<NodeResponse__Output>((resolve, reject) => {
+      const onAbort =
+        signal === undefined
+          ? undefined
+          : () => {
+              // The member may still serve it; its answer then finds no one waiting.
+              if (pending.delete(id)) reject(callError(Status.CANCELLED, 'cancelled'));
+            };
+      pending.set(id, { resolve, reject, deadlineMs, signal, onAbort });
+      signal?.addEventListener('abort', onAbort!, { once: true });
+      this.queued.push({ id, ...call });
+      this.queuedBytes += bytes;
+      this.scheduleFlush();
+      this.scheduleSweep();
+    });
+  }
+
+  /** Ends the stream; calls still pending fail as UNAVAILABLE. */
+  close(): void {
+    this.closed = true;
+    this.queued = [];
+    this.queuedBytes = 0;
+    const stream = this.stream;
+    this.stream = undefined;
+    this.failAll(this.pending, 'connection closed');
+    stream?.cancel();
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.queued.length === 0) return;
+    const calls = this.queued;
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.openStream().write({ calls });
+  }
+
+  private openStream(): ExchangeStream {
+    if (this.stream !== undefined) return this.stream;
+    const stream = this.client.Exchange() as unknown as ExchangeStream;
+    const pending = this.pending;
+    this.stream = stream;
+    stream.on('data', (message: ExchangeAnswers__Output) => {
+      for (const answer of message.answers) {
+        const waiter = pending.get(answer.id);
+        if (waiter === undefined) continue;
+        pending.delete(answer.id);
+        if (waiter.onAbort !== undefined) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+        if (answer.outcome === 'answer' && answer.answer) waiter.resolve(answer.answer);
+        else waiter.reject(callError((answer.status?.code ?? Status.INTERNAL) as Status, answer.status?.message ?? 'no answer'));
+      }
+    });
+    const broken = (): void => {
+      if (this.stream === stream) {
+        // Calls queued for this stream are in its pending map: they fail with it, unsent.
+        this.stream = undefined;
+        this.pending = new Map();
+        this.queued = [];
+        this.queuedBytes = 0;
+      }
+      this.failAll(pending, 'stream to the member ended');
+    };
+    stream.on('error', broken);
+    stream.on('end', broken);
+    return stream;
+  }
+
+  private failAll(pending: Map<string, Pending>, details: string): void {
+    const waiters = [...pending.values()];
+    pending.clear();
+    for (const waiter of waiters) {
+      if (waiter.onAbort !== undefined) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+      waiter.reject(callError(Status.UNAVAILABLE, details));
+    }
+  }
+
+  /** One coarse timer instead of one per call: expired calls fail as DEADLINE_EXCEEDED. */
+  private scheduleSweep(): void {
+    if (this.sweepTimer !== undefined) return;
+    this.sweepTimer = setInterval(() => {
+      const nowMs = this.options.nowMs();
+      for (const [id, waiter] of this.pending) {
+        if (nowMs < waiter.deadlineMs + DEADLINE_GRACE_MS) continue;
+        this.pending.delete(id);
+        if (waiter.onAbort !== undefined) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+        waiter.reject(callError(Status.DEADLINE_EXCEEDED, 'deadline exceeded'));
+      }
+      if (this.pending.size === 0) {
+        clearInterval(this.sweepTimer);
+        this.sweepTimer = undefined;
+      }
+    }, DEADLINE_SWEEP_MS);
+    this.sweepTimer.unref();
+  }
+}

@@ -1,0 +1,34 @@
+// Exchange: a gateway's Propose and Read calls multiplexed on one long-lived stream, each served
+// exactly as its unary method serves it (propose.ts, read.ts); answers go back batched.
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { ExchangeAnswers, ExchangeCall__Output, ExchangeCalls__Output, NodeResponse } from '@ward/etcd/proto';
+import { GrpcStatusError, serveBatchedCalls, type CallContext } from '@ward/platform/grpc-server';
+import { status } from '@grpc/grpc-js';
+import { wireErrorAnswer } from './answers';
+import type { NodeCore } from './node-core';
+import { propose } from './propose';
+import { read } from './read';
+
+/** Calls one stream may have in flight; more are answered `too many requests` at once. */
+export const MAX_EXCHANGE_IN_FLIGHT_COUNT = 10_000;
+/** An answer batch is written once it holds this many bytes of responses. */
+export const MAX_EXCHANGE_ANSWER_BATCH_BYTES = 4 * 1024 * 1024;
+
+const ANSWER_OVERHEAD_BYTES = 64;
+
+function serveCall(core: NodeCore, call: ExchangeCall__Output): Promise<NodeResponse> {
+  if (call.call === 'propose' && call.propose) return propose(core, call.propose);
+  if (call.call === 'read' && call.read) return read(core, call.read);
+  return Promise.reject(new GrpcStatusError(status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read'));
+}
+
+export function serveExchange(core: NodeCore, stream: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext): Promise<void> {
+  return serveBatchedCalls(stream as never, {
+    serve: (call: ExchangeCall__Output) => serveCall(core, call),
+    overloaded: wireErrorAnswer('TooManyRequests'),
+    answerBytes: (answer: NodeResponse) => (answer.response?.length ?? 0) + ANSWER_OVERHEAD_BYTES,
+    maxInFlightCount: MAX_EXCHANGE_IN_FLIGHT_COUNT,
+    maxBatchBytes: MAX_EXCHANGE_ANSWER_BATCH_BYTES,
+    logger: context.logger,
+  });
+}

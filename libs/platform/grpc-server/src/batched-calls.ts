@@ -1,0 +1,101 @@
+// Unary calls multiplexed on one bidi stream, the server's side: the client sends messages
+// `{ calls: [{ id, ... }] }`, each call is served by `serve` on its own, and answers go back as
+// `{ answers: [{ id, answer } | { id, status }] }`, batched to one write per event-loop turn. A
+// long-lived stream of these costs one HTTP/2 stream instead of one per call (metadata, deadline
+// timer, stream set-up on both sides). Calls in flight and bytes per answer batch are bounded.
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { Logger } from '@ward/platform/logging';
+import { toGrpcStatus, type ErrorMapper } from './status';
+
+export interface BatchedCallsOptions<Call, Answer> {
+  /** Serves one call, as the unary method would; a rejection becomes the call's `status`. */
+  readonly serve: (call: Call) => Promise<Answer>;
+  /** The answer to a call beyond `maxInFlightCount` (e.g. etcd's `too many requests`). */
+  readonly overloaded: Answer;
+  /** Approximate encoded size of an answer, for the batch bound. */
+  readonly answerBytes: (answer: Answer) => number;
+  readonly maxInFlightCount: number;
+  /** A batch is written as soon as it holds this many bytes (a single answer may be larger). */
+  readonly maxBatchBytes: number;
+  readonly logger: Logger;
+  readonly mapError?: ErrorMapper;
+}
+
+export interface BatchedAnswer<Answer> {
+  readonly id: string;
+  readonly answer?: Answer;
+  readonly status?: { code: number; message: string };
+}
+
+const STATUS_BYTES = 64;
+
+/** Serves one stream until the client ends or cancels it. */
+export function serveBatchedCalls<Call extends { id: string }, Answer>(
+  stream: ServerDuplexStream<{ calls: Call[] }, { answers: BatchedAnswer<Answer>[] }>,
+  options: BatchedCallsOptions<Call, Answer>,
+): Promise<void> {
+  let inFlight = 0;
+  let ended = false;
+  let closed = false;
+  let batch: BatchedAnswer<Answer>[] = [];
+  let batchBytes = 0;
+  let flushScheduled = false;
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => (finish = resolve));
+
+  const flush = (): void => {
+    flushScheduled = false;
+    if (batch.length > 0 && !closed) stream.write({ answers: batch });
+    batch = [];
+    batchBytes = 0;
+    if (ended && inFlight === 0) finish();
+  };
+  const send = (answered: BatchedAnswer<Answer>, bytes: number): void => {
+    if (closed) return;
+    batch.push(answered);
+    batchBytes += bytes;
+    if (batchBytes >= options.maxBatchBytes) flush();
+    else if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  };
+  const serveOne = (call: Call): void => {
+    const id = call.id;
+    if (inFlight >= options.maxInFlightCount) return send({ id, answer: options.overloaded }, STATUS_BYTES);
+    inFlight += 1;
+    let running: Promise<Answer>;
+    try {
+      running = options.serve(call);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.then(
+      (answer) => {
+        inFlight -= 1;
+        send({ id, answer }, options.answerBytes(answer));
+      },
+      (error: unknown) => {
+        inFlight -= 1;
+        const status = toGrpcStatus(error, options.mapError);
+        if (status.unmapped) options.logger.error({ err: error }, 'unmapped error answered as internal');
+        send({ id, status: { code: status.code, message: status.details } }, STATUS_BYTES);
+      },
+    );
+  };
+
+  stream.on('data', (message: { calls: Call[] }) => {
+    for (const call of message.calls) serveOne(call);
+  });
+  stream.on('end', () => {
+    ended = true;
+    if (inFlight === 0 && !flushScheduled) finish();
+  });
+  const close = (): void => {
+    closed = true;
+    finish();
+  };
+  stream.on('cancelled', close);
+  stream.on('error', close);
+  return done;
+}
