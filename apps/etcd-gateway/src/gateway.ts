@@ -9,7 +9,7 @@ import { CryptoRng } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
 import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
-import { createLogger, type Logger } from '@ward/platform/logging';
+import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
 import { Authenticator, type AuthenticateHooks } from './authenticate/authenticator';
 import { createPasswordTier, type PasswordTier } from './authenticate/password-tier';
@@ -17,7 +17,7 @@ import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authentic
 import { ClusterClient } from './cluster/cluster-client';
 import { grpcMaxReceiveBytes, type GatewayConfig } from './config';
 import { mapGatewayError } from './errors/error-mapping';
-import { errorBody, httpError, registerJsonGateway, unexpectedErrorLog, type UnexpectedErrorLog } from './http/json-gateway';
+import { errorBody, httpError, registerJsonGateway } from './http/json-gateway';
 import { IdentityResolver } from './identity/identity-resolver';
 import { JwtTokenVerifier } from './identity/jwt-token-verifier';
 import { SimpleTokenVerifier } from './identity/simple-token-verifier';

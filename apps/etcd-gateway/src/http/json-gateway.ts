@@ -4,12 +4,11 @@
 // `{"error","message","code"}` with grpc-gateway's HTTP status for the code.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { status as Status } from '@grpc/grpc-js';
-import type { Logger } from '@ward/platform/logging';
+import type { UnexpectedErrorLog } from '@ward/platform/logging';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdProtoRoot } from '@ward/etcd/proto';
 import { httpStatusOf, type GrpcStatusCode } from '@ward/etcd/wire-errors';
 import { statusOf } from '../errors/error-mapping';
-import { DEFAULT_ERROR_LOG_LIMITS, ErrorLogLimiter, errorCause, type ErrorLogLimits } from '../errors/error-log-limiter';
 import { tokenFromHeaders } from '../identity/token-extraction';
 import { passThroughDefinition } from '../services/pass-through';
 import type { UnaryRpc } from '../services/rpc-table';
@@ -20,26 +19,8 @@ export interface JsonGatewayOptions {
   /** The gRPC receive limit: a body encoding to more is refused as gRPC refuses it. */
   readonly maxRequestMessageBytes: number;
   readonly bodyLimitBytes: number;
-  /** Where unexpected errors are reported (see {@link unexpectedErrorLog}). */
+  /** Where unexpected errors are reported (rate-limited per cause: `unexpectedErrorLog` of @ward/platform/logging). */
   readonly logUnexpected: UnexpectedErrorLog;
-}
-
-/** Reports an error the gateway did not expect (answered as `internal error`). */
-export type UnexpectedErrorLog = (error: unknown) => void;
-
-/**
- * Logs unexpected errors at error level, rate-limited per cause (ErrorLogLimiter): a request that
- * keeps failing the same way writes a few lines, then one per refill interval with the count of
- * occurrences left out.
- */
-export function unexpectedErrorLog(logger: Logger, nowMs: () => number, limits: ErrorLogLimits = DEFAULT_ERROR_LOG_LIMITS): UnexpectedErrorLog {
-  const limiter = new ErrorLogLimiter(nowMs, limits);
-  return (error) => {
-    const decision = limiter.admit(errorCause(error));
-    if (!decision.log) return;
-    if (decision.suppressedCount === 0) logger.error({ err: error }, 'unmapped error answered as internal');
-    else logger.error({ err: error, suppressedCount: decision.suppressedCount, cause: decision.cause }, 'unmapped error answered as internal (more of this cause were not logged)');
-  };
 }
 
 /** etcd's error body for a status. */

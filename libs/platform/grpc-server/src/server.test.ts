@@ -137,6 +137,16 @@ describe('createGrpcServer', () => {
     expect(log).toContain('ECONNREFUSED');
   });
 
+  it('a flood of one unmapped failure writes a few error lines, not one per call', async () => {
+    const c = await start();
+    const before = logLines.join('').split('unmapped error answered as internal').length;
+    for (let i = 0; i < 40; i++) expect((await unary(c, 'Echo', { fail: 'raw' })).error?.code).toBe(status.INTERNAL);
+    const lines = logLines.join('').split('unmapped error answered as internal').length - before;
+    expect(lines).toBeGreaterThan(0);
+    expect(lines).toBeLessThanOrEqual(5);
+    expect(logLines.join('')).toContain('"method":"/test.Echo/Echo"');
+  });
+
   it('maps a failure in a server stream after some messages', async () => {
     const c = await start();
     const received: unknown[] = [];

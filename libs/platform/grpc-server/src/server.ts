@@ -12,7 +12,7 @@ import {
   type UntypedServiceImplementation,
   type sendUnaryData,
 } from '@grpc/grpc-js';
-import type { Logger } from '@ward/platform/logging';
+import { unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { LATENCY_BUCKETS_SECONDS, type Metrics } from '@ward/platform/metrics';
 import type { CallContext, ServiceHandlers } from './handlers';
 import { toGrpcStatus, type ErrorMapper } from './status';
@@ -113,6 +113,8 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
 
 interface Instrumentation {
   readonly options: GrpcServerOptions;
+  /** Unmapped errors, logged rate-limited per cause: a flood of one failure cannot flood the log. */
+  readonly logUnexpected: UnexpectedErrorLog;
   nextRequestId(): number;
   record(method: string, code: Status, startedMs: number): void;
 }
@@ -123,6 +125,7 @@ function createInstrumentation(options: GrpcServerOptions): Instrumentation {
   const seconds = options.metrics?.histogram({ name: 'grpc_server_handling_seconds', help: 'Call duration until status.', labelNames: ['method'], buckets: LATENCY_BUCKETS_SECONDS });
   return {
     options,
+    logUnexpected: unexpectedErrorLog(options.logger, () => performance.now()),
     nextRequestId: () => ++requestCounter,
     record(method, code, startedMs) {
       handled?.inc({ method, code: Status[code] ?? String(code) });
@@ -204,7 +207,7 @@ function invoke<T>(run: () => Promise<T>): Promise<T> {
 
 function failure(error: unknown, context: CallContext, instrumentation: Instrumentation): { code: Status; details: string } {
   const mapped = toGrpcStatus(error, instrumentation.options.mapError);
-  if (mapped.unmapped) context.logger.error({ err: error }, 'unmapped error answered as internal');
+  if (mapped.unmapped) instrumentation.logUnexpected(error, { method: context.method });
   return { code: mapped.code, details: mapped.details };
 }
 

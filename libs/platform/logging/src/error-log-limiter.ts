@@ -1,3 +1,5 @@
+import type { Logger } from './logger';
+
 // Unexpected errors are logged, but a request that fails the same way over and over cannot write a
 // line per request: each cause (the error's class and first message line) has a token bucket, and
 // the next line a cause is allowed carries how many of its occurrences were not logged. The causes
@@ -100,4 +102,22 @@ export class ErrorLogLimiter {
   private ownBuckets(): number {
     return this.buckets.size - (this.buckets.has(OVERFLOW_CAUSE) ? 1 : 0);
   }
+}
+
+/** Reports an error a service did not expect (answered as `internal error`). */
+export type UnexpectedErrorLog = (error: unknown, bindings?: Readonly<Record<string, unknown>>) => void;
+
+/**
+ * Logs unexpected errors at error level, rate-limited per cause (ErrorLogLimiter): a request that
+ * keeps failing the same way writes a few lines, then one per refill interval with the count of
+ * occurrences left out.
+ */
+export function unexpectedErrorLog(logger: Logger, nowMs: () => number, limits: ErrorLogLimits = DEFAULT_ERROR_LOG_LIMITS): UnexpectedErrorLog {
+  const limiter = new ErrorLogLimiter(nowMs, limits);
+  return (error, bindings) => {
+    const decision = limiter.admit(errorCause(error));
+    if (!decision.log) return;
+    if (decision.suppressedCount === 0) logger.error({ ...bindings, err: error }, 'unmapped error answered as internal');
+    else logger.error({ ...bindings, err: error, suppressedCount: decision.suppressedCount, cause: decision.cause }, 'unmapped error answered as internal (more of this cause were not logged)');
+  };
 }
