@@ -1,8 +1,9 @@
 // etcd's service definitions with one change: a handler may answer with the encoded response
 // bytes a raft-node produced, which are sent as they are (no decode and re-encode); any other
-// answer is encoded by the definition's own serializer.
+// answer is encoded by the definition's own serializer. Auth requests are decoded with their string
+// fields as bytes (user names and passwords exactly as sent; services/auth-fields.ts reads them).
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
-import { etcdServiceDefinition, type EtcdServiceName } from '@ward/etcd/proto';
+import { etcdServiceDefinitionWithRawAuthStrings, type EtcdServiceName } from '@ward/etcd/proto';
 
 function passThrough(serialize: (value: unknown) => Buffer): (value: unknown) => Buffer {
   return (value) => {
@@ -12,9 +13,12 @@ function passThrough(serialize: (value: unknown) => Buffer): (value: unknown) =>
   };
 }
 
-/** `etcdServiceDefinition(service)` whose response serializers pass bytes through. */
+/**
+ * `etcdServiceDefinitionWithRawAuthStrings(service)` (etcd's definition, Auth request strings as
+ * bytes) whose response serializers pass bytes through.
+ */
 export function passThroughDefinition(service: EtcdServiceName): ServiceDefinition {
-  const definition = etcdServiceDefinition(service);
+  const definition = etcdServiceDefinitionWithRawAuthStrings(service);
   const out: Record<string, MethodDefinition<unknown, unknown>> = {};
   for (const [name, method] of Object.entries(definition)) {
     const typed = method as MethodDefinition<unknown, unknown>;
