@@ -12,6 +12,8 @@ import { etcdMessageType, etcdProtoRoot } from '@ward/etcd/proto';
 const MAX_JSON_DEPTH = 64;
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+/** A UTF-16 surrogate without its partner (JSON can spell one: `"\udcff"`). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const DECIMAL = /^-?\d{1,20}$/;
 
 function invalid(message: string): GrpcStatusError {
@@ -62,7 +64,9 @@ function scalarFromJson(field: Field, value: unknown, path: string): unknown {
       return Buffer.from(value.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     case 'string':
       if (typeof value !== 'string') throw invalid(`field ${path} must be a string`);
-      return value;
+      // Go's JSON decoder (etcd's gateway) reads a lone surrogate escape as U+FFFD; protobufjs would
+      // write it as a surrogate's 3 bytes in short strings and as U+FFFD in long ones.
+      return value.replace(LONE_SURROGATE, '\ufffd');
     case 'bool':
       if (typeof value !== 'boolean') throw invalid(`field ${path} must be a boolean`);
       return value;
