@@ -1,6 +1,7 @@
 // bcrypt verifications per second through BullMQ (Redis on 127.0.0.1:6379) with 1 and 2
 // password-verifier processes, at cost 4 and 10, against the in-process figure on the same machine.
 //   npx nx run password-verifier:bench
+import { utf8 } from '@ward/shared/bytes';
 import { BcryptPasswordVerifier } from '@ward/auth/password-hashing';
 import { PayloadSealer, QueuePasswordVerifier, generateSealingKeyEntry, parseSealingKeys } from '@ward/auth/password-queue';
 import { systemClock } from '@ward/shared/clock';
@@ -67,9 +68,9 @@ async function throughQueue(cost: number, workers: number, durationMs: number): 
       clock: systemClock,
     });
     try {
-      const hash = await client.hash('benchmark password');
-      await drive(() => client.verify('benchmark password', hash), 1000); // warm-up
-      return await drive(() => client.verify('benchmark password', hash), durationMs);
+      const hash = await client.hash(utf8('benchmark password'));
+      await drive(() => client.verify(utf8('benchmark password'), hash), 1000); // warm-up
+      return await drive(() => client.verify(utf8('benchmark password'), hash), durationMs);
     } finally {
       await client.close();
     }
@@ -82,8 +83,8 @@ async function throughQueue(cost: number, workers: number, durationMs: number): 
 
 async function inProcess(cost: number, durationMs: number): Promise<Figures> {
   const verifier = new BcryptPasswordVerifier({ cost });
-  const hash = await verifier.hash('benchmark password');
-  return drive(() => verifier.verify('benchmark password', hash), durationMs);
+  const hash = await verifier.hash(utf8('benchmark password'));
+  return drive(() => verifier.verify(utf8('benchmark password'), hash), durationMs);
 }
 
 const rows: string[] = [];

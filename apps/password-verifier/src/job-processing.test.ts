@@ -65,7 +65,7 @@ describe('password job processor', () => {
     const hashEnvelope = envelopeFor('hash', encodeRequestPlaintext({ name: 'hash', password: utf8('s3cret') }));
     const hashResult = open('hash', await processor(job('hash', hashEnvelope)));
     if (hashResult.name !== 'hash') throw new Error('expected a hash');
-    expect(await hasher.verify('s3cret', hashResult.hash)).toBe(true);
+    expect(await hasher.verify(utf8('s3cret'), hashResult.hash)).toBe(true);
     for (const [password, match] of [['s3cret', true], ['wrong', false]] as const) {
       const envelope = envelopeFor('verify', encodeRequestPlaintext({ name: 'verify', password: utf8(password), hash: hashResult.hash }));
       const result = await processor(job('verify', envelope));

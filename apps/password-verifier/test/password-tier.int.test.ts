@@ -20,7 +20,7 @@ let slowHash: Uint8Array;
 
 beforeAll(async () => {
   // A cost-14 hash takes long enough to verify (~1 s) that a worker can be killed in the middle.
-  slowHash = await new BcryptPasswordVerifier({ cost: 14 }).hash('slow but right');
+  slowHash = await new BcryptPasswordVerifier({ cost: 14 }).hash(utf8('slow but right'));
 });
 
 afterEach(async () => {
@@ -100,15 +100,15 @@ describe('hash and verify through the queue', () => {
     const [a, b] = await Promise.all([startWorker(prefix, 'A'), startWorker(prefix, 'B')]);
     const verifier = await client(prefix);
     const passwords = Array.from({ length: 16 }, (_, i) => `password-${i}-é`);
-    const hashes = await Promise.all(passwords.map((password) => verifier.hash(password)));
+    const hashes = await Promise.all(passwords.map((password) => verifier.hash(utf8(password))));
     const local = new BcryptPasswordVerifier({ cost: 4 });
     for (const [i, hash] of hashes.entries()) {
       expect(fromUtf8(hash)).toMatch(/^\$2b\$04\$/);
-      expect(await local.verify(passwords[i]!, hash)).toBe(true);
+      expect(await local.verify(utf8(passwords[i]!), hash)).toBe(true);
     }
-    const checks = await Promise.all(passwords.flatMap((password, i) => [verifier.verify(password, hashes[i]!), verifier.verify(`${password}x`, hashes[i]!)]));
+    const checks = await Promise.all(passwords.flatMap((password, i) => [verifier.verify(utf8(password), hashes[i]!), verifier.verify(utf8(`${password}x`), hashes[i]!)]));
     expect(checks).toEqual(passwords.flatMap(() => [true, false]));
-    expect(await verifier.verify('U*U', utf8('$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW'))).toBe(true);
+    expect(await verifier.verify(utf8('U*U'), utf8('$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW'))).toBe(true);
     // A worker logs a job's completion after BullMQ has handed its result on: the last lines may
     // still be on their way through the pipe when the answers are in.
     await expect.poll(() => jobLines(a, 'password job completed').length + jobLines(b, 'password job completed').length, { timeout: 5000 }).toBe(16 * 3 + 1);
@@ -124,9 +124,9 @@ describe('hash and verify through the queue', () => {
     const prefix = freshPrefix('refusal');
     const worker = await startWorker(prefix, 'A', { VERIFIER_BCRYPT_MAX_VERIFY_COST: '12' });
     const verifier = await client(prefix);
-    expect(await codeOf(verifier.verify('x', slowHash))).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED');
+    expect(await codeOf(verifier.verify(utf8('x'), slowHash))).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED');
     expect(jobLines(worker, 'password job started')).toHaveLength(1);
-    expect(await codeOf(verifier.hash('y'.repeat(73)))).toBe('ERR_AUTH_PASSWORD_TOO_LONG'); // refused before Redis
+    expect(await codeOf(verifier.hash(utf8('y'.repeat(73))))).toBe('ERR_AUTH_PASSWORD_TOO_LONG'); // refused before Redis
   });
 });
 
@@ -135,7 +135,7 @@ describe('failures', () => {
     const prefix = freshPrefix('kill');
     const a = await startWorker(prefix, 'A');
     const verifier = await client(prefix);
-    const answer = verifier.verify('slow but right', slowHash);
+    const answer = verifier.verify(utf8('slow but right'), slowHash);
     const startedOnA = await a.waitForLine((l) => l['msg'] === 'password job started', 20_000);
     a.signal('SIGKILL');
     expect(await a.exited).toBeNull();
@@ -149,9 +149,9 @@ describe('failures', () => {
     const prefix = freshPrefix('timeout');
     const verifier = await client(prefix, { requestTimeoutMs: 400, maxOutstanding: 2 });
     const startedMs = Date.now();
-    const first = codeOf(verifier.verify('a', slowHash));
-    const second = codeOf(verifier.verify('b', slowHash));
-    expect(await codeOf(verifier.verify('c', slowHash))).toBe('ERR_AUTH_PASSWORD_TIER_BUSY');
+    const first = codeOf(verifier.verify(utf8('a'), slowHash));
+    const second = codeOf(verifier.verify(utf8('b'), slowHash));
+    expect(await codeOf(verifier.verify(utf8('c'), slowHash))).toBe('ERR_AUTH_PASSWORD_TIER_BUSY');
     expect(await first).toBe('ERR_AUTH_PASSWORD_TIER_TIMEOUT');
     expect(await second).toBe('ERR_AUTH_PASSWORD_TIER_TIMEOUT');
     expect(Date.now() - startedMs).toBeLessThan(3000);
@@ -207,10 +207,10 @@ describe('secrets never sit in Redis in the clear', () => {
     await startWorker(prefix, 'A', { VERIFIER_BCRYPT_MAX_VERIFY_COST: '12' });
     const verifier = await client(prefix);
     const canary = `canary-${Math.random().toString(36).slice(2)}-пароль`;
-    const hash = await verifier.hash(canary);
-    expect(await verifier.verify(canary, hash)).toBe(true);
-    expect(await verifier.verify(`${canary}-wrong`, hash)).toBe(false);
-    expect(await codeOf(verifier.verify(canary, slowHash))).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED'); // a failed job stays in Redis
+    const hash = await verifier.hash(utf8(canary));
+    expect(await verifier.verify(utf8(canary), hash)).toBe(true);
+    expect(await verifier.verify(utf8(`${canary}-wrong`), hash)).toBe(false);
+    expect(await codeOf(verifier.verify(utf8(canary), slowHash))).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED'); // a failed job stays in Redis
     expect(await redis.zcard(`${prefix}:password:failed`)).toBe(1);
 
     const forbidden = [canary, hash, slowHash].flatMap((secret) => {
@@ -237,7 +237,7 @@ describe('process lifecycle', () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     const verifier = await client(prefix);
-    const answer = verifier.verify('slow but right', slowHash);
+    const answer = verifier.verify(utf8('slow but right'), slowHash);
     await worker.waitForLine((l) => l['msg'] === 'password job started', 20_000);
     worker.signal('SIGTERM');
     expect(await answer).toBe(true);
@@ -251,7 +251,7 @@ describe('process lifecycle', () => {
     const worker = await startWorker(prefix, 'A');
     const port = Number((await worker.waitForLine(started, 1000))['httpPort']);
     const verifier = await client(prefix);
-    await verifier.hash('metrics');
+    await verifier.hash(utf8('metrics'));
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(text).toMatch(/ward_password_verifier_jobs_total\{name="hash",outcome="completed"\} 1/);
     expect(text).toMatch(/ward_password_verifier_bcrypt_cost 4/);

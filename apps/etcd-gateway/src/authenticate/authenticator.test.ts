@@ -1,6 +1,7 @@
 // The Authenticate loop with real bcrypt (cost 4) against an in-memory auth state standing in for
 // the cluster's linearizable AuthCheck, and the test hooks forcing the password-change race.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { utf8 } from '@ward/shared/bytes';
 import { BcryptPasswordVerifier, CredentialChecker } from '@ward/auth/password-hashing';
 import { createLogger } from '@ward/platform/logging';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
@@ -22,7 +23,7 @@ class AuthState {
   reads = 0;
 
   async setPassword(name: string, password: string): Promise<void> {
-    this.users.set(name, { hash: await bcrypt.hash(password) });
+    this.users.set(name, { hash: await bcrypt.hash(utf8(password)) });
     this.revision += 1;
   }
 
@@ -66,7 +67,7 @@ describe('Authenticator', () => {
     const state = new AuthState();
     await state.setPassword('alice', 'secret');
     const issuer = new RecordingIssuer(false);
-    const outcome = await authenticator(state, issuer).authenticate('alice', 'secret');
+    const outcome = await authenticator(state, issuer).authenticate('alice', utf8('secret'));
     expect(outcome.issued).toEqual({ kind: 'token', token: 'token-alice-6-1' });
     expect(outcome.authRevision).toBe(6);
     expect(outcome.attemptsCount).toBe(1);
@@ -80,7 +81,7 @@ describe('Authenticator', () => {
     const state = new AuthState();
     await state.setPassword('alice', 'secret');
     const issuer = new RecordingIssuer(false);
-    const error = await failure(authenticator(state, issuer).authenticate(name, password));
+    const error = await failure(authenticator(state, issuer).authenticate(name, utf8(password)));
     expect(isWireError(error, 'AuthFailed')).toBe(true);
     expect((error as Error).message).toBe('etcdserver: authentication failed, invalid user ID or password');
     expect(issuer.issued).toHaveLength(0);
@@ -89,7 +90,7 @@ describe('Authenticator', () => {
   it('a no-password user: Unknown `auth: ... no password user`, whatever the password', async () => {
     const state = new AuthState();
     state.users.set('svc', { noPassword: true });
-    const error = await failure(authenticator(state, new RecordingIssuer(false)).authenticate('svc', ''));
+    const error = await failure(authenticator(state, new RecordingIssuer(false)).authenticate('svc', utf8('')));
     expect(isWireError(error, 'NoPasswordUser')).toBe(true);
     expect((error as { grpcCode: number }).grpcCode).toBe(2);
   });
@@ -98,7 +99,7 @@ describe('Authenticator', () => {
     const state = new AuthState();
     state.enabled = false;
     await state.setPassword('alice', 'secret');
-    expect(isWireError(await failure(authenticator(state, new RecordingIssuer(false)).authenticate('alice', 'secret')), 'AuthNotEnabled')).toBe(true);
+    expect(isWireError(await failure(authenticator(state, new RecordingIssuer(false)).authenticate('alice', utf8('secret'))), 'AuthNotEnabled')).toBe(true);
   });
 
   it('race: the password changes after it was checked — the old password never yields a token', async () => {
@@ -113,7 +114,7 @@ describe('Authenticator', () => {
         await state.setPassword('alice', 'new-password');
       },
     };
-    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', 'old-password'));
+    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', utf8('old-password')));
     expect(fired).toBe(true);
     expect(isWireError(error, 'AuthFailed')).toBe(true);
     expect(issuer.issued).toHaveLength(0);
@@ -131,7 +132,7 @@ describe('Authenticator', () => {
         await state.setPassword('alice', 'new-password');
       },
     };
-    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', 'old-password'));
+    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', utf8('old-password')));
     expect(isWireError(error, 'AuthFailed')).toBe(true);
     expect(issuer.issued).toHaveLength(1); // assigned in the log, never handed out
   });
@@ -164,7 +165,7 @@ describe('Authenticator', () => {
         await state.setPassword('alice', 'new-password');
       },
     };
-    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', 'old-password'));
+    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', utf8('old-password')));
     expect(fired).toBe(true);
     expect(issuer.refused).toEqual([6]);
     expect(issuer.issuedCount).toBe(0);
@@ -181,7 +182,7 @@ describe('Authenticator', () => {
         if (bumps++ === 0) state.revision += 1;
       },
     };
-    const outcome = await authenticator(state, issuer, hooks).authenticate('alice', 'secret');
+    const outcome = await authenticator(state, issuer, hooks).authenticate('alice', utf8('secret'));
     expect(outcome).toEqual({ issued: { kind: 'token', token: 'token-alice-7' }, authRevision: 7, attemptsCount: 2 });
     expect(issuer.refused).toEqual([6]);
   });
@@ -195,7 +196,7 @@ describe('Authenticator', () => {
         if (bumps++ === 0) state.revision += 1; // e.g. RoleAdd by someone else
       },
     };
-    const outcome = await authenticator(state, new RecordingIssuer(false), hooks).authenticate('alice', 'secret');
+    const outcome = await authenticator(state, new RecordingIssuer(false), hooks).authenticate('alice', utf8('secret'));
     expect(outcome.attemptsCount).toBe(2);
     expect(outcome.authRevision).toBe(7);
   });
@@ -211,7 +212,7 @@ describe('Authenticator', () => {
       },
     };
     const issuer = new RecordingIssuer(false);
-    const error = await failure(authenticator(state, issuer, hooks, 3).authenticate('alice', 'secret'));
+    const error = await failure(authenticator(state, issuer, hooks, 3).authenticate('alice', utf8('secret')));
     expect(isWireError(error, 'Timeout')).toBe(true);
     expect(rounds).toBe(3);
     expect(issuer.issued).toHaveLength(0);
@@ -229,7 +230,7 @@ describe('Authenticator', () => {
     const issuer = new RecordingIssuer(false);
     const hooks: AuthenticateHooks = { afterPasswordCheck: () => state.setPassword('alice', 'new-password') };
     const broken = new Authenticator({ authCheck: staleCheck, checker, issuer, maxAttemptsCount: 5, logger, hooks });
-    await broken.authenticate('alice', 'old-password');
+    await broken.authenticate('alice', utf8('old-password'));
     expect(issuer.issued).toHaveLength(1);
   });
 });

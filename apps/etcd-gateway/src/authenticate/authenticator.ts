@@ -3,7 +3,8 @@
 // change or user delete raced the check — then issue the token. A simple token is assigned by a
 // log entry carrying R; its apply refuses it (AuthOldRevision, retried here) when a change was
 // ordered before it, and R is read a third time after it; a token issued across a change is never
-// handed out, nor created. The plaintext password goes nowhere but bcrypt.
+// handed out, nor created. The plaintext password (the exact bytes the client sent) goes nowhere
+// but bcrypt, and is not changed, so every round checks the same bytes.
 import type { CredentialChecker, StoredCredential } from '@ward/auth/password-hashing';
 import type { Logger } from '@ward/platform/logging';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
@@ -54,7 +55,7 @@ export class Authenticator {
     }
   }
 
-  async authenticate(name: string, password: string, signal?: AbortSignal): Promise<AuthenticateOutcome> {
+  async authenticate(name: string, password: Uint8Array, signal?: AbortSignal): Promise<AuthenticateOutcome> {
     const log = this.options.logger;
     for (let attempt = 1; attempt <= this.options.maxAttemptsCount; attempt++) {
       const outcome = await this.attempt(name, password, signal);
@@ -66,7 +67,7 @@ export class Authenticator {
   }
 
   /** One round: a token, or undefined when the auth revision moved (retry). */
-  private async attempt(name: string, password: string, signal?: AbortSignal): Promise<Omit<AuthenticateOutcome, 'attemptsCount'> | undefined> {
+  private async attempt(name: string, password: Uint8Array, signal?: AbortSignal): Promise<Omit<AuthenticateOutcome, 'attemptsCount'> | undefined> {
     const { authCheck, checker, issuer, hooks } = this.options;
     const check = await authCheck(name, signal);
     if (!check.auth_enabled) throw wireError('AuthNotEnabled');

@@ -107,6 +107,14 @@ describe('JSON requests (grpc-gateway jsonpb rules)', () => {
     expect(decode('etcdserverpb.RangeRequest', encodeJsonRequest('etcdserverpb.RangeRequest', { key: [97, 98] }))).toEqual({ key: b64('ab') });
   });
 
+  it('reads a lone surrogate escape in a string field as U+FFFD, as Go’s decoder does, at any length', () => {
+    const encoded = (json: string): string => Buffer.from(encodeJsonRequest('etcdserverpb.AuthenticateRequest', JSON.parse(json))).toString('hex');
+    const long = 'y'.repeat(64);
+    expect(encoded('{"name":"x\\udcff"}')).toBe(`0a04${'78'}efbfbd`);
+    expect(encoded(`{"password":"${long}\\ud800"}`)).toBe(`1243${Buffer.from(long).toString('hex')}efbfbd`);
+    expect(encoded('{"name":"\\ud83d\\ude00"}')).toBe('0a04f09f9880');
+  });
+
   it('bounds nesting depth (a deeply nested txn is refused with etcd\'s txn text, not recursed into)', () => {
     let txn: Record<string, unknown> = {};
     for (let i = 0; i < 200; i++) txn = { success: [{ request_txn: txn }] };

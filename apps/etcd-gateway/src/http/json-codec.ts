@@ -23,6 +23,8 @@ import { wireError } from '@ward/etcd/wire-errors';
 const MAX_JSON_DEPTH = PROTO_MAX_MESSAGE_DEPTH;
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+/** A UTF-16 surrogate without its partner (JSON can spell one: `"\udcff"`). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const DECIMAL = /^-?\d{1,20}$/;
 
 function invalid(message: string): GrpcStatusError {
@@ -138,7 +140,9 @@ function scalarFromJson(field: Field, value: unknown, path: string): unknown {
       return bytesFromJson(value, path);
     case 'string':
       if (typeof value !== 'string') throw cannotUnmarshal(value, 'string');
-      return value;
+      // Go's JSON decoder (etcd's gateway) reads a lone surrogate escape as U+FFFD; protobufjs would
+      // write it as a surrogate's 3 bytes in short strings and as U+FFFD in long ones.
+      return value.replace(LONE_SURROGATE, '\ufffd');
     case 'bool':
       if (typeof value !== 'boolean') throw cannotUnmarshal(value, 'bool');
       return value;

@@ -2,20 +2,21 @@
 // requests in flight as the threadpool has threads, and the single-request latency.
 //   npx nx run auth-password-hashing:bench      (UV_THREADPOOL_SIZE=8 npx nx … to change the pool)
 import { availableParallelism } from 'node:os';
+import { utf8 } from '@ward/shared/bytes';
 import { BcryptPasswordVerifier } from '../src/index';
 
 const threadpoolSize = Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
 
 async function measure(cost: number, inFlight: number, durationMs: number): Promise<{ perSecond: number; p50Ms: number; p99Ms: number }> {
   const verifier = new BcryptPasswordVerifier({ cost });
-  const hash = await verifier.hash('benchmark password');
+  const hash = await verifier.hash(utf8('benchmark password'));
   const latencies: number[] = [];
   const endAt = performance.now() + durationMs;
   const startedAt = performance.now();
   const lane = async (): Promise<void> => {
     while (performance.now() < endAt) {
       const t0 = performance.now();
-      if (!(await verifier.verify('benchmark password', hash))) throw new Error('verification failed');
+      if (!(await verifier.verify(utf8('benchmark password'), hash))) throw new Error('verification failed');
       latencies.push(performance.now() - t0);
     }
   };

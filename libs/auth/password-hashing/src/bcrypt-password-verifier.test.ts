@@ -31,35 +31,35 @@ describe('BcryptPasswordVerifier: compatibility', () => {
   const verifier = new BcryptPasswordVerifier({ cost: 4 });
 
   it.each(VECTORS)('verifies the known answer for %j and rejects a one-character change', async (password, hash) => {
-    expect(await verifier.verify(password, utf8(hash))).toBe(true);
-    expect(await verifier.verify(`!${password.slice(1)}`, utf8(hash))).toBe(false);
+    expect(await verifier.verify(utf8(password), utf8(hash))).toBe(true);
+    expect(await verifier.verify(utf8(`!${password.slice(1)}`), utf8(hash))).toBe(false);
   });
 
   it('hashes to a 60-byte $2b$ hash at the configured cost with a fresh salt each time', async () => {
-    const first = await verifier.hash('correct horse');
-    const second = await verifier.hash('correct horse');
+    const first = await verifier.hash(utf8('correct horse'));
+    const second = await verifier.hash(utf8('correct horse'));
     expect(first.length).toBe(60);
     expect(fromUtf8(first)).toMatch(/^\$2b\$04\$/);
     expect(bcryptHashCost(first)).toBe(4);
     expect(first).not.toEqual(second);
-    expect(await verifier.verify('correct horse', first)).toBe(true);
-    expect(await verifier.verify('correct horsf', first)).toBe(false);
+    expect(await verifier.verify(utf8('correct horse'), first)).toBe(true);
+    expect(await verifier.verify(utf8('correct horsf'), first)).toBe(false);
   });
 
   it('handles the empty password: it matches only bcrypt("") (etcd: works only if stored so)', async () => {
-    const hash = await verifier.hash('');
-    expect(await verifier.verify('', hash)).toBe(true);
-    expect(await verifier.verify(' ', hash)).toBe(false);
+    const hash = await verifier.hash(utf8(''));
+    expect(await verifier.verify(utf8(''), hash)).toBe(true);
+    expect(await verifier.verify(utf8(' '), hash)).toBe(false);
   });
 
   it('treats passwords as bytes: NUL and non-ASCII characters count', async () => {
-    const hash = await verifier.hash('a\u0000b');
-    expect(await verifier.verify('a', hash)).toBe(false);
-    expect(await verifier.verify('a\u0000c', hash)).toBe(false);
-    expect(await verifier.verify('a\u0000b', hash)).toBe(true);
-    const unicode = await verifier.hash('пароль🔑');
-    expect(await verifier.verify('пароль🔑', unicode)).toBe(true);
-    expect(await verifier.verify('пароль', unicode)).toBe(false);
+    const hash = await verifier.hash(utf8('a\u0000b'));
+    expect(await verifier.verify(utf8('a'), hash)).toBe(false);
+    expect(await verifier.verify(utf8('a\u0000c'), hash)).toBe(false);
+    expect(await verifier.verify(utf8('a\u0000b'), hash)).toBe(true);
+    const unicode = await verifier.hash(utf8('пароль🔑'));
+    expect(await verifier.verify(utf8('пароль🔑'), unicode)).toBe(true);
+    expect(await verifier.verify(utf8('пароль'), unicode)).toBe(false);
   });
 
   it('byte API: hashes and verifies bytes that are not valid UTF-8', async () => {
@@ -68,26 +68,40 @@ describe('BcryptPasswordVerifier: compatibility', () => {
     expect(await verifier.verifyBytes(password.slice(), hash)).toBe(true);
     expect(await verifier.verifyBytes(Uint8Array.of(0xff, 0xfe, 0x00), hash)).toBe(false);
   });
+
+  it('hashes the exact bytes: invalid UTF-8 is not folded into U+FFFD, and the caller keeps its bytes', async () => {
+    const password = Uint8Array.of(0x41, 0xff, 0xfe, 0x80, 0xc3, 0x42, 0x9f, 0xa0);
+    const hash = await verifier.hash(password);
+    expect(password).toEqual(Uint8Array.of(0x41, 0xff, 0xfe, 0x80, 0xc3, 0x42, 0x9f, 0xa0));
+    expect(await verifier.verify(password, hash)).toBe(true);
+    expect(await verifier.verify(Uint8Array.of(0x41, 0x80, 0x80, 0x80, 0xc3, 0x42, 0xbf, 0xbf), hash)).toBe(false);
+    expect(await verifier.verify(utf8(new TextDecoder().decode(password)), hash)).toBe(false);
+    // A long password is cut on a copy: verifying it twice gives the same answer.
+    const long = new Uint8Array(80).fill(0xfe);
+    const longHash = await verifier.hash(long.subarray(0, 72));
+    expect(await verifier.verify(long, longHash)).toBe(true);
+    expect(await verifier.verify(long, longHash)).toBe(true);
+  });
 });
 
 describe('BcryptPasswordVerifier: the 72-byte limit as etcd has it', () => {
   const verifier = new BcryptPasswordVerifier({ cost: 4 });
 
   it('refuses to hash 73 bytes with the TOO_LONG code and bcrypt text; 72 bytes are fine', async () => {
-    expect(await codeOf(() => verifier.hash('x'.repeat(73)))).toEqual({
+    expect(await codeOf(() => verifier.hash(utf8('x'.repeat(73))))).toEqual({
       code: 'ERR_AUTH_PASSWORD_TOO_LONG',
       reason: undefined,
       message: 'bcrypt: password length exceeds 72 bytes',
     });
     expect((await codeOf(() => verifier.hashBytes(new Uint8Array(73)))).code).toBe('ERR_AUTH_PASSWORD_TOO_LONG');
-    expect(bcryptHashCost(await verifier.hash('x'.repeat(72)))).toBe(4);
+    expect(bcryptHashCost(await verifier.hash(utf8('x'.repeat(72))))).toBe(4);
   });
 
   it('verifies like Go: an 80-byte password matches a hash of its 72-byte prefix (3.4-era users)', async () => {
     const prefix = 'p'.repeat(72);
-    const hash = await verifier.hash(prefix);
-    expect(await verifier.verify(`${prefix}EXTRA!!!`, hash)).toBe(true);
-    expect(await verifier.verify(`${'q'.repeat(72)}EXTRA!!!`, hash)).toBe(false);
+    const hash = await verifier.hash(utf8(prefix));
+    expect(await verifier.verify(utf8(`${prefix}EXTRA!!!`), hash)).toBe(true);
+    expect(await verifier.verify(utf8(`${'q'.repeat(72)}EXTRA!!!`), hash)).toBe(false);
   });
 });
 
@@ -104,14 +118,14 @@ describe('BcryptPasswordVerifier: validation', () => {
   it('rejects a stored hash that is not bcrypt with HASH_MALFORMED', async () => {
     const verifier = new BcryptPasswordVerifier({ cost: 4 });
     for (const bad of ['', 'plaintext-password', '$2a$05$short', VECTORS[0]![1].replace('$2a$', '$2x$')]) {
-      expect((await codeOf(() => verifier.verify('U*U', utf8(bad)))).code).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED');
+      expect((await codeOf(() => verifier.verify(utf8('U*U'), utf8(bad)))).code).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED');
     }
   });
 
   it('refuses a stored hash above maxVerifyCost at once instead of spending minutes on it', async () => {
     const verifier = new BcryptPasswordVerifier({ cost: 4, maxVerifyCost: 12 });
     const startedMs = performance.now();
-    const outcome = await codeOf(() => verifier.verify('x', utf8(VECTORS[0]![1].replace('$05$', '$31$'))));
+    const outcome = await codeOf(() => verifier.verify(utf8('x'), utf8(VECTORS[0]![1].replace('$05$', '$31$'))));
     expect(outcome.code).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED');
     expect(outcome.reason).toBe('cost-above-limit');
     expect(performance.now() - startedMs).toBeLessThan(1000);
@@ -125,7 +139,7 @@ describe('BcryptPasswordVerifier: runs off the event loop', () => {
     const interval = setInterval(() => (ticks += 1), 5);
     const startedMs = performance.now();
     try {
-      await verifier.hash('event loop stays free');
+      await verifier.hash(utf8('event loop stays free'));
     } finally {
       clearInterval(interval);
     }
@@ -139,6 +153,6 @@ describe('BcryptPasswordVerifier: runs off the event loop', () => {
 describe('error codes', () => {
   it('are PasswordError instances recognisable by code', async () => {
     const verifier = new BcryptPasswordVerifier({ cost: 4 });
-    await expect(verifier.hash('y'.repeat(100))).rejects.toSatisfy((error: unknown) => hasCode(error, 'ERR_AUTH_PASSWORD_TOO_LONG'));
+    await expect(verifier.hash(utf8('y'.repeat(100)))).rejects.toSatisfy((error: unknown) => hasCode(error, 'ERR_AUTH_PASSWORD_TOO_LONG'));
   });
 });

@@ -58,12 +58,22 @@ export class BcryptPasswordVerifier implements PasswordVerifier, PasswordBytesVe
     }
   }
 
-  async hash(password: string): Promise<Uint8Array> {
-    return this.hashBytes(passwordBytesForHashing(password));
+  async hash(password: Uint8Array): Promise<Uint8Array> {
+    const copy = passwordBytesForHashing(password);
+    try {
+      return await this.hashBytes(copy);
+    } finally {
+      copy.fill(0);
+    }
   }
 
-  async verify(password: string, hash: Uint8Array): Promise<boolean> {
-    return this.verifyBytes(passwordBytesForVerifying(password), hash);
+  async verify(password: Uint8Array, hash: Uint8Array): Promise<boolean> {
+    const copy = passwordBytesForVerifying(password);
+    try {
+      return await this.verifyBytes(copy, hash);
+    } finally {
+      copy.fill(0);
+    }
   }
 
   async hashBytes(password: Uint8Array): Promise<Uint8Array> {

@@ -7,10 +7,10 @@ import { BcryptPasswordVerifier, CredentialChecker } from './index';
 class RecordingVerifier implements PasswordVerifier {
   readonly verifiedHashes: Uint8Array[] = [];
   constructor(private readonly inner: PasswordVerifier) {}
-  hash(password: string): Promise<Uint8Array> {
+  hash(password: Uint8Array): Promise<Uint8Array> {
     return this.inner.hash(password);
   }
-  verify(password: string, hash: Uint8Array): Promise<boolean> {
+  verify(password: Uint8Array, hash: Uint8Array): Promise<boolean> {
     this.verifiedHashes.push(hash);
     return this.inner.verify(password, hash);
   }
@@ -20,28 +20,28 @@ describe('CredentialChecker', () => {
   it('answers match / mismatch / no-password-user like etcd CheckPassword', async () => {
     const verifier = new BcryptPasswordVerifier({ cost: 4 });
     const checker = await CredentialChecker.create(verifier);
-    const hash = await verifier.hash('s3cret');
-    expect(await checker.check('s3cret', { kind: 'password', hash })).toBe('match');
-    expect(await checker.check('wrong', { kind: 'password', hash })).toBe('mismatch');
-    expect(await checker.check('anything', { kind: 'no-password' })).toBe('no-password-user');
-    expect(await checker.check('', { kind: 'no-password' })).toBe('no-password-user');
+    const hash = await verifier.hash(utf8('s3cret'));
+    expect(await checker.check(utf8('s3cret'), { kind: 'password', hash })).toBe('match');
+    expect(await checker.check(utf8('wrong'), { kind: 'password', hash })).toBe('mismatch');
+    expect(await checker.check(utf8('anything'), { kind: 'no-password' })).toBe('no-password-user');
+    expect(await checker.check(utf8(''), { kind: 'no-password' })).toBe('no-password-user');
   });
 
   it('spends one bcrypt verification at the configured cost on an unknown user, then says mismatch', async () => {
     const recording = new RecordingVerifier(new BcryptPasswordVerifier({ cost: 5 }));
     const checker = await CredentialChecker.create(recording);
-    expect(await checker.check('guess', { kind: 'unknown-user' })).toBe('mismatch');
+    expect(await checker.check(utf8('guess'), { kind: 'unknown-user' })).toBe('mismatch');
     expect(recording.verifiedHashes).toHaveLength(1);
     expect(bcryptHashCost(recording.verifiedHashes[0]!)).toBe(5);
     // The same dummy every time (made once, at construction).
-    await checker.check('guess again', { kind: 'unknown-user' });
+    await checker.check(utf8('guess again'), { kind: 'unknown-user' });
     expect(recording.verifiedHashes[1]).toEqual(recording.verifiedHashes[0]);
   });
 
   it('makes a malformed stored hash cost a dummy verification too, and reports it', async () => {
     const recording = new RecordingVerifier(new BcryptPasswordVerifier({ cost: 4 }));
     const checker = await CredentialChecker.create(recording);
-    expect(await checker.check('x', { kind: 'password', hash: utf8('not a hash') })).toBe('malformed-hash');
+    expect(await checker.check(utf8('x'), { kind: 'password', hash: utf8('not a hash') })).toBe('malformed-hash');
     expect(recording.verifiedHashes).toHaveLength(2);
     expect(bcryptHashCost(recording.verifiedHashes[1]!)).toBe(4);
   });
@@ -49,12 +49,12 @@ describe('CredentialChecker', () => {
   it('takes about as long for an unknown user as for a wrong password (cost 8, medians)', async () => {
     const verifier = new BcryptPasswordVerifier({ cost: 8 });
     const checker = await CredentialChecker.create(verifier);
-    const hash = await verifier.hash('real password');
+    const hash = await verifier.hash(utf8('real password'));
     const median = async (stored: Parameters<CredentialChecker['check']>[1]): Promise<number> => {
       const samples: number[] = [];
       for (let i = 0; i < 7; i++) {
         const startedMs = performance.now();
-        await checker.check('wrong password', stored);
+        await checker.check(utf8('wrong password'), stored);
         samples.push(performance.now() - startedMs);
       }
       return samples.sort((a, b) => a - b)[3]!;

@@ -30,11 +30,15 @@ export class CredentialChecker {
 
   /** Hashes a random dummy password once through `verifier` (so at its configured cost). */
   static async create(verifier: PasswordVerifier): Promise<CredentialChecker> {
-    const dummyPassword = randomBytes(32).toString('base64url');
-    return new CredentialChecker(verifier, await verifier.hash(dummyPassword));
+    const dummyPassword = randomBytes(32);
+    try {
+      return new CredentialChecker(verifier, await verifier.hash(dummyPassword));
+    } finally {
+      dummyPassword.fill(0);
+    }
   }
 
-  async check(password: string, stored: StoredCredential): Promise<CredentialOutcome> {
+  async check(password: Uint8Array, stored: StoredCredential): Promise<CredentialOutcome> {
     switch (stored.kind) {
       case 'no-password':
         return 'no-password-user';
@@ -46,7 +50,7 @@ export class CredentialChecker {
     }
   }
 
-  private async checkHash(password: string, hash: Uint8Array): Promise<CredentialOutcome> {
+  private async checkHash(password: Uint8Array, hash: Uint8Array): Promise<CredentialOutcome> {
     try {
       return (await this.verifier.verify(password, hash)) ? 'match' : 'mismatch';
     } catch (error) {

@@ -50,11 +50,11 @@ export class EmbeddedPasswordPool implements PasswordVerifier {
     return { running: this.runningCount, queued: this.queue.length };
   }
 
-  hash(password: string): Promise<Uint8Array> {
+  hash(password: Uint8Array): Promise<Uint8Array> {
     return this.submit(() => this.inner.hash(password));
   }
 
-  verify(password: string, hash: Uint8Array): Promise<boolean> {
+  verify(password: Uint8Array, hash: Uint8Array): Promise<boolean> {
     return this.submit(() => this.inner.verify(password, hash));
   }
 

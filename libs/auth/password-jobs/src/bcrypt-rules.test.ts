@@ -53,12 +53,12 @@ describe('bcryptHashCost', () => {
 });
 
 describe('the 72-byte rule', () => {
-  it('hashing: up to 72 UTF-8 bytes passes, 73 fails with etcd text and the TOO_LONG code', () => {
-    expect(passwordBytesForHashing('x'.repeat(72)).length).toBe(72);
-    expect(passwordBytesForHashing('').length).toBe(0);
+  it('hashing: up to 72 bytes passes, 73 fails with etcd text and the TOO_LONG code', () => {
+    expect(passwordBytesForHashing(utf8('x'.repeat(72))).length).toBe(72);
+    expect(passwordBytesForHashing(utf8('')).length).toBe(0);
     let caught: unknown;
     try {
-      passwordBytesForHashing('x'.repeat(73));
+      passwordBytesForHashing(utf8('x'.repeat(73)));
     } catch (error) {
       caught = error;
     }
@@ -68,14 +68,31 @@ describe('the 72-byte rule', () => {
   });
 
   it('counts bytes, not characters: 25 three-byte characters (75 bytes) are too long', () => {
-    expect(() => passwordBytesForHashing('€'.repeat(24))).not.toThrow();
-    expect(() => passwordBytesForHashing('€'.repeat(25))).toThrow(PasswordError);
+    expect(() => passwordBytesForHashing(utf8('€'.repeat(24)))).not.toThrow();
+    expect(() => passwordBytesForHashing(utf8('€'.repeat(25)))).toThrow(PasswordError);
   });
 
   it("verifying: only the first 72 bytes count, as in Go's CompareHashAndPassword", () => {
     const long = 'a'.repeat(72) + 'tail that bcrypt never reads';
-    expect(passwordBytesForVerifying(long)).toEqual(utf8('a'.repeat(72)));
-    expect(passwordBytesForVerifying('short')).toEqual(utf8('short'));
-    expect(passwordBytesForVerifying('€'.repeat(25)).length).toBe(72);
+    expect(passwordBytesForVerifying(utf8(long))).toEqual(utf8('a'.repeat(72)));
+    expect(passwordBytesForVerifying(utf8('short'))).toEqual(utf8('short'));
+    expect(passwordBytesForVerifying(utf8('€'.repeat(25))).length).toBe(72);
+  });
+
+  it('takes any bytes (invalid UTF-8, NUL) and never changes the caller\'s bytes', () => {
+    const password = Uint8Array.of(0x41, 0xff, 0xfe, 0x80, 0x00, 0xc3, 0x42, 0x9f, 0xa0);
+    const forHashing = passwordBytesForHashing(password);
+    expect(forHashing).toEqual(password);
+    forHashing.fill(0);
+    expect(password[0]).toBe(0x41);
+    const long = new Uint8Array(80).fill(0xff);
+    expect(passwordBytesForVerifying(long)).toEqual(new Uint8Array(72).fill(0xff));
+    expect(long).toEqual(new Uint8Array(80).fill(0xff));
+    expect(() => passwordBytesForHashing(long)).toThrow(PasswordError);
+    expect(long).toEqual(new Uint8Array(80).fill(0xff));
+  });
+
+  it('72 bytes of invalid UTF-8 are 72 bytes (not 216 after U+FFFD replacement)', () => {
+    expect(passwordBytesForHashing(new Uint8Array(72).fill(0x80)).length).toBe(72);
   });
 });

@@ -1,6 +1,5 @@
 // bcrypt facts shared by every implementation of the tier (numbers from Go's x/crypto/bcrypt,
 // which etcd uses, and the OpenBSD algorithm the `bcrypt` package implements).
-import { utf8 } from '@ward/shared/bytes';
 import { PasswordError } from './password-error';
 
 export const BCRYPT_MIN_COST = 4;
@@ -48,9 +47,12 @@ export function checkedBcryptHash(hash: Uint8Array): string {
   return String.fromCharCode(...hash);
 }
 
-/** UTF-8 bytes of a password to hash; throws TOO_LONG above 72 bytes, as current x/crypto does. */
-export function passwordBytesForHashing(password: string): Uint8Array {
-  return checkHashablePassword(utf8(password));
+/**
+ * A copy of the password bytes to hash (the caller's bytes are never changed: Authenticate may
+ * check the same password again); throws TOO_LONG above 72 bytes, as current x/crypto does.
+ */
+export function passwordBytesForHashing(password: Uint8Array): Uint8Array {
+  return checkHashablePassword(password.slice());
 }
 
 /** `bytes` itself when at most 72 bytes; otherwise zeroes it and throws PasswordError TOO_LONG. */
@@ -63,11 +65,12 @@ export function checkHashablePassword(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * UTF-8 bytes of a password to verify, cut to the 72 bytes bcrypt reads. Same result as Go's
- * CompareHashAndPassword, and it sidesteps the 8-bit length wrap of old `$2a$` implementations.
+ * A copy of the password bytes to verify, cut to the 72 bytes bcrypt reads (the caller's bytes are
+ * never changed). Same result as Go's CompareHashAndPassword, and it sidesteps the 8-bit length
+ * wrap of old `$2a$` implementations.
  */
-export function passwordBytesForVerifying(password: string): Uint8Array {
-  return truncatePasswordForVerifying(utf8(password));
+export function passwordBytesForVerifying(password: Uint8Array): Uint8Array {
+  return truncatePasswordForVerifying(password.slice());
 }
 
 /** The first 72 bytes of `bytes` (a copy when cut; the original is then zeroed). */

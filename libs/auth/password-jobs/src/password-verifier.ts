@@ -2,33 +2,34 @@
  * The password tier as the gateway sees it: bcrypt hashing and verification, wherever it runs
  * (in process on libuv threads, an embedded bounded pool, or BullMQ workers behind Redis).
  *
- * Passwords are strings (etcd's proto fields are); bcrypt sees their UTF-8 bytes. Hashes are the
+ * Passwords are byte strings, exactly as the client sent them (etcd's proto `string` fields are Go
+ * strings: any bytes, valid UTF-8 or not, and etcd hands those bytes to bcrypt). Hashes are the
  * ASCII bytes of a modular-crypt bcrypt string (`$2b$10$…`, 60 bytes), the form etcd stores in
  * `authpb.User.password`.
  */
 export interface PasswordVerifier {
   /**
    * Hashes `password` at the verifier's configured cost with a fresh salt.
-   * @throws PasswordError `ERR_AUTH_PASSWORD_TOO_LONG` when the password is over 72 UTF-8 bytes
+   * The caller's bytes are not changed.
+   * @throws PasswordError `ERR_AUTH_PASSWORD_TOO_LONG` when the password is over 72 bytes
    *   (etcd ≥ 3.5 with current x/crypto: `bcrypt: password length exceeds 72 bytes`), and the tier
    *   codes (`…_TIER_BUSY`, `…_TIER_TIMEOUT`, `…_TIER_FAILED`, `…_TIER_CLOSED`) on overload or failure.
    */
-  hash(password: string): Promise<Uint8Array>;
+  hash(password: Uint8Array): Promise<Uint8Array>;
 
   /**
    * Whether `password` matches `hash`. As Go's `CompareHashAndPassword`, only the first 72 bytes of
    * the password count (so a 3.4-era user whose 80-byte password was silently truncated still
-   * logs in with it).
+   * logs in with it). The caller's bytes are not changed.
    * @throws PasswordError `ERR_AUTH_PASSWORD_HASH_MALFORMED` when `hash` is not a bcrypt hash, and
    *   the tier codes on overload or failure.
    */
-  verify(password: string, hash: Uint8Array): Promise<boolean>;
+  verify(password: Uint8Array, hash: Uint8Array): Promise<boolean>;
 }
 
 /**
- * The byte-level form of the same operations, for callers that hold raw password bytes (a worker
- * that decrypted a job: a password cut at 72 bytes may end inside a UTF-8 sequence, so it must not
- * round-trip through a string).
+ * The same operations on bytes the callee may keep and zero (a worker that decrypted a job hands
+ * over its own copy).
  */
 export interface PasswordBytesVerifier {
   /** @throws PasswordError `ERR_AUTH_PASSWORD_TOO_LONG` above 72 bytes. */

@@ -93,13 +93,13 @@ export class QueuePasswordVerifier implements PasswordVerifier {
     return this.pending.size;
   }
 
-  async hash(password: string): Promise<Uint8Array> {
+  async hash(password: Uint8Array): Promise<Uint8Array> {
     const result = await this.submit({ name: 'hash', password: passwordBytesForHashing(password) });
     assert(result.name === 'hash', 'a hash request gets a hash result');
     return result.hash;
   }
 
-  async verify(password: string, hash: Uint8Array): Promise<boolean> {
+  async verify(password: Uint8Array, hash: Uint8Array): Promise<boolean> {
     checkedBcryptHash(hash); // fail fast, before Redis, on a hash the worker would refuse
     const result = await this.submit({ name: 'verify', password: passwordBytesForVerifying(password), hash });
     assert(result.name === 'verify', 'a verify request gets a verify result');

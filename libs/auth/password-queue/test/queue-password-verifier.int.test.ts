@@ -111,7 +111,7 @@ describe('QueuePasswordVerifier protocol', () => {
       return sealedMatch(requestId, true);
     });
     const long = `${'€'.repeat(30)}tail`; // 94 bytes; the cut falls inside a 3-byte character
-    expect(await client.verify(long, HASH)).toBe(true);
+    expect(await client.verify(utf8(long), HASH)).toBe(true);
     const request = seen[0]!;
     if (request.name !== 'verify') throw new Error('expected verify');
     expect(request.password).toEqual(utf8(long).slice(0, 72));
@@ -132,7 +132,7 @@ describe('QueuePasswordVerifier protocol', () => {
       return answers[call++]!(requestId);
     });
     for (let i = 0; i < answers.length; i++) {
-      expect(await codeOf(client.verify('pw', HASH))).toEqual({ code: 'ERR_AUTH_PASSWORD_TIER_FAILED', reason: 'result-invalid' });
+      expect(await codeOf(client.verify(utf8('pw'), HASH))).toEqual({ code: 'ERR_AUTH_PASSWORD_TIER_FAILED', reason: 'result-invalid' });
     }
   });
 
@@ -142,8 +142,8 @@ describe('QueuePasswordVerifier protocol', () => {
     const client = await rig('failures', async () => {
       throw failures[call++]!;
     });
-    expect(await codeOf(client.verify('pw', HASH))).toEqual({ code: 'ERR_AUTH_PASSWORD_HASH_MALFORMED', reason: 'worker' });
-    expect(await codeOf(client.verify('pw', HASH))).toEqual({ code: 'ERR_AUTH_PASSWORD_TIER_FAILED', reason: 'job-failed' });
+    expect(await codeOf(client.verify(utf8('pw'), HASH))).toEqual({ code: 'ERR_AUTH_PASSWORD_HASH_MALFORMED', reason: 'worker' });
+    expect(await codeOf(client.verify(utf8('pw'), HASH))).toEqual({ code: 'ERR_AUTH_PASSWORD_TIER_FAILED', reason: 'job-failed' });
   });
 
   it('retries a transient worker failure (attempts) and then succeeds', async () => {
@@ -153,17 +153,17 @@ describe('QueuePasswordVerifier protocol', () => {
       if (call++ === 0) throw new Error('transient');
       return sealedMatch(requestId, false);
     }, { attempts: 3 });
-    expect(await client.verify('pw', HASH)).toBe(false);
+    expect(await client.verify(utf8('pw'), HASH)).toBe(false);
     expect(call).toBe(2);
   });
 
   it('close() fails requests in flight with TIER_CLOSED and refuses new ones', async () => {
     const client = await rig('close', () => new Promise(() => undefined));
-    const inFlight = codeOf(client.verify('pw', HASH));
+    const inFlight = codeOf(client.verify(utf8('pw'), HASH));
     await new Promise((resolve) => setTimeout(resolve, 100));
     await client.close();
     expect((await inFlight).code).toBe('ERR_AUTH_PASSWORD_TIER_CLOSED');
-    expect((await codeOf(client.hash('pw'))).code).toBe('ERR_AUTH_PASSWORD_TIER_CLOSED');
+    expect((await codeOf(client.hash(utf8('pw')))).code).toBe('ERR_AUTH_PASSWORD_TIER_CLOSED');
   });
 
   it('refuses a malformed stored hash before touching Redis', async () => {
@@ -172,7 +172,7 @@ describe('QueuePasswordVerifier protocol', () => {
       calls += 1;
       return undefined;
     });
-    expect((await codeOf(client.verify('pw', utf8('plaintext!')))).code).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED');
+    expect((await codeOf(client.verify(utf8('pw'), utf8('plaintext!')))).code).toBe('ERR_AUTH_PASSWORD_HASH_MALFORMED');
     expect(calls).toBe(0);
   });
 });

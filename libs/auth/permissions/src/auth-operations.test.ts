@@ -177,7 +177,7 @@ describe('limits', () => {
   it('refuses growth beyond each configured limit with ERR_AUTH_LIMIT_EXCEEDED', () => {
     const store = new AuthStore({ limits: { maxUsers: 2, maxRoles: 1, maxRolesPerUser: 1, maxPermissionsPerRole: 1, maxNameBytes: 8, maxKeyBytes: 4, maxPasswordHashBytes: 3 } });
     store.userAdd({ name: 'a', passwordHash: NONE });
-    expect(codeOf(() => store.userAdd({ name: 'toolongname', passwordHash: NONE }))).toBe('ERR_AUTH_LIMIT_EXCEEDED');
+    expect(codeOf(() => store.userAdd({ name: 'toolongname', passwordHash: NONE }))).toBe('ERR_AUTH_USER_NAME_TOO_LONG');
     expect(codeOf(() => store.userAdd({ name: 'b', passwordHash: utf8('1234') }))).toBe('ERR_AUTH_LIMIT_EXCEEDED');
     store.userAdd({ name: 'b', passwordHash: NONE });
     expect(codeOf(() => store.userAdd({ name: 'c', passwordHash: NONE }))).toBe('ERR_AUTH_LIMIT_EXCEEDED');
@@ -189,6 +189,18 @@ describe('limits', () => {
     store.roleGrantPermission('r', { permType: 0, key: utf8('k'), rangeEnd: NONE });
     expect(codeOf(() => store.roleGrantPermission('r', { permType: 0, key: utf8('l'), rangeEnd: NONE }))).toBe('ERR_AUTH_LIMIT_EXCEEDED');
     expect(store.revision).toBe(1 + 2 + 1 + 1 + 1);
+  });
+
+  it('refuses a name over maxNameBytes (UTF-8 bytes) with a name error, not a quota error; 8 bytes pass', () => {
+    const store = new AuthStore({ limits: { maxNameBytes: 8 } });
+    expect(codeOf(() => store.userAdd({ name: 'é'.repeat(5), passwordHash: NONE }))).toBe('ERR_AUTH_USER_NAME_TOO_LONG');
+    store.userAdd({ name: 'é'.repeat(4), passwordHash: NONE });
+    expect(codeOf(() => store.roleAdd('role-name'))).toBe('ERR_AUTH_ROLE_NAME_TOO_LONG');
+    expect(codeOf(() => store.userGrantRole('é'.repeat(4), 'role-name'))).toBe('ERR_AUTH_ROLE_NAME_TOO_LONG');
+    store.roleAdd('role-nam');
+    expect(store.revision).toBe(3);
+    // Looking a long name up is no error: it simply does not exist.
+    expect(codeOf(() => store.userGet('x'.repeat(9)))).toBe('ERR_AUTH_USER_NOT_FOUND');
   });
 
   it('rejects limits that are not positive integers', () => {

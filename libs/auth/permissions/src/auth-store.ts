@@ -114,7 +114,7 @@ export class AuthStore {
 
   userAdd(input: UserAddInput): void {
     const { name } = input;
-    this.checkName(name);
+    this.checkName(name, 'user');
     const noPassword = input.noPassword === true;
     if (name === '') throw new AuthError('ERR_AUTH_USER_EMPTY');
     if (this.state.users.has(name)) throw new AuthError('ERR_AUTH_USER_ALREADY_EXIST', { user: name });
@@ -147,7 +147,7 @@ export class AuthStore {
   /** Grants a role (which must exist, except the virtual `root`). Re-granting is a no-bump success. */
   userGrantRole(name: string, role: string): void {
     const user = this.requireUser(name);
-    this.checkName(role);
+    this.checkName(role, 'role');
     const roleState = this.state.roles.get(role);
     if (role !== ROOT_ROLE && roleState === undefined) throw new AuthError('ERR_AUTH_ROLE_NOT_FOUND', { user: name, role });
     const at = searchSortedNames(user.roles, role);
@@ -192,7 +192,7 @@ export class AuthStore {
   // ---- roles -------------------------------------------------------------------------------
 
   roleAdd(name: string): void {
-    this.checkName(name);
+    this.checkName(name, 'role');
     if (name === '') throw new AuthError('ERR_AUTH_ROLE_EMPTY');
     if (this.state.roles.has(name)) throw new AuthError('ERR_AUTH_ROLE_ALREADY_EXIST', { role: name });
     if (this.state.roles.size >= this.limits.maxRoles) throw limitError('maxRoles', { role: name });
@@ -378,9 +378,12 @@ export class AuthStore {
     access.addPermission(granted);
   }
 
-  private checkName(name: string): void {
+  /** A name the store may keep: well-formed text (a caller bug otherwise), at most maxNameBytes. */
+  private checkName(name: string, kind: 'user' | 'role'): void {
     if (typeof name !== 'string' || !isWellFormedText(name)) throw new TypeError('a name is a well-formed string');
-    if (utf8ByteLength(name) > this.limits.maxNameBytes) throw limitError('maxNameBytes', {});
+    if (utf8ByteLength(name) > this.limits.maxNameBytes) {
+      throw new AuthError(kind === 'user' ? 'ERR_AUTH_USER_NAME_TOO_LONG' : 'ERR_AUTH_ROLE_NAME_TOO_LONG', { limit: 'maxNameBytes' });
+    }
   }
 
   private checkHashSize(hash: Uint8Array): void {

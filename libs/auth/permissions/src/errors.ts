@@ -23,6 +23,8 @@ export const AUTH_ERROR_CODES = [
   'ERR_AUTH_OLD_REVISION', // ErrAuthOldRevision
   'ERR_AUTH_NO_PASSWORD_USER', // ErrNoPasswordUser
   'ERR_AUTH_LIMIT_EXCEEDED', // ward: a configured store limit (no etcd counterpart)
+  'ERR_AUTH_USER_NAME_TOO_LONG', // ward: a user name over maxNameBytes (no etcd counterpart)
+  'ERR_AUTH_ROLE_NAME_TOO_LONG', // ward: a role name over maxNameBytes (no etcd counterpart)
   'ERR_AUTH_SNAPSHOT_INVALID', // ward: snapshot bytes that do not decode to a valid store
 ] as const;
 
@@ -56,6 +58,8 @@ const MESSAGES: Readonly<Record<AuthErrorCode, string>> = {
   ERR_AUTH_OLD_REVISION: 'revision in header is old',
   ERR_AUTH_NO_PASSWORD_USER: 'authentication failed, password was given for no password user',
   ERR_AUTH_LIMIT_EXCEEDED: 'auth store limit exceeded',
+  ERR_AUTH_USER_NAME_TOO_LONG: 'user name is too long',
+  ERR_AUTH_ROLE_NAME_TOO_LONG: 'role name is too long',
   ERR_AUTH_SNAPSHOT_INVALID: 'auth store snapshot is invalid',
 };
 

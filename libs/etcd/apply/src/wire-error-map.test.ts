@@ -28,6 +28,13 @@ describe('domain error → etcd wire error table', () => {
     expect(toWireError(new ApplyError('ERR_APPLY_LEASE_EXIST', 'x')).message).toBe('etcdserver: lease already exists');
   });
 
+  it('answers a name over the limit as a clear InvalidArgument, not as a full database', () => {
+    const user = toWireError(new AuthError('ERR_AUTH_USER_NAME_TOO_LONG'));
+    expect([user.grpcCode, user.message]).toEqual([GrpcStatus.INVALID_ARGUMENT, 'etcdserver: user name is too long']);
+    const role = toWireError(new AuthError('ERR_AUTH_ROLE_NAME_TOO_LONG'));
+    expect([role.grpcCode, role.message]).toEqual([GrpcStatus.INVALID_ARGUMENT, 'etcdserver: role name is too long']);
+  });
+
   it('rethrows what is not an expected domain failure (a bug must stop the replica)', () => {
     expect(() => toWireError(new TypeError('bug'))).toThrow(TypeError);
     expect(() => toWireError(new AssertionFailure('broken'))).toThrow(AssertionFailure);

@@ -26,6 +26,10 @@ const AUTH_WIRE: Readonly<Record<AuthErrorCode, WireErrorName>> = {
   ERR_AUTH_NO_PASSWORD_USER: 'NoPasswordUser',
   // No etcd counterpart: a full store is closest to etcd's quota error.
   ERR_AUTH_LIMIT_EXCEEDED: 'NoSpace',
+  // No etcd counterpart either (etcd takes any name, and 3.4.23 crashes above 32 KiB): a clear
+  // InvalidArgument, not a quota error.
+  ERR_AUTH_USER_NAME_TOO_LONG: 'UserNameTooLong',
+  ERR_AUTH_ROLE_NAME_TOO_LONG: 'RoleNameTooLong',
   // Only snapshot restore raises it, never an applied request.
   ERR_AUTH_SNAPSHOT_INVALID: 'Corrupt',
 };

@@ -6,6 +6,8 @@ export {
   etcdPackageDefinition,
   etcdProtoRoot,
   etcdServiceDefinition,
+  etcdServiceDefinitionWithRawAuthStrings,
+  RAW_STRING_REQUEST_PATTERN,
   wardNodeGrpc,
   wardNodeServiceDefinition,
   type EtcdServiceName,

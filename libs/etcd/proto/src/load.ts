@@ -40,6 +40,7 @@ function applyMessageDepthLimit(): void {
 }
 
 let packageDefinition: PackageDefinition | undefined;
+let rawAuthStringsDefinition: PackageDefinition | undefined;
 let grpcObject: ProtoGrpcType | undefined;
 let protobufRoot: Root | undefined;
 
@@ -64,6 +65,38 @@ export function etcdServiceDefinition(service: EtcdServiceName): ServiceDefiniti
   if (definition === undefined || !('Range' in definition || Object.keys(definition).length > 0)) {
     throw new TypeError(`etcdServiceDefinition: no service etcdserverpb.${service}`);
   }
+  return definition as ServiceDefinition;
+}
+
+/**
+ * The Auth request messages (`AuthenticateRequest`, `AuthUserAddRequest`, …, every
+ * `etcdserverpb.Auth*Request`) whose `string` fields are read as `bytes`. etcd does not check that
+ * a proto string is UTF-8 (user names and passwords are Go strings: any bytes), while protobufjs
+ * decodes a string field to a JavaScript string and replaces every invalid sequence with U+FFFD,
+ * so `41 ff` and `41 fe` would both arrive as "A\uFFFD". The wire format is the same (both are
+ * length-delimited), so decoding these fields as bytes keeps exactly what the client sent.
+ */
+export const RAW_STRING_REQUEST_PATTERN = /^Auth[A-Za-z]*Request$/;
+
+function withRawAuthRequestStrings(descriptor: typeof etcdDescriptor): unknown {
+  const copy = structuredClone(descriptor) as { nested: Record<string, { nested?: Record<string, { fields?: Record<string, { type: string }> }> }> };
+  const messages = copy.nested['etcdserverpb']?.nested ?? {};
+  for (const [name, message] of Object.entries(messages)) {
+    if (!RAW_STRING_REQUEST_PATTERN.test(name) || message.fields === undefined) continue;
+    for (const field of Object.values(message.fields)) if (field.type === 'string') field.type = 'bytes';
+  }
+  return copy;
+}
+
+/**
+ * `etcdServiceDefinition(service)` whose Auth request messages keep their string fields as the
+ * bytes the client sent (Buffers; see {@link RAW_STRING_REQUEST_PATTERN}). Responses and the other
+ * services are unchanged.
+ */
+export function etcdServiceDefinitionWithRawAuthStrings(service: EtcdServiceName): ServiceDefinition {
+  rawAuthStringsDefinition ??= fromJSON(withRawAuthRequestStrings(etcdDescriptor) as never, ETCD_PROTO_LOADER_OPTIONS);
+  const definition = rawAuthStringsDefinition[`etcdserverpb.${service}`];
+  if (definition === undefined) throw new TypeError(`etcdServiceDefinitionWithRawAuthStrings: no service etcdserverpb.${service}`);
   return definition as ServiceDefinition;
 }
 

@@ -79,6 +79,14 @@ export const WIRE_ERRORS = {
   NoPasswordUser: { code: S.UNKNOWN, message: 'auth: authentication failed, password was given for no password user' },
   VerifyOnly: { code: S.UNKNOWN, message: 'auth: token signing attempted with verify-only key' },
   PasswordTooLong: { code: S.UNKNOWN, message: 'bcrypt: password length exceeds 72 bytes' },
+  // ward's own refusals of user and role names, with no etcd counterpart (etcd stores any bytes as
+  // a name; 3.4.23 crashes on a name over 32 KiB, bbolt's key limit). ward keeps names valid UTF-8
+  // (they travel as JSON strings in JWTs, logs and the JSON gateway) and at most
+  // DEFAULT_AUTH_LIMITS.maxNameBytes (64 KiB) long.
+  UserNameNotUtf8: { code: S.INVALID_ARGUMENT, message: 'etcdserver: user name is not valid UTF-8' },
+  RoleNameNotUtf8: { code: S.INVALID_ARGUMENT, message: 'etcdserver: role name is not valid UTF-8' },
+  UserNameTooLong: { code: S.INVALID_ARGUMENT, message: 'etcdserver: user name is too long' },
+  RoleNameTooLong: { code: S.INVALID_ARGUMENT, message: 'etcdserver: role name is too long' },
 
   // Leadership, availability and timeouts.
   NoLeader: { code: S.UNAVAILABLE, message: 'etcdserver: no leader' },
