@@ -1,8 +1,11 @@
-// etcd's Watch, relayed: one internal stream to a raft-node per client stream. Client messages
-// travel as the bytes the client sent, each tagged with the caller's identity (resolved from the
-// stream's token at every create, as etcd does); the raft-node implements watch semantics and
-// the permission check at creation, and its responses travel back as bytes. Only a create whose
-// token is invalid is answered here, the way etcd answers it: on the stream, which stays open.
+// etcd's Watch, relayed: one internal stream to a raft-node per client stream that creates a
+// watcher. Client messages travel as the bytes the client sent, each tagged with the caller's
+// identity (resolved from the stream's token at every create, as etcd does); the raft-node
+// implements watch semantics and the permission check at creation, and its responses travel back
+// as bytes. Before anything is spent, a stream is counted against its connection and its caller
+// (StreamAccounting); the internal stream is opened by the first create, and a stream that creates
+// nothing within the idle bound is closed. Creates refused here are answered the way etcd answers
+// them, on the stream, which stays open: an invalid token, and a create beyond the watcher bounds.
 import { status as Status, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { CallContext } from '@ward/platform/grpc-server';
 import { GrpcStatusError } from '@ward/platform/grpc-server';

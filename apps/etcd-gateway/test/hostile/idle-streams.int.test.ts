@@ -22,6 +22,9 @@ const FLOOD_CONNECTIONS = 12;
 const SCALED_LIMIT = 10_000 / SCALE;
 /** Sequential rounds of the victim's calls, before and during the flood. */
 const ROUNDS = 100;
+/** The idle bound of the gateway that tests it, and the streams each of its waves opens. */
+const IDLE_TIMEOUT_MS = 1000;
+const IDLE_STREAMS = 200;
 /** How long the flood is given to open before the victim is measured. */
 const SETTLE_MS = 4000;
 /** Creates sent at once on one Watch stream: the issue's ~1,000, past the member's 1,024 unread answers. */
@@ -233,6 +236,26 @@ describe('idle streams do not starve other callers', () => {
       expect(new Set(held.endings.map((e) => JSON.stringify(e)))).toEqual(new Set([JSON.stringify(TOO_MANY)]));
     } finally {
       held.close();
+    }
+  }, 60_000);
+});
+
+describe('idle streams are closed', () => {
+  it('streams that ask for nothing within GATEWAY_STREAM_IDLE_TIMEOUT_MS end with UNAVAILABLE, and their caller’s slots are free again', async () => {
+    const gateway = await ward.addGateway({ streamIdleTimeoutMs: IDLE_TIMEOUT_MS, maxStreamsPerAddressCount: IDLE_STREAMS });
+    const waves: Flood[] = [];
+    try {
+      for (const [service, method] of [['Watch', 'Watch'], ['Lease', 'LeaseKeepAlive'], ['Watch', 'Watch']] as const) {
+        // Each wave is this address's whole anonymous bound: admitted only if the last wave's slots were given back.
+        const wave = flood(gateway.grpcAddress, service, method, IDLE_STREAMS, 2);
+        waves.push(wave);
+        const started = performance.now();
+        while (wave.endings.length < IDLE_STREAMS && performance.now() - started < 10 * IDLE_TIMEOUT_MS) await sleep(50);
+        expect(new Set(wave.endings.map((e) => JSON.stringify(e)))).toEqual(new Set([JSON.stringify({ code: 14, details: `ward: stream closed: no request within ${IDLE_TIMEOUT_MS} ms` })]));
+        expect(wave.endings.length).toBe(IDLE_STREAMS);
+      }
+    } finally {
+      for (const wave of waves) wave.close();
     }
   }, 60_000);
 });
