@@ -84,6 +84,44 @@ export const gatewayConfigSchema = defineConfig({
     authenticateMaxAttemptsCount: int({ default: 5, min: 1, max: 50, why: 'Authenticate retries when the auth revision moves during the password check' }),
     maxWatchStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'client Watch streams open at once' }),
     maxKeepAliveStreamsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: 'client LeaseKeepAlive streams open at once' }),
+    // Per-caller bounds, checked before a stream costs anything (a member stream, a renewal): one
+    // caller can never fill the global caps above, which only many callers together reach.
+    maxStreamsPerConnectionCount: int({
+      default: 256,
+      min: 1,
+      max: 100_000,
+      why: "Watch and LeaseKeepAlive streams on one client connection; more get 'too many requests' (an etcd client uses a handful per connection)",
+    }),
+    maxStreamsPerUserCount: int({
+      default: 1000,
+      min: 1,
+      max: 1_000_000,
+      why: "Watch and LeaseKeepAlive streams of one user (the stream's token) over all connections; more get 'too many requests'; must stay below both global caps",
+    }),
+    maxStreamsPerAddressCount: int({
+      default: 500,
+      min: 1,
+      max: 1_000_000,
+      why: "Watch and LeaseKeepAlive streams of one client address while anonymous (no valid token, or auth off); more get 'too many requests'; must stay below both global caps",
+    }),
+    maxWatchersPerStreamCount: int({
+      default: 1000,
+      min: 1,
+      max: 1_000_000,
+      why: "watchers on one Watch stream (created or being created); a create beyond is refused on the stream with 'too many requests', as a member refuses one",
+    }),
+    maxWatchersPerCallerCount: int({
+      default: 10_000,
+      min: 1,
+      max: 100_000_000,
+      why: "watchers of one user, or one anonymous address, over all its streams; a create beyond is refused with 'too many requests'",
+    }),
+    streamIdleTimeoutMs: int({
+      default: 30_000,
+      min: 100,
+      max: 3_600_000,
+      why: 'a Watch stream that creates no watcher, or a LeaseKeepAlive stream that renews nothing, within this is closed with UNAVAILABLE (etcd clients send their first request at once, and reopen on UNAVAILABLE)',
+    }),
     grpcKeepaliveTimeMs: int({ default: 30_000, min: 1000, max: 3_600_000, why: 'ping idle clients this often to find dead connections' }),
     grpcKeepaliveTimeoutMs: int({ default: 10_000, min: 1000, max: 600_000, why: 'a ping unanswered this long closes the connection' }),
     grpcMaxConcurrentStreamsCount: int({ default: 1000, min: 1, max: 100_000, why: 'concurrent calls per client connection' }),
@@ -111,6 +149,9 @@ export const gatewayConfigSchema = defineConfig({
     if (config.clientCertAuth && config.trustedCaFile === '') problems.push('GATEWAY_CLIENT_CERT_AUTH needs GATEWAY_TRUSTED_CA_FILE to verify client certificates against');
     const nodeTlsFiles = [config.nodeTlsCertFile, config.nodeTlsKeyFile, config.nodeTlsCaFile].filter((file) => file !== '').length;
     if (nodeTlsFiles !== 0 && nodeTlsFiles !== 3) problems.push('GATEWAY_NODE_TLS_CERT_FILE, GATEWAY_NODE_TLS_KEY_FILE and GATEWAY_NODE_TLS_CA_FILE go together');
+    const globalStreamsCap = Math.min(config.maxWatchStreamsCount, config.maxKeepAliveStreamsCount);
+    if (config.maxStreamsPerUserCount >= globalStreamsCap) problems.push('GATEWAY_MAX_STREAMS_PER_USER_COUNT must be below GATEWAY_MAX_WATCH_STREAMS_COUNT and GATEWAY_MAX_KEEP_ALIVE_STREAMS_COUNT (one user must not fill them)');
+    if (config.maxStreamsPerAddressCount >= globalStreamsCap) problems.push('GATEWAY_MAX_STREAMS_PER_ADDRESS_COUNT must be below GATEWAY_MAX_WATCH_STREAMS_COUNT and GATEWAY_MAX_KEEP_ALIVE_STREAMS_COUNT (one address must not fill them)');
     if (config.resolveTokenTimeoutMs > config.requestTimeoutMs) problems.push('GATEWAY_RESOLVE_TOKEN_TIMEOUT_MS must be ≤ GATEWAY_REQUEST_TIMEOUT_MS');
     return problems;
   },

@@ -33,6 +33,7 @@ import { LeaseApi } from './services/lease-api';
 import { KeepAliveRelay } from './services/lease-keep-alive';
 import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
+import { StreamAccounting } from './services/stream-accounting';
 import { WatchRelay } from './services/watch-relay';
 import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
@@ -153,14 +154,24 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
     cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
     lease,
   });
+  // One accounting for both kinds of stream: a caller's bound covers its Watch and keep-alive streams.
+  const accounting = new StreamAccounting({
+    streamsPerConnection: config.maxStreamsPerConnectionCount,
+    streamsPerUser: config.maxStreamsPerUserCount,
+    streamsPerAddress: config.maxStreamsPerAddressCount,
+    watchersPerStream: config.maxWatchersPerStreamCount,
+    watchersPerCaller: config.maxWatchersPerCallerCount,
+  });
   const watch = new WatchRelay({
     openStream: () => cluster.openWatch(),
     identities,
     status,
     maxStreamsCount: config.maxWatchStreamsCount,
+    accounting,
+    idleTimeoutMs: config.streamIdleTimeoutMs,
     onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
-  const keepAlive = new KeepAliveRelay({ lease, maxStreamsCount: config.maxKeepAliveStreamsCount });
+  const keepAlive = new KeepAliveRelay({ lease, maxStreamsCount: config.maxKeepAliveStreamsCount, accounting, identities, idleTimeoutMs: config.streamIdleTimeoutMs });
   return { table, watch, keepAlive, maintenance, advertise };
 }
 

@@ -215,8 +215,8 @@ export class ClusterClient {
    */
   openSnapshot(request: NodeSnapshotRequest, signal?: AbortSignal): Promise<OpenedSnapshot> {
     return this.run('Snapshot', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS)))) return { kind: 'retry', error: wireError('NoLeader') };
-      const stream = connection.client.Snapshot(request);
+      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS), 'streams'))) return { kind: 'retry', error: wireError('NoLeader') };
+      const stream = connection.streamClient.Snapshot(request);
       const timer = setTimeout(() => discardStream(stream), Math.max(1, deadlineMs - this.nowMs()));
       let first: NodeResponse__Output | undefined;
       try {
@@ -266,13 +266,14 @@ export class ClusterClient {
   /**
    * Opens an internal Watch stream at the first member that is reachable, starting with the
    * current target (each member gets at most CONNECT_WAIT_MS). A stream that breaks later is not
-   * reopened here: the client re-watches from its last revision, as etcd clients do.
+   * reopened here: the client re-watches from its last revision, as etcd clients do. Streams
+   * travel on the member's stream channel, never on the connection of unary calls.
    */
   async openWatch(): Promise<ClientDuplexStream<NodeWatchRequest, NodeWatchResponse__Output>> {
     this.assertOpen();
     for (let tries = 0; tries < this.options.endpoints.length; tries++) {
       const connection = this.connectionTo(this.currentTarget);
-      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS)) return connection.client.Watch();
+      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS, 'streams')) return connection.streamClient.Watch();
       this.moveOn(connection);
     }
     throw wireError('Unhealthy');

@@ -1,4 +1,9 @@
-// One grpc-js channel to one raft-node's internal API (wardnode.Node).
+// Two grpc-js channels to one raft-node's internal API (wardnode.Node): one for the unary calls
+// (and the one Exchange stream that carries Propose and Read), one for the long-lived streams
+// (Watch, Snapshot). Each channel has a subchannel pool of its own,
+// so each is its own HTTP/2 connection: streams can neither use up the member's per-connection
+// stream limit (RAFT_NODE_MAX_GRPC_STREAMS_COUNT) that unary calls need, nor hold the connection's
+// flow-control window while Propose and Read wait behind them.
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
 import { NodeExchange, type ExchangeCallKind } from './node-exchange';
@@ -30,30 +35,23 @@ export function isTransportFailure(error: unknown): error is ServiceError {
   return code === Status.UNAVAILABLE || code === Status.DEADLINE_EXCEEDED || code === Status.CANCELLED || code === Status.INTERNAL;
 }
 
+/** Which of a member's two channels. */
+export type ChannelKind = 'unary' | 'streams';
+
 export class NodeConnection {
+  /** The channel of unary calls. */
   readonly client: NodeClient;
-  /** Propose and Read, multiplexed on one stream (the request path's hot calls). */
+  /** The channel of Watch and Snapshot streams, on a connection of its own. */
+  readonly streamClient: NodeClient;
+  /** Propose and Read, multiplexed on one stream of the unary channel (the request path's hot calls). */
   private readonly exchange: NodeExchange;
 
   constructor(
     readonly address: string,
     options: NodeConnectionOptions,
   ) {
-    const Node = wardNodeGrpc().Node;
-    this.client = new Node(address, options.credentials ?? credentials.createInsecure(), {
-      'grpc.max_receive_message_length': options.maxReceiveBytes,
-      'grpc.max_send_message_length': options.maxSendBytes,
-      'grpc.keepalive_time_ms': options.keepaliveTimeMs,
-      'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs,
-      'grpc.keepalive_permit_without_calls': 1,
-      // Reconnect quickly after a node restarts (grpc-js defaults to 1 s initial, 120 s max).
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 2000,
-      // Our own retry loop decides what may be retried.
-      'grpc.enable_retries': 0,
-      // No channelz service reads them: skip its per-call trackers.
-      'grpc.enable_channelz': 0,
-    });
+    this.client = nodeClient(address, options, 'unary');
+    this.streamClient = nodeClient(address, options, 'streams');
     this.exchange = new NodeExchange(this.client, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
   }
 
@@ -67,8 +65,8 @@ export class NodeConnection {
    * as a connection attempt fails or `deadlineMs` (epoch ms) passes: a request not sent is safe to
    * send elsewhere. grpc-js keeps reconnecting in the background (backoff ≤ 2 s).
    */
-  waitReady(deadlineMs: number): Promise<boolean> {
-    const channel = this.client.getChannel();
+  waitReady(deadlineMs: number, kind: ChannelKind = 'unary'): Promise<boolean> {
+    const channel = (kind === 'unary' ? this.client : this.streamClient).getChannel();
     return new Promise((resolve) => {
       const check = (): void => {
         const state = channel.getConnectivityState(true);
@@ -101,5 +99,28 @@ export class NodeConnection {
   close(): void {
     this.exchange.close();
     this.client.close();
+    this.streamClient.close();
   }
+}
+
+function nodeClient(address: string, options: NodeConnectionOptions, kind: ChannelKind): NodeClient {
+  const Node = wardNodeGrpc().Node;
+  return new Node(address, options.credentials ?? credentials.createInsecure(), {
+    'grpc.max_receive_message_length': options.maxReceiveBytes,
+    'grpc.max_send_message_length': options.maxSendBytes,
+    'grpc.keepalive_time_ms': options.keepaliveTimeMs,
+    'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs,
+    'grpc.keepalive_permit_without_calls': 1,
+    // Reconnect quickly after a node restarts (grpc-js defaults to 1 s initial, 120 s max).
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 2000,
+    // Our own retry loop decides what may be retried.
+    'grpc.enable_retries': 0,
+    // No channelz service reads them: skip its per-call trackers.
+    'grpc.enable_channelz': 0,
+    // A pool of its own: never the subchannel (the connection) of the member's other channel.
+    'grpc.use_local_subchannel_pool': 1,
+    // Names the channel's use; as a distinct option it also keeps the two channels apart.
+    'grpc.primary_user_agent': `ward-etcd-gateway-${kind}`,
+  });
 }

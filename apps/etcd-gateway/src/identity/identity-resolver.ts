@@ -100,6 +100,22 @@ export class IdentityResolver {
     return this.certificates.identify(commonName, options.fresh === true, signal);
   }
 
+  /**
+   * The user a stream is counted against (per-caller stream bounds): its token's user, else its
+   * certificate's CommonName when certificate identities are on, else '' (anonymous, counted by
+   * address). Decides no access: an invalid token is simply anonymous here, without the
+   * auth-enabled read that `identify` makes, so a flood of bad tokens costs no extra read.
+   */
+  async callerName(credentials: Credentials, signal?: AbortSignal): Promise<string> {
+    const { token } = credentials;
+    if (token !== undefined) {
+      const identity = token.length <= MAX_TOKEN_LENGTH_CHARS ? await this.verifier.verify(token, signal) : undefined;
+      return identity?.username ?? '';
+    }
+    const { commonName } = credentials;
+    return commonName === undefined || this.certificates === undefined ? '' : commonName;
+  }
+
   /** The cluster said the identity's revision is old: resolve it afresh next time. */
   forget(credentials: Credentials): void {
     if (credentials.token !== undefined) this.verifier.forget(credentials.token);

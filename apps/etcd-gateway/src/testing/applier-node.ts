@@ -29,6 +29,8 @@ export interface ApplierNodeOptions {
   watchStreamsCount: number;
   /** New internal watch streams are not read (a member too busy to keep up). */
   pauseWatchReads?: boolean;
+  /** The next create ends its internal stream with this status instead of an answer (once). */
+  failNextWatchCreate?: { code: number; details: string };
 }
 
 export interface ApplierNode {
@@ -87,6 +89,7 @@ interface WatchCall {
   on(event: 'data', listener: (message: { username: string; auth_revision: string; request: Buffer }) => void): void;
   on(event: 'end' | 'cancelled' | 'error', listener: () => void): void;
   pause(): void;
+  emit(event: 'error', status: { code: number; details: string }): void;
   write(message: object): boolean;
   end(): void;
 }
@@ -109,8 +112,21 @@ function echoWatch(call: WatchCall, state: ApplierNodeOptions, applier: Applier)
   call.on('data', (message) => {
     const request = requestType.toObject(requestType.decode(message.request), { longs: String, enums: String, defaults: false }) as Record<string, unknown>;
     state.watchRequests.push({ username: message.username, authRevision: Number(message.auth_revision), request });
-    if (request['create_request'] === undefined) return;
     const header = { cluster_id: String(CONTEXT.clusterId), member_id: String(CONTEXT.memberId), revision: String(applier.keySpaceView.currentRevision), raft_term: '2' };
+    const cancel = request['cancel_request'] as { watch_id?: string } | undefined;
+    if (cancel !== undefined) {
+      const response = responseType.encode(responseType.fromObject({ header, watch_id: cancel.watch_id ?? '0', canceled: true })).finish();
+      call.write({ response: Buffer.from(response) });
+      return;
+    }
+    if (request['create_request'] === undefined) return;
+    const failure = state.failNextWatchCreate;
+    if (failure !== undefined) {
+      state.failNextWatchCreate = undefined;
+      close();
+      call.emit('error', failure);
+      return;
+    }
     const response = responseType.encode(responseType.fromObject({ header, watch_id: String(nextWatchId++), created: true })).finish();
     call.write({ response: Buffer.from(response) });
   });
