@@ -116,6 +116,18 @@ export const gatewayConfigSchema = defineConfig({
       max: 100_000_000,
       why: "watchers of one user, or one anonymous address, over all its streams; a create beyond is refused with 'too many requests'",
     }),
+    maxInFlightPerUserCount: int({
+      default: 1000,
+      min: 1,
+      max: 9999,
+      why: "requests of one user (KV, lease, auth management, maintenance) in flight at once; more get 'too many requests' at once (below the 10,000 calls a gateway keeps pending per member)",
+    }),
+    maxInFlightPerAddressCount: int({
+      default: 1000,
+      min: 1,
+      max: 9999,
+      why: "requests of one client address in flight at once while anonymous (no token, or auth off); more get 'too many requests' at once",
+    }),
     streamIdleTimeoutMs: int({
       default: 30_000,
       min: 100,

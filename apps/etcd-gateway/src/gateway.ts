@@ -23,6 +23,7 @@ import { JwtTokenVerifier } from './identity/jwt-token-verifier';
 import { SimpleTokenVerifier } from './identity/simple-token-verifier';
 import { createTokenSetup, type TokenSetup } from './identity/token-setup';
 import type { TokenVerifier } from './identity/token-verifier';
+import { InFlightBounds } from './requests/in-flight';
 import { RequestExecutor } from './requests/request-executor';
 import { RequestIds } from './requests/request-ids';
 import { AuthApi } from './services/auth-api';
@@ -127,7 +128,8 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
       : undefined,
   );
   const maxReadEntryBytes = config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES;
-  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes });
+  const inFlight = new InFlightBounds({ perUser: config.maxInFlightPerUserCount, perAddress: config.maxInFlightPerAddressCount });
+  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
   const authenticator = new Authenticator({
     authCheck: (name, signal) => cluster.authCheck(name, signal),
     checker: await CredentialChecker.create(w.passwords),

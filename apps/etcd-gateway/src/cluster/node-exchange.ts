@@ -6,9 +6,10 @@
 // (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled one as
 // CANCELLED.
 import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
+import { wireError } from '@ward/etcd/wire-errors';
 import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadRequest } from '@ward/etcd/proto';
 
-/** Calls waiting for an answer on one member's stream; more are refused as RESOURCE_EXHAUSTED. */
+/** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
 export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
 /** How often expired calls are looked for while some are pending. */
 const DEADLINE_SWEEP_MS = 50;
@@ -65,7 +66,8 @@ export class NodeExchange {
   call(call: ExchangeCallKind, deadlineMs: number, signal?: AbortSignal): Promise<NodeResponse__Output> {
     if (signal?.aborted) return Promise.reject(callError(Status.CANCELLED, 'cancelled before sending'));
     if (this.closed) return Promise.reject(callError(Status.UNAVAILABLE, 'connection closed'));
-    if (this.pending.size >= MAX_EXCHANGE_PENDING_COUNT) return Promise.reject(callError(Status.RESOURCE_EXHAUSTED, 'too many calls in flight to one member'));
+    // Not sent: etcd's `too many requests`, final (the cluster client passes etcd errors through).
+    if (this.pending.size >= MAX_EXCHANGE_PENDING_COUNT) return Promise.reject(wireError('TooManyRequests'));
     const bytes = entryBytes(call) + CALL_OVERHEAD_BYTES;
     if (this.queuedBytes + bytes > this.options.maxSendBytes) this.flush();
     this.lastId += 1;

@@ -136,7 +136,7 @@ async function serve(entry: UnaryRpc, types: RouteTypes, request: FastifyRequest
       throw new GrpcStatusError(Status.RESOURCE_EXHAUSTED, `grpc: received message larger than max (${bytes.length} vs. ${options.maxRequestMessageBytes})`);
     }
     const message = types.deserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    const answer = await entry.call(message, { token: tokenFromHeaders(request.headers) }, requestSignal(reply));
+    const answer = await entry.call(message, { token: tokenFromHeaders(request.headers), address: request.ip }, requestSignal(reply));
     const json = responseToJson(types.responseType, answer);
     // A streaming RPC (LeaseKeepAlive): one request, one `{"result": ...}` line, as grpc-gateway streams.
     if (entry.httpStream) return reply.code(200).type('application/json').send(`${JSON.stringify({ result: json })}\n`);

@@ -28,4 +28,6 @@ export interface ResolvedIdentity extends Identity {
 export interface Credentials {
   readonly token: string | undefined;
   readonly commonName?: string | undefined;
+  /** The client's address (no port): what an anonymous caller's bounds are counted against. */
+  readonly address?: string | undefined;
 }

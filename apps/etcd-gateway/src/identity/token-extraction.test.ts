@@ -42,12 +42,12 @@ describe('tokenFromHeaders', () => {
 describe('grpcCredentials', () => {
   it('carries the verified CommonName beside the token, except through a grpc-gateway', () => {
     const plain = new Metadata();
-    expect(grpcCredentials(plain, { peerCommonName: undefined })).toEqual({ token: undefined });
-    expect(grpcCredentials(plain, { peerCommonName: 'example.com' })).toEqual({ token: undefined, commonName: 'example.com' });
+    expect(grpcCredentials(plain, { peerCommonName: undefined, peer: '10.0.0.7:4242' })).toEqual({ token: undefined, address: '10.0.0.7' });
+    expect(grpcCredentials(plain, { peerCommonName: 'example.com', peer: '[::1]:4242' })).toEqual({ token: undefined, commonName: 'example.com', address: '[::1]' });
     plain.set('token', 'abc');
-    expect(grpcCredentials(plain, { peerCommonName: '' })).toEqual({ token: 'abc', commonName: '' });
+    expect(grpcCredentials(plain, { peerCommonName: '', peer: '10.0.0.7:4242' })).toEqual({ token: 'abc', commonName: '', address: '10.0.0.7' });
     const viaGateway = new Metadata();
     viaGateway.set('grpcgateway-accept', 'application/json');
-    expect(grpcCredentials(viaGateway, { peerCommonName: 'example.com' })).toEqual({ token: undefined });
+    expect(grpcCredentials(viaGateway, { peerCommonName: 'example.com', peer: '10.0.0.7:4242' })).toEqual({ token: undefined, address: '10.0.0.7' });
   });
 });

@@ -42,11 +42,22 @@ export function tokenFromHeaders(headers: Readonly<Record<string, string | strin
  * CommonName is read only when asked for (no token, certificate identities on): reading the peer
  * certificate builds an object per call.
  */
-export function grpcCredentials(metadata: Metadata, peer: { readonly peerCommonName: string | undefined }): Credentials {
+export function grpcCredentials(metadata: Metadata, peer: { readonly peerCommonName: string | undefined; readonly peer: string }): Credentials {
   return {
     token: tokenFromMetadata(metadata),
     get commonName() {
       return metadata.get('grpcgateway-accept').length > 0 ? undefined : peer.peerCommonName;
     },
+    get address() {
+      return addressOfPeer(peer.peer);
+    },
   };
+}
+
+/** The client address of a grpc-js peer string (`1.2.3.4:5678`, `::1:5678`, or a bare address). */
+export function addressOfPeer(peer: string): string {
+  const colon = peer.lastIndexOf(':');
+  if (colon <= 0) return peer;
+  const port = peer.slice(colon + 1);
+  return /^\d{1,5}$/.test(port) ? peer.slice(0, colon) : peer;
 }

@@ -5,6 +5,7 @@ import { ApplyError, encodeApplyRequest, type ApplyOperation, type ApplyRequest 
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { IdentityResolver } from '../identity/identity-resolver';
 import type { Credentials, Identity, ResolvedIdentity } from '../identity/identity';
+import type { InFlightBounds } from './in-flight';
 import type { RequestIds } from './request-ids';
 
 /** The parts of the cluster client the executor needs. */
@@ -21,6 +22,8 @@ export interface RequestExecutorOptions {
   readonly maxRequestBytes: number;
   /** Reads are not proposals (etcd does not size-check them); still bounded by the gRPC limit. */
   readonly maxReadEntryBytes: number;
+  /** Per-caller bounds on requests in flight (none: unbounded, for tests of other things). */
+  readonly inFlight?: InFlightBounds;
 }
 
 export type { Credentials } from '../identity/identity';
@@ -57,14 +60,27 @@ export class RequestExecutor {
     return this.options.ids.next();
   }
 
-  /**
-   * Runs `send` with the caller's identity. A simple-token or certificate identity served from the
-   * short cache may carry a revision that an auth change has just passed; the cluster then refuses the
-   * request without applying it (`revision of auth store is old`), so it is safe to resolve the
-   * identity afresh and send once more — the new attempt is checked against the current state.
-   */
+  /** Runs `send` with the caller's identity, within the caller's in-flight bound. */
   private async asCaller(credentials: Credentials, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<Buffer>): Promise<Buffer> {
     const identity = await this.options.identities.identify(credentials, signal);
+    const bounds = this.options.inFlight;
+    if (bounds === undefined) return this.sendAs(credentials, identity, signal, send);
+    const slot = bounds.take(identity.username, credentials.address ?? '');
+    if (slot === undefined) throw wireError('TooManyRequests');
+    try {
+      return await this.sendAs(credentials, identity, signal, send);
+    } finally {
+      bounds.give(slot);
+    }
+  }
+
+  /**
+   * A simple-token or certificate identity served from the short cache may carry a revision that
+   * an auth change has just passed; the cluster then refuses the request without applying it
+   * (`revision of auth store is old`), so it is safe to resolve the identity afresh and send once
+   * more — the new attempt is checked against the current state.
+   */
+  private async sendAs(credentials: Credentials, identity: ResolvedIdentity, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<Buffer>): Promise<Buffer> {
     try {
       return await send(identity);
     } catch (error) {

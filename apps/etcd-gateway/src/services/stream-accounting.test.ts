@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { etcdMessageType } from '@ward/etcd/proto';
 import { isWireError } from '@ward/etcd/wire-errors';
-import { addressOfPeer, admitStream, callerOf, StreamAccounting, type CallerLimits } from './stream-accounting';
+import { addressOfPeer } from '../identity/token-extraction';
+import { admitStream, callerOf, StreamAccounting, type CallerLimits } from './stream-accounting';
 import { watchResponseFlags } from './watch-response-flags';
 
 const LIMITS: CallerLimits = { streamsPerConnection: 3, streamsPerUser: 4, streamsPerAddress: 5, watchersPerStream: 2, watchersPerCaller: 3 };

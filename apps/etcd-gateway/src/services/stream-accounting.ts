@@ -8,6 +8,7 @@ import { status as Status } from '@grpc/grpc-js';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { Credentials } from '../identity/identity';
+import { addressOfPeer } from '../identity/token-extraction';
 
 /** The per-caller bounds (GATEWAY_MAX_STREAMS_PER_* and GATEWAY_MAX_WATCHERS_PER_*). */
 export interface CallerLimits {
@@ -31,14 +32,6 @@ export interface Caller {
   readonly address: string;
   /** The user of the stream's token; '' while anonymous. */
   readonly username: string;
-}
-
-/** The client address of a grpc-js peer string (`1.2.3.4:5678`, `::1:5678`, or a bare address). */
-export function addressOfPeer(peer: string): string {
-  const colon = peer.lastIndexOf(':');
-  if (colon <= 0) return peer;
-  const port = peer.slice(colon + 1);
-  return /^\d{1,5}$/.test(port) ? peer.slice(0, colon) : peer;
 }
 
 /** A caller as grpc-js reports its connection, with the user its token resolved to. */

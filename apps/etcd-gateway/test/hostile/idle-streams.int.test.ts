@@ -6,7 +6,7 @@
 // scaled down by the same factor (the members' RAFT_NODE_MAX_GRPC_STREAMS_COUNT, the gateway's
 // global stream caps): what starved the others at 10,000 starves them here at SCALE.
 // While the flood is held, another user's puts, Authenticate and Status calls must answer within
-// twice their own p99 measured before the flood, and a keep-alive stream of another user must be
+// twice their own p99 measured before the flood (at least that p99 + NOISE_FLOOR_MS), and a keep-alive stream of another user must be
 // admitted and renew its lease.
 import { credentials, Metadata, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,18 @@ function flood(address: string, service: 'Watch' | 'Lease', method: 'Watch' | 'L
       for (const client of clients) client.close();
     },
   };
+}
+
+/**
+ * The bound a victim's p99 during a flood is held to: twice its p99 before the flood, and never
+ * less than that p99 plus NOISE_FLOOR_MS. On a 2-core machine shared with the flood's own client
+ * a p99 of a few milliseconds moves by that much from scheduling alone; a starved caller waits
+ * seconds (the request deadline), so the floor does not hide starvation.
+ */
+const NOISE_FLOOR_MS = 25;
+
+function victimBound(baselineP99: number): number {
+  return Math.max(2 * baselineP99, baselineP99 + NOISE_FLOOR_MS);
 }
 
 function p99(samples: readonly number[]): number {
@@ -176,8 +188,8 @@ type Samples = Awaited<ReturnType<typeof victimRounds>>;
 
 function expectWithinBaseline(during: Samples, baseline: Samples): void {
   for (const kind of ['put', 'authenticate', 'status'] as const) {
-    const bound = 2 * p99(baseline[kind]);
-    expect(p99(during[kind]), `${kind}: p99 during the flood vs 2 × p99 before (${bound.toFixed(1)} ms)`).toBeLessThanOrEqual(bound);
+    const bound = victimBound(p99(baseline[kind]));
+    expect(p99(during[kind]), `${kind}: p99 during the flood vs 2 × p99 before, at least + ${NOISE_FLOOR_MS} ms (${bound.toFixed(1)} ms)`).toBeLessThanOrEqual(bound);
   }
 }
 
@@ -233,8 +245,8 @@ describe('idle streams do not starve other callers', () => {
       const latencies: number[] = [];
       for (let round = 0; round < RENEWALS; round++) latencies.push(await timedRenewal(during, lease.ID));
       during.stream.cancel();
-      const bound = 2 * p99(baseline);
-      expect(p99(latencies), `keep-alive: p99 during the flood vs 2 × p99 before (${bound.toFixed(1)} ms)`).toBeLessThanOrEqual(bound);
+      const bound = victimBound(p99(baseline));
+      expect(p99(latencies), `keep-alive: p99 during the flood vs 2 × p99 before, at least + ${NOISE_FLOOR_MS} ms (${bound.toFixed(1)} ms)`).toBeLessThanOrEqual(bound);
       expect(held.endings.length).toBe(FLOOD_STREAMS - ADDRESS_BOUND);
       expect(new Set(held.endings.map((e) => JSON.stringify(e)))).toEqual(new Set([JSON.stringify(TOO_MANY)]));
     } finally {

@@ -56,8 +56,12 @@ export interface ApplierOptions {
 
 export const DEFAULT_MAX_LEASES = 1_000_000;
 export const DEFAULT_MAX_SIMPLE_TOKENS = 100_000;
-/** A user's live simple tokens: 500 sessions per user within a TTL; 200 such users fill the table. */
-export const DEFAULT_MAX_SIMPLE_TOKENS_PER_USER = 500;
+/**
+ * A user's live simple tokens: a tenth of the table, so a shared account used by thousands of
+ * clients (each etcdctl run authenticates) keeps its sessions, while one user alone can still fill
+ * only a tenth of the table; past the total, the user holding the most loses its oldest.
+ */
+export const DEFAULT_MAX_SIMPLE_TOKENS_PER_USER = 10_000;
 
 function simpleTokenTable(options: ApplierOptions): SimpleTokenTable {
   return new SimpleTokenTable(options.maxSimpleTokens ?? DEFAULT_MAX_SIMPLE_TOKENS, options.maxSimpleTokensPerUser ?? DEFAULT_MAX_SIMPLE_TOKENS_PER_USER);
