@@ -297,7 +297,8 @@ export class Raft {
     }
     const lastIndex = this.log.lastIndex();
     const lastTerm = this.log.lastTerm();
-    for (const id of this.trk.voterIds()) {
+    const asked = this.mutated('learner-vote-counted') ? [...this.trk.voterIds(), ...this.trk.config.learners] : this.trk.voterIds();
+    for (const id of asked) {
       if (id === this.id) {
         // The own vote counts once it is durable: it is answered after the Ready is persisted.
         this.send(voteResponseType(voteType), { to: id, term });
@@ -311,7 +312,7 @@ export class Raft {
   /** Records a vote answer and tallies the election. */
   poll(id: NodeId, granted: boolean): ReturnType<ProgressTracker['tallyVotes']> {
     this.trk.recordVote(id, granted);
-    return this.trk.tallyVotes();
+    return this.trk.tallyVotes(this.mutated('learner-vote-counted'));
   }
 
   /** Appends entries at the current term as leader; false if the uncommitted-bytes limit refuses them. */
@@ -374,7 +375,15 @@ export class Raft {
    * to keep with its state (and in its snapshots).
    */
   applyConfChange(cc: ConfChangeV2): ConfState {
-    const next = changeConfState(this.trk.confState(), cc);
+    let next: ConfState;
+    try {
+      next = changeConfState(this.trk.confState(), cc);
+    } catch (error) {
+      // The membership mutations make logs hold changes that no longer fit: skip them, so that
+      // what the simulator catches is the unsafety, not this refusal.
+      if (this.mutated('conf-change-counted-before-applied') || this.mutated('two-conf-changes-in-flight')) return this.trk.confState();
+      throw error;
+    }
     return this.switchToConfig(next);
   }
 
@@ -409,7 +418,7 @@ export class Raft {
 
   /** Why the leader would turn the membership change `cc` into an empty entry, or undefined. */
   refuseConfChange(cc: ConfChangeV2): string | undefined {
-    if (this.confChangePending()) return `possible unapplied membership change at index ${this.pendingConfIndex} (applied to ${this.log.applied})`;
+    if (this.confChangePending() && !this.mutated('two-conf-changes-in-flight')) return `possible unapplied membership change at index ${this.pendingConfIndex} (applied to ${this.log.applied})`;
     const joint = this.trk.isJoint();
     const leave = leavesJoint(cc);
     if (joint && !leave) return 'must leave the joint configuration first';

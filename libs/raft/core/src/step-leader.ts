@@ -93,6 +93,7 @@ function propose(r: Raft, m: Message): void {
   if (!r.appendEntry(entries)) throw new ProposalDroppedError('uncommitted-size-limit');
   // One membership change at a time: the next waits until this one is applied.
   if (confIndex > 0) r.pendingConfIndex = confIndex;
+  if (confIndex > 0 && r.mutated('conf-change-counted-before-applied')) countBeforeApplied(r, entries[confIndex - r.log.lastIndex() + entries.length - 1]!);
   // Batched: the MsgApps leave with the next Ready (RawNode flushes them).
   r.appendsPending = true;
 }
@@ -119,6 +120,14 @@ function checkConfChange(r: Raft, e: Entry): Entry {
     throw error;
   }
   return e;
+}
+
+/** Mutation only: switch at once to where the change ends up (leaving any joint configuration). */
+function countBeforeApplied(r: Raft, e: Entry): void {
+  const cc = decodeConfChangeEntry(e);
+  let cs = changeConfState(r.trk.confState(), cc);
+  if (cs.votersOutgoing.length > 0) cs = changeConfState(cs, { transition: 0, changes: [], context: EMPTY_BYTES });
+  r.switchToConfig(cs);
 }
 
 function handleHeartbeatResponse(r: Raft, pr: Progress, m: Message): void {
