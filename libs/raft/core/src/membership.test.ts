@@ -35,6 +35,26 @@ describe('the vote tally', () => {
   });
 });
 
+describe('demotion in a joint configuration', () => {
+  it('a voter being demoted stays a voter until the joint configuration is left, then is a learner', () => {
+    const cluster = new Cluster(3);
+    cluster.elect(1n);
+    cluster.raw(1n).proposeConfChange({ transition: ConfChangeTransition.JointExplicit, changes: [{ type: ConfChangeType.AddLearnerNode, nodeId: 3n }], context: NO_CONTEXT });
+    cluster.stabilize();
+    expect(cluster.raw(1n).confState()).toMatchObject({ voters: [1n, 2n], votersOutgoing: [1n, 2n, 3n], learnersNext: [3n] });
+    expect(cluster.raw(1n).status().progress.get(3n)?.isLearner).toBe(false);
+    // Still an (outgoing) voter: leadership can go to it.
+    cluster.raw(1n).transferLeader(3n);
+    cluster.stabilize();
+    expect(cluster.leader()).toBe(3n);
+    cluster.raw(3n).proposeConfChange({ transition: ConfChangeTransition.Auto, changes: [], context: NO_CONTEXT });
+    cluster.stabilize();
+    // Leaving the joint configuration demotes the leader itself: it steps down.
+    expect(cluster.raw(3n).confState()).toMatchObject({ voters: [1n, 2n], votersOutgoing: [], learners: [3n] });
+    expect(cluster.raw(3n).basicStatus().role).toBe('follower');
+  });
+});
+
 describe('one membership change at a time', () => {
   it('a new leader turns a change into an empty entry until its whole log is applied', () => {
     const storage = storageWithVoters([1n, 2n, 3n]);

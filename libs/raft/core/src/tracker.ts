@@ -48,7 +48,9 @@ export class ProgressTracker {
       autoLeave: cs.autoLeave,
     };
     const all = sortedUnique([...cs.voters, ...cs.votersOutgoing, ...cs.learners, ...cs.learnersNext]);
-    const learners = new Set([...cs.learners, ...cs.learnersNext]);
+    // A voter being demoted (learnersNext) stays a voter of the outgoing half until the joint
+    // configuration is left: it may still campaign and be a transfer target.
+    const learners = new Set(cs.learners);
     for (const id of [...this.progress.keys()]) if (!all.includes(id)) this.progress.delete(id);
     for (const id of all) {
       const existing = this.progress.get(id);
