@@ -23,6 +23,8 @@ export interface OperatorStats {
   learnersAdded: number;
   promotions: number;
   removals: number;
+  /** Voters made learners (the leader's configuration may go through learnersNext). */
+  demotions: number;
   /** Times the leader's configuration went from minVoters voters to maxVoters and back. */
   growShrinkCycles: number;
 }
@@ -31,13 +33,13 @@ const NO_CONTEXT = new Uint8Array(0);
 
 /**
  * An operator changing the membership while clients work and faults strike: adds a learner (a
- * spare machine), promotes a learner once it has caught up, removes a voter (sometimes the
- * leader), replaces a voter by a learner in one joint change, grows to `maxVoters` and shrinks to
+ * spare machine), promotes a learner once it has caught up, removes or demotes a voter (sometimes
+ * the leader), replaces a voter by a learner in one joint change, grows to `maxVoters` and shrinks to
  * `minVoters` by joint changes of two voters. It waits for each change to show in the leader's
  * configuration (or a timeout) before the next, except when it races.
  */
 export class MembershipOperator {
-  readonly stats: OperatorStats = { proposed: 0, applied: 0, raced: 0, joint: 0, leaderRemovals: 0, learnersAdded: 0, promotions: 0, removals: 0, growShrinkCycles: 0 };
+  readonly stats: OperatorStats = { proposed: 0, applied: 0, raced: 0, joint: 0, leaderRemovals: 0, learnersAdded: 0, promotions: 0, removals: 0, demotions: 0, growShrinkCycles: 0 };
   private grown = false;
   private readonly used = new Set<NodeId>();
   private waiting: { readonly since: number; readonly from: string } | undefined;
@@ -138,6 +140,17 @@ export class MembershipOperator {
         this.stats.joint++;
         if (first === leader.id || second === leader.id) this.stats.leaderRemovals++;
         return change(ConfChangeTransition.JointImplicit, [first, second].map((id) => ({ type: ConfChangeType.RemoveNode, nodeId: id })));
+      });
+    }
+    if (voters.length > minVoters) {
+      // Demote a voter to a learner: one step, or in a joint change (through learnersNext).
+      options.push(() => {
+        const id = this.pick(voters);
+        this.stats.demotions++;
+        if (id === leader.id) this.stats.leaderRemovals++;
+        const joint = this.rng.nextFloat() < 0.5;
+        if (joint) this.stats.joint++;
+        return change(joint ? ConfChangeTransition.JointImplicit : ConfChangeTransition.Auto, [{ type: ConfChangeType.AddLearnerNode, nodeId: id }]);
       });
     }
     if (ready.length > 0) {

@@ -46,9 +46,10 @@ export interface SimStats {
   confChangesProposed: number;
   confChangesApplied: number;
   confChangesRaced: number;
-  /** Changes that went through a joint configuration, and changes that removed the leader. */
+  /** Changes that went through a joint configuration, that removed or demoted the leader, that demoted a voter. */
   jointConfChanges: number;
   leaderRemovals: number;
+  demotions: number;
   /** Times the cluster grew from the fewest to the most voters and shrank back (3 -> 5 -> 3). */
   growShrinkCycles: number;
 }
@@ -122,6 +123,7 @@ export class Simulation implements SimHost, WorkloadHost {
     confChangesRaced: 0,
     jointConfChanges: 0,
     leaderRemovals: 0,
+    demotions: 0,
     growShrinkCycles: 0,
   };
   private readonly operator: MembershipOperator | undefined;
@@ -397,7 +399,7 @@ export class Simulation implements SimHost, WorkloadHost {
     });
     if (this.operator !== undefined) {
       const o = this.operator.stats;
-      Object.assign(this.stats, { confChangesProposed: o.proposed, confChangesApplied: o.applied, confChangesRaced: o.raced, jointConfChanges: o.joint, leaderRemovals: o.leaderRemovals, growShrinkCycles: o.growShrinkCycles });
+      Object.assign(this.stats, { confChangesProposed: o.proposed, confChangesApplied: o.applied, confChangesRaced: o.raced, jointConfChanges: o.joint, leaderRemovals: o.leaderRemovals, demotions: o.demotions, growShrinkCycles: o.growShrinkCycles });
     }
     return { seed: this.seed, profile: this.profile.name, traceHash: this.trace.hex(), violations: this.checker.violations, stats: this.stats, history, linearizability: verdict };
   }

@@ -22,7 +22,8 @@ function describeSummary(summary: SeedsSummary, first: number, seconds: string):
     (summary.membership.proposed === 0
       ? ''
       : `; membership changes ${summary.membership.applied} applied / ${summary.membership.proposed} proposed (${summary.membership.raced} racing, ` +
-        `${summary.membership.joint} joint, ${summary.membership.leaderRemovals} removing the leader), ${summary.membership.growShrinkCycles} grow-shrink cycles`)
+        `${summary.membership.joint} joint, ${summary.membership.demotions} demotions, ${summary.membership.leaderRemovals} removing or demoting the leader), ` +
+        `${summary.membership.growShrinkCycles} grow-shrink cycles`)
   );
 }
 
@@ -56,6 +57,7 @@ export function describeSeedRun(
           expect(summary.membership.applied).toBeGreaterThanOrEqual(perSlice * least.confChangesPerSeed);
           expect(summary.membership.joint).toBeGreaterThan(0);
           expect(summary.membership.leaderRemovals).toBeGreaterThan(0);
+          expect(summary.membership.demotions).toBeGreaterThan(0);
           expect(summary.membership.raced).toBeGreaterThan(0);
           expect(summary.membership.growShrinkCycles).toBeGreaterThan(0);
         }
