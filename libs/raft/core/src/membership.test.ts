@@ -4,6 +4,7 @@ import { ConfChangeTransition, ConfChangeType } from './confchange/conf-change';
 import { ConfChangeError } from './errors';
 import { MessageType } from './message';
 import { ProgressTracker } from './tracker';
+import type { Entry } from './types';
 import { EntryType, votersConfState } from './types';
 import { Cluster } from './test/cluster';
 import { advanceMessagesAfterAppend, entry, msg, newTestRaft, persistAndApply, readMessages, storageWithVoters } from './test/raft-harness';
@@ -75,6 +76,21 @@ describe('one membership change at a time', () => {
     r.step(msg(MessageType.Prop, 1n, 1n, { entries: [cc] }));
     expect(r.log.slice(5, 6, 1e9)[0]!.type).toBe(EntryType.ConfChange);
     expect(r.pendingConfIndex).toBe(5);
+  });
+});
+
+describe('one membership change per batch', () => {
+  it('of two changes proposed together, the second becomes an empty entry', () => {
+    const storage = storageWithVoters([1n, 2n, 3n]);
+    const r = newTestRaft(1n, 10, 1, storage);
+    r.becomeCandidate();
+    r.becomeLeader();
+    for (const id of [2n, 3n]) r.step(msg(MessageType.AppResp, id, 1n, { term: r.term, index: 1 }));
+    persistAndApply(r, storage);
+    const learner = (id: bigint): Entry => ({ type: EntryType.ConfChange, term: 0, index: 0, data: encodeConfChange({ type: ConfChangeType.AddLearnerNode, nodeId: id, context: NO_CONTEXT }) });
+    r.step(msg(MessageType.Prop, 1n, 1n, { entries: [learner(4n), learner(5n)] }));
+    expect(r.log.slice(2, 4, 1e9).map((e) => e.type)).toEqual([EntryType.ConfChange, EntryType.Normal]);
+    expect(r.pendingConfIndex).toBe(2);
   });
 });
 

@@ -76,23 +76,33 @@ function propose(r: Raft, m: Message): void {
   assert(m.entries.length > 0, 'stepped empty MsgProp');
   if (r.trk.get(r.id) === undefined) throw new ProposalDroppedError('not-a-member');
   if (r.leadTransferee !== NO_NODE) throw new ProposalDroppedError('leader-transfer-in-progress');
+  for (const e of m.entries) if (e.data.length > r.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
   let entries = m.entries;
   let confIndex = 0;
+  const pendingBefore = r.pendingConfIndex;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    if (e.data.length > r.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
     if (e.type === EntryType.Normal) continue;
-    const replacement = checkConfChange(r, e);
+    let replacement: Entry;
+    try {
+      replacement = checkConfChange(r, e);
+    } catch (error) {
+      r.pendingConfIndex = pendingBefore;
+      throw error;
+    }
     if (replacement !== e) {
       if (entries === m.entries) entries = [...m.entries];
       (entries as Entry[])[i] = replacement;
     } else {
+      // One membership change at a time: the next (in this batch too) waits until it is applied.
       confIndex = r.log.lastIndex() + i + 1;
+      r.pendingConfIndex = confIndex;
     }
   }
-  if (!r.appendEntry(entries)) throw new ProposalDroppedError('uncommitted-size-limit');
-  // One membership change at a time: the next waits until this one is applied.
-  if (confIndex > 0) r.pendingConfIndex = confIndex;
+  if (!r.appendEntry(entries)) {
+    r.pendingConfIndex = pendingBefore;
+    throw new ProposalDroppedError('uncommitted-size-limit');
+  }
   if (confIndex > 0 && r.mutated('conf-change-counted-before-applied')) countBeforeApplied(r, entries[confIndex - r.log.lastIndex() + entries.length - 1]!);
   // Batched: the MsgApps leave with the next Ready (RawNode flushes them).
   r.appendsPending = true;
