@@ -79,6 +79,19 @@ describe('injected bugs are caught by the simulator', () => {
     table.push(`  ${'conf-change-counted-before-applied'.padEnd(30)} history not linearizable at seed ${String(seed).padStart(3)} of 60`);
   }, 15 * 60_000);
 
+  it('two changes in flight break safety itself, not only the one-change rule', () => {
+    const mutated = withOverrides(MEMBERSHIP_CHURN_PROFILE, { mutations: ['two-conf-changes-in-flight'] });
+    let found: { seed: number; kind: string } | undefined;
+    for (let seed = 1; seed <= 100 && found === undefined; seed++) {
+      const r = runSimulation(seed, mutated, { checkHistory: checkKvHistory });
+      const v = r.violations.find((x) => isSafetyViolation(x) && x.kind !== 'conf-changes-in-flight');
+      if (v !== undefined) found = { seed, kind: v.kind };
+      else if (r.linearizability === 'illegal') found = { seed, kind: 'not-linearizable' };
+    }
+    expect(found, 'no safety violation beyond the one-change rule within 100 seeds').toBeDefined();
+    table.push(`  ${'two-conf-changes-in-flight'.padEnd(30)} also ${found!.kind} at seed ${String(found!.seed).padStart(3)} of 100`);
+  }, 15 * 60_000);
+
   it('the unmutated core passes the same hunts (the catches are the bugs, not the harness)', () => {
     for (const profile of [CHAOS_PROFILE, FIGURE8_PROFILE, MEMBERSHIP_PROFILE, MEMBERSHIP_CHURN_PROFILE]) {
       for (let seed = 1; seed <= 5; seed++) {

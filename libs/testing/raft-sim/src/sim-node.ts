@@ -212,6 +212,7 @@ export class SimNode {
     this.storage.append(rd.entries);
     if (rd.hardState !== undefined) this.storage.setHardState(rd.hardState);
     this.host.checker.onPersisted(this.id, rd.snapshot, rd.entries);
+    if (this.role === Role.Leader) this.checkOneChangeInFlight(rd.entries);
     // From here on the node acts on this HardState (its messages go out): record its vote.
     if (rd.hardState !== undefined) this.host.checker.onHardState(this.id, rd.hardState);
     if (!sentEarly) for (const m of rd.messages) this.host.send(this, m);
@@ -224,6 +225,23 @@ export class SimNode {
     this.serveReads();
     if (!this.guarded((n) => n.advance())) return;
     this.maybeCompact();
+  }
+
+  /**
+   * A leader appends a membership change only when every earlier one in its log is applied
+   * (spec AC-11: never two unapplied changes in a leader's log). Whatever the core had applied
+   * when it took the proposal, this node's application has applied by now.
+   */
+  private checkOneChangeInFlight(entries: readonly Entry[]): void {
+    let change: Entry | undefined;
+    for (const e of entries) if (e.type !== EntryType.Normal) change = e;
+    if (change === undefined) return;
+    const from = Math.max(this.appliedIndex + 1, this.storage.firstIndex());
+    if (from >= change.index) return;
+    const earlier = this.storage.entries(from, change.index, Number.MAX_SAFE_INTEGER).find((e) => e.type !== EntryType.Normal);
+    if (earlier !== undefined) {
+      this.host.checker.fail('conf-changes-in-flight', `leader ${this.id} appended a membership change at ${change.index} while the one at ${earlier.index} was unapplied (applied ${this.appliedIndex})`);
+    }
   }
 
   private applySnapshot(snapshot: Snapshot): void {
