@@ -38,7 +38,6 @@ export type ProposalDropReason =
   | 'uncommitted-size-limit'
   | 'not-a-member'
   | 'entry-too-large'
-  | 'unsupported-entry-type'
   | 'invalid-conf-change';
 
 /**
