@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CodecError,
   CompactedError,
+  ConfChangeError,
   MessageInvalidError,
   ProposalDroppedError,
   RaftConfigError,
@@ -28,6 +29,7 @@ const ALL = [
   new StepPeerNotFoundError(9n),
   new MessageInvalidError('term', 'bad'),
   new CodecError('Message', 3, 'bad'),
+  new ConfChangeError('removed all voters'),
 ];
 
 describe('error catalogue', () => {

@@ -12,6 +12,7 @@ export const RAFT_ERROR_CODES = [
   'ERR_RAFT_STEP_PEER_NOT_FOUND',
   'ERR_RAFT_MESSAGE_INVALID',
   'ERR_RAFT_CODEC_MALFORMED',
+  'ERR_RAFT_CONF_CHANGE_INVALID',
 ] as const;
 
 export type RaftErrorCode = (typeof RAFT_ERROR_CODES)[number];
@@ -37,7 +38,7 @@ export type ProposalDropReason =
   | 'uncommitted-size-limit'
   | 'not-a-member'
   | 'entry-too-large'
-  | 'unsupported-entry-type';
+  | 'invalid-conf-change';
 
 /**
  * A proposal was not appended to any log: the caller may retry (on another node, or later). A
@@ -109,5 +110,16 @@ export class CodecError extends RaftError<'ERR_RAFT_CODEC_MALFORMED'> {
     readonly reason: string,
   ) {
     super('ERR_RAFT_CODEC_MALFORMED', `malformed ${what} at byte ${offset}: ${reason}`);
+  }
+}
+
+/**
+ * A membership change cannot be applied to the current configuration (`reason` says why). A
+ * leader refuses such a proposal (ProposalDroppedError 'invalid-conf-change'); `applyConfChange`
+ * throws it only for an entry no leader of this library would have appended.
+ */
+export class ConfChangeError extends RaftError<'ERR_RAFT_CONF_CHANGE_INVALID'> {
+  constructor(readonly reason: string) {
+    super('ERR_RAFT_CONF_CHANGE_INVALID', `invalid membership change: ${reason}`);
   }
 }

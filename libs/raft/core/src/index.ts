@@ -32,7 +32,11 @@ export {
   StepLocalMessageError,
   StepPeerNotFoundError,
   UnavailableError,
+  ConfChangeError,
 } from './errors';
+export type { ConfChange, ConfChangeSingle, ConfChangeV2 } from './confchange/conf-change';
+export { ConfChangeTransition, ConfChangeType, MAX_CONF_CHANGES, asV2, entersJoint, leavesJoint } from './confchange/conf-change';
+export { changeConfState, isMember, validateConfState } from './confchange/changer';
 export type { RaftConfig, ResolvedRaftConfig } from './config';
 export { RAFT_CONFIG_LIMITS, resolveRaftConfig } from './config';
 export type { RaftMutation } from './mutations';
@@ -46,8 +50,14 @@ export { ProgressState } from './progress';
 export { RawNode } from './raw-node';
 export type { DecodeLimits } from './codec/codec';
 export {
+  CONF_CHANGE_CODEC_VERSION,
   DEFAULT_DECODE_LIMITS,
   MESSAGE_CODEC_VERSION,
+  decodeConfChange,
+  decodeConfChangeEntry,
+  decodeConfChangeV2,
+  encodeConfChange,
+  encodeConfChangeV2,
   decodeConfState,
   decodeEntry,
   decodeHardState,

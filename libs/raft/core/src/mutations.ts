@@ -20,6 +20,15 @@ export const RAFT_MUTATIONS = [
   'skip-prev-log-term-check',
   /** The leader answers ReadIndex at once, without confirming leadership by a heartbeat round. */
   'read-index-without-heartbeat',
+  /**
+   * A leader counts with a membership change's final configuration as soon as it appends it,
+   * before the change is committed and applied (and without passing through the joint one).
+   */
+  'conf-change-counted-before-applied',
+  /** The leader appends a membership change while an earlier one may still be unapplied. */
+  'two-conf-changes-in-flight',
+  /** Candidates ask learners for votes and count a learner's grant as a voter's. */
+  'learner-vote-counted',
 ] as const;
 
 export type RaftMutation = (typeof RAFT_MUTATIONS)[number];

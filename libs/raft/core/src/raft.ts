@@ -11,10 +11,16 @@ import { MessageType, message, voteResponseType } from './message';
 import type { RaftMutation } from './mutations';
 import { RaftLog } from './raft-log';
 import { ReadOnly } from './read-only';
-import { bcastAppend } from './replication';
+import type { ConfChangeV2 } from './confchange/conf-change';
+import { ConfChangeTransition, leavesJoint } from './confchange/conf-change';
+import { changeConfState } from './confchange/changer';
+import { encodeConfChangeV2 } from './codec/codec';
+import { ProposalDroppedError } from './errors';
+import { releasePendingReadIndexMessages } from './read-index';
+import { bcastAppend, sendAppend } from './replication';
 import { stepRaft } from './step';
 import { ProgressTracker } from './tracker';
-import type { Entry, HardState, Index, ReadState, SoftState, Term } from './types';
+import type { ConfState, Entry, HardState, Index, ReadState, SoftState, Term } from './types';
 import { EntryType, Role, isEmptyHardState, payloadBytes } from './types';
 
 /** How an election starts: with a pre-vote round, directly, or forced by a leader transfer. */
@@ -291,7 +297,8 @@ export class Raft {
     }
     const lastIndex = this.log.lastIndex();
     const lastTerm = this.log.lastTerm();
-    for (const id of this.trk.voterIds()) {
+    const asked = this.mutated('learner-vote-counted') ? [...this.trk.voterIds(), ...this.trk.config.learners] : this.trk.voterIds();
+    for (const id of asked) {
       if (id === this.id) {
         // The own vote counts once it is durable: it is answered after the Ready is persisted.
         this.send(voteResponseType(voteType), { to: id, term });
@@ -305,7 +312,7 @@ export class Raft {
   /** Records a vote answer and tallies the election. */
   poll(id: NodeId, granted: boolean): ReturnType<ProgressTracker['tallyVotes']> {
     this.trk.recordVote(id, granted);
-    return this.trk.tallyVotes();
+    return this.trk.tallyVotes(this.mutated('learner-vote-counted'));
   }
 
   /** Appends entries at the current term as leader; false if the uncommitted-bytes limit refuses them. */
@@ -350,6 +357,73 @@ export class Raft {
   /** The application applied up to `index`. */
   appliedTo(index: Index, bytes: number): void {
     this.log.appliedTo(Math.max(index, this.log.applied), bytes);
+    // A joint configuration entered with auto-leave is left by the leader once it is applied.
+    if (this.trk.config.autoLeave && this.role === Role.Leader && this.log.applied >= this.pendingConfIndex) {
+      const leave: ConfChangeV2 = { transition: ConfChangeTransition.Auto, changes: [], context: new Uint8Array(0) };
+      try {
+        this.step(message(MessageType.Prop, { from: this.id, entries: [{ term: 0, index: 0, type: EntryType.ConfChangeV2, data: encodeConfChangeV2(leave) }] }));
+      } catch (error) {
+        // Dropped (a leader transfer, the uncommitted limit): retried after the next apply.
+        if (!(error instanceof ProposalDroppedError)) throw error;
+      }
+    }
+  }
+
+  /**
+   * The application applied a membership change entry: installs the resulting configuration
+   * (changes take effect when applied, never when appended) and returns it, for the application
+   * to keep with its state (and in its snapshots).
+   */
+  applyConfChange(cc: ConfChangeV2): ConfState {
+    let next: ConfState;
+    try {
+      next = changeConfState(this.trk.confState(), cc);
+    } catch (error) {
+      // The membership mutations make logs hold changes that no longer fit: skip them, so that
+      // what the simulator catches is the unsafety, not this refusal.
+      if (this.mutated('conf-change-counted-before-applied') || this.mutated('two-conf-changes-in-flight')) return this.trk.confState();
+      throw error;
+    }
+    return this.switchToConfig(next);
+  }
+
+  /** Installs `cs` in the tracker and reacts: a removed leader steps down, new members are probed. */
+  switchToConfig(cs: ConfState): ConfState {
+    // A new member is probed from the last entry, so that the leader has something to send it.
+    this.trk.restore(cs, Math.max(this.log.lastIndex(), 1));
+    const self = this.trk.get(this.id);
+    this.isLearner = self?.isLearner ?? false;
+    if (this.role !== Role.Leader) return this.trk.confState();
+    if (self === undefined || self.isLearner) {
+      // Removed or demoted: a leader that is no voter cannot count itself, so it steps down and
+      // lets the remaining voters elect a leader among themselves.
+      this.becomeFollower(this.term, NO_NODE);
+      return this.trk.confState();
+    }
+    if (this.leadTransferee !== NO_NODE && !this.trk.isVoter(this.leadTransferee)) this.abortLeaderTransfer();
+    // Fewer voters may mean a higher commit index; otherwise catch up the new members.
+    if (this.maybeCommit()) {
+      releasePendingReadIndexMessages(this);
+      bcastAppend(this);
+    } else {
+      for (const id of this.trk.ids) if (id !== this.id) sendAppend(this, id, false);
+    }
+    return this.trk.confState();
+  }
+
+  /** True when a membership change proposed now would have to wait for an earlier one. */
+  confChangePending(): boolean {
+    return this.pendingConfIndex > this.log.applied;
+  }
+
+  /** Why the leader would turn the membership change `cc` into an empty entry, or undefined. */
+  refuseConfChange(cc: ConfChangeV2): string | undefined {
+    if (this.confChangePending() && !this.mutated('two-conf-changes-in-flight')) return `possible unapplied membership change at index ${this.pendingConfIndex} (applied to ${this.log.applied})`;
+    const joint = this.trk.isJoint();
+    const leave = leavesJoint(cc);
+    if (joint && !leave) return 'must leave the joint configuration first';
+    if (!joint && leave) return 'not in a joint configuration: refusing an empty membership change';
+    return undefined;
   }
 
   /** The snapshot at `index` was persisted and applied. */

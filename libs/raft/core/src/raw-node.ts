@@ -1,6 +1,9 @@
 import { assert } from '@ward/shared/errors';
 import type { RaftConfig } from './config';
 import { resolveRaftConfig } from './config';
+import { encodeConfChange, encodeConfChangeV2 } from './codec/codec';
+import type { ConfChange, ConfChangeV2 } from './confchange/conf-change';
+import { asV2, isConfChangeV2 } from './confchange/conf-change';
 import { MessageInvalidError, ProposalDroppedError, StepLocalMessageError, StepPeerNotFoundError } from './errors';
 import type { NodeId } from './ids';
 import { isNodeId } from './ids';
@@ -12,7 +15,7 @@ import { Raft } from './raft';
 export const MAX_READ_CONTEXT_BYTES = 64 * 1024;
 import type { Ready } from './ready';
 import type { ProgressStatus, Status } from './status';
-import type { HardState, Index, Snapshot, SoftState, Term } from './types';
+import type { ConfState, HardState, Index, Snapshot, SoftState, Term } from './types';
 import { EntryType, entriesSizeBytes, equalHardStates, payloadBytes, Role } from './types';
 import { validateMessage } from './validate-message';
 
@@ -75,6 +78,39 @@ export class RawNode {
     if (data.length > this.raft.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
     const entry = { term: 0, index: 0, type: EntryType.Normal, data };
     this.raft.step(message(MessageType.Prop, { from: this.raft.id, entries: [entry] }));
+  }
+
+  /**
+   * Proposes a membership change. A one-step ConfChange (or a ConfChangeV2 with one change and
+   * the Auto transition) changes at most one voter; anything else goes through a joint
+   * configuration. The change takes effect on each node when the application applies its entry
+   * and calls {@link applyConfChange}. While an earlier change is unapplied (or the joint state
+   * does not fit) the leader appends an empty entry instead: watch the log for the outcome.
+   * Throws ProposalDroppedError as propose does, and with reason 'invalid-conf-change' for a
+   * change that cannot apply to the leader's configuration (removing every voter, say).
+   */
+  proposeConfChange(cc: ConfChange | ConfChangeV2): void {
+    const v2 = isConfChangeV2(cc);
+    const data = v2 ? encodeConfChangeV2(cc) : encodeConfChange(cc);
+    if (data.length > this.raft.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
+    const entry = { term: 0, index: 0, type: v2 ? EntryType.ConfChangeV2 : EntryType.ConfChange, data };
+    this.raft.step(message(MessageType.Prop, { from: this.raft.id, entries: [entry] }));
+  }
+
+  /**
+   * Call after applying a committed ConfChange/ConfChangeV2 entry (decode it with
+   * `decodeConfChangeEntry`), before advance(): installs the new configuration and returns it.
+   * The application keeps the returned ConfState with its state (snapshots carry it). Throws
+   * ConfChangeError, changing nothing, if the change cannot apply (not for entries appended by a
+   * leader of this library, which checks changes before appending them).
+   */
+  applyConfChange(cc: ConfChange | ConfChangeV2): ConfState {
+    return this.raft.applyConfChange(asV2(cc));
+  }
+
+  /** The configuration installed now (what the last applied membership change produced). */
+  confState(): ConfState {
+    return this.raft.trk.confState();
   }
 
   /**

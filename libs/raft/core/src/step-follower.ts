@@ -6,6 +6,7 @@ import { MAX_DEFERRED_READS } from './constants';
 import type { Raft } from './raft';
 import type { Snapshot } from './types';
 import { Role } from './types';
+import { validateConfState } from './confchange/changer';
 
 /** A follower: forwards proposals and reads to its leader, accepts the leader's log. */
 export function stepFollower(r: Raft, m: Message): void {
@@ -95,6 +96,11 @@ function restore(r: Raft, snapshot: Snapshot): boolean {
   }
   const members = [...confState.voters, ...confState.learners, ...confState.votersOutgoing];
   if (!members.includes(r.id)) return false;
+  try {
+    validateConfState(confState);
+  } catch {
+    return false; // not a configuration any leader of this library produces
+  }
   if (r.log.matchTerm(index, term)) {
     // Our log already has the snapshot's last entry: just fast-forward the commit index.
     r.log.commitTo(index);

@@ -1,5 +1,9 @@
+import { EMPTY_BYTES } from '@ward/shared/bytes';
 import { assert } from '@ward/shared/errors';
-import { ProposalDroppedError } from './errors';
+import { decodeConfChangeEntry } from './codec/codec';
+import type { ConfChangeV2 } from './confchange/conf-change';
+import { changeConfState } from './confchange/changer';
+import { ConfChangeError, ProposalDroppedError } from './errors';
 import { NO_NODE } from './ids';
 import type { Message } from './message';
 import { MessageType } from './message';
@@ -9,6 +13,7 @@ import type { Raft } from './raft';
 import { confirmReads, readIndex } from './read-index';
 import { handleAppendRejection, handleAppendSuccess, transferLeader } from './leader-responses';
 import { bcastHeartbeat, sendAppend } from './replication';
+import type { Entry } from './types';
 import { EntryType } from './types';
 
 /** The leader: heartbeats, proposals, reads, and the answers of its followers. */
@@ -71,14 +76,68 @@ function propose(r: Raft, m: Message): void {
   assert(m.entries.length > 0, 'stepped empty MsgProp');
   if (r.trk.get(r.id) === undefined) throw new ProposalDroppedError('not-a-member');
   if (r.leadTransferee !== NO_NODE) throw new ProposalDroppedError('leader-transfer-in-progress');
-  for (const e of m.entries) {
-    // Membership changes are not implemented yet (README): refuse them rather than mis-apply.
-    if (e.type !== EntryType.Normal) throw new ProposalDroppedError('unsupported-entry-type');
-    if (e.data.length > r.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
+  for (const e of m.entries) if (e.data.length > r.maxProposalBytes) throw new ProposalDroppedError('entry-too-large');
+  let entries = m.entries;
+  let confIndex = 0;
+  const pendingBefore = r.pendingConfIndex;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (e.type === EntryType.Normal) continue;
+    let replacement: Entry;
+    try {
+      replacement = checkConfChange(r, e);
+    } catch (error) {
+      r.pendingConfIndex = pendingBefore;
+      throw error;
+    }
+    if (replacement !== e) {
+      if (entries === m.entries) entries = [...m.entries];
+      (entries as Entry[])[i] = replacement;
+    } else {
+      // One membership change at a time: the next (in this batch too) waits until it is applied.
+      confIndex = r.log.lastIndex() + i + 1;
+      r.pendingConfIndex = confIndex;
+    }
   }
-  if (!r.appendEntry(m.entries)) throw new ProposalDroppedError('uncommitted-size-limit');
+  if (!r.appendEntry(entries)) {
+    r.pendingConfIndex = pendingBefore;
+    throw new ProposalDroppedError('uncommitted-size-limit');
+  }
+  if (confIndex > 0 && r.mutated('conf-change-counted-before-applied')) countBeforeApplied(r, entries[confIndex - r.log.lastIndex() + entries.length - 1]!);
   // Batched: the MsgApps leave with the next Ready (RawNode flushes them).
   r.appendsPending = true;
+}
+
+/**
+ * A proposed membership change: the entry itself if the leader may append it, an empty normal
+ * entry in its place while an earlier change is unapplied or the joint state does not fit (as
+ * etcd does: the proposer learns from the log that nothing changed). Throws for a change that
+ * can never apply to the current configuration.
+ */
+function checkConfChange(r: Raft, e: Entry): Entry {
+  let cc: ConfChangeV2;
+  try {
+    cc = decodeConfChangeEntry(e);
+  } catch {
+    throw new ProposalDroppedError('invalid-conf-change');
+  }
+  if (r.refuseConfChange(cc) !== undefined) return { term: 0, index: 0, type: EntryType.Normal, data: EMPTY_BYTES };
+  // Nothing unapplied precedes it: it will apply to exactly the configuration installed now.
+  try {
+    changeConfState(r.trk.confState(), cc);
+  } catch (error) {
+    if (error instanceof ConfChangeError) throw new ProposalDroppedError('invalid-conf-change');
+    throw error;
+  }
+  return e;
+}
+
+/** Mutation only: switch at once to where the change ends up (leaving any joint configuration). */
+function countBeforeApplied(r: Raft, e: Entry): void {
+  const cc = decodeConfChangeEntry(e);
+  let cs = changeConfState(r.trk.confState(), cc);
+  if (cs.votersOutgoing.length > 0) cs = changeConfState(cs, { transition: 0, changes: [], context: EMPTY_BYTES });
+  r.switchToConfig(cs);
 }
 
 function handleHeartbeatResponse(r: Raft, pr: Progress, m: Message): void {

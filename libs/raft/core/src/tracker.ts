@@ -48,12 +48,17 @@ export class ProgressTracker {
       autoLeave: cs.autoLeave,
     };
     const all = sortedUnique([...cs.voters, ...cs.votersOutgoing, ...cs.learners, ...cs.learnersNext]);
-    const learners = new Set([...cs.learners, ...cs.learnersNext]);
+    // A voter being demoted (learnersNext) stays a voter of the outgoing half until the joint
+    // configuration is left: it may still campaign and be a transfer target.
+    const learners = new Set(cs.learners);
     for (const id of [...this.progress.keys()]) if (!all.includes(id)) this.progress.delete(id);
     for (const id of all) {
       const existing = this.progress.get(id);
       if (existing === undefined) {
-        this.progress.set(id, new Progress(next, this.maxInflightMessages, this.maxInflightBytes, learners.has(id)));
+        const pr = new Progress(next, this.maxInflightMessages, this.maxInflightBytes, learners.has(id));
+        // A member just added counts as active, so that a leader sends it a snapshot at once.
+        pr.recentActive = true;
+        this.progress.set(id, pr);
       } else {
         existing.isLearner = learners.has(id);
       }
@@ -119,7 +124,12 @@ export class ProgressTracker {
     if (!this.votes.has(id)) this.votes.set(id, granted);
   }
 
-  tallyVotes(): { granted: number; rejected: number; result: VoteResult } {
+  /**
+   * The election's outcome from the votes of voters only (learners' answers are ignored).
+   * `learnerVotesCount` is the 'learner-vote-counted' mutation: a learner's grant stands in for a
+   * missing voter's in the incoming half.
+   */
+  tallyVotes(learnerVotesCount = false): { granted: number; rejected: number; result: VoteResult } {
     let granted = 0;
     let rejected = 0;
     for (const [id, v] of this.votes) {
@@ -127,8 +137,21 @@ export class ProgressTracker {
       if (v) granted++;
       else rejected++;
     }
-    const half = (ids: readonly NodeId[]): VoteResult => majorityVoteResult(ids.map((id) => this.votes.get(id)));
-    return { granted, rejected, result: jointVoteResult(half(this.config.voters[0]), half(this.config.voters[1])) };
+    const half = (ids: readonly NodeId[]): (boolean | undefined)[] => ids.map((id) => this.votes.get(id));
+    const incoming = half(this.config.voters[0]);
+    if (learnerVotesCount) {
+      for (const id of this.config.learners) {
+        if (this.votes.get(id) !== true) continue;
+        const slot = incoming.findIndex((v) => v !== true);
+        if (slot >= 0) incoming[slot] = true;
+      }
+    }
+    return { granted, rejected, result: jointVoteResult(majorityVoteResult(incoming), majorityVoteResult(half(this.config.voters[1]))) };
+  }
+
+  /** True in a joint configuration (the outgoing half is not empty). */
+  isJoint(): boolean {
+    return this.config.voters[1].length > 0;
   }
 
   /** Every voter id (both halves), ascending, without duplicates. */

@@ -10,9 +10,9 @@ export type Term = number;
 export const EntryType = {
   /** Application data; an empty entry is a new leader's no-op. */
   Normal: 0,
-  /** Reserved for single-change membership entries (not implemented yet, see README). */
+  /** A one-step membership change; data: `encodeConfChange`. */
   ConfChange: 1,
-  /** Reserved for joint-consensus membership entries (not implemented yet, see README). */
+  /** A membership change of any shape (joint consensus); data: `encodeConfChangeV2`. */
   ConfChangeV2: 2,
 } as const;
 export type EntryType = (typeof EntryType)[keyof typeof EntryType];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHAOS_PROFILE, withOverrides } from './profile';
+import { CHAOS_PROFILE, MEMBERSHIP_PROFILE, withOverrides } from './profile';
 import { runSimulation } from './simulation';
 
 const SHORT = withOverrides(CHAOS_PROFILE, { ticks: 2_000 });
@@ -9,6 +9,18 @@ describe('determinism', () => {
     for (const seed of [1, 7, 123456789]) {
       const a = runSimulation(seed, SHORT);
       const b = runSimulation(seed, SHORT);
+      expect(b.traceHash).toBe(a.traceHash);
+      expect(b.stats).toEqual(a.stats);
+      expect(b.history).toEqual(a.history);
+    }
+  });
+
+  it('membership runs too: the same seed gives the same changes, trace hash and history', () => {
+    const short = withOverrides(MEMBERSHIP_PROFILE, { ticks: 2_000 });
+    for (const seed of [3, 11]) {
+      const a = runSimulation(seed, short);
+      const b = runSimulation(seed, short);
+      expect(a.stats.confChangesApplied).toBeGreaterThan(0);
       expect(b.traceHash).toBe(a.traceHash);
       expect(b.stats).toEqual(a.stats);
       expect(b.history).toEqual(a.history);

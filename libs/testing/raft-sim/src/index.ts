@@ -1,6 +1,8 @@
 // @ward/testing/raft-sim: a deterministic fault simulator for @ward/raft/core.
 export type { SimProfile } from './profile';
-export { CALM_PROFILE, CHAOS_PROFILE, FIGURE8_PROFILE, LOSSY_PROFILE, PROFILES, withOverrides } from './profile';
+export { CALM_PROFILE, CHAOS_PROFILE, FIGURE8_PROFILE, LOSSY_PROFILE, MEMBERSHIP_CHURN_PROFILE, MEMBERSHIP_PROFILE, PROFILES, withOverrides } from './profile';
+export type { OperatorStats } from './operator';
+export { MembershipOperator } from './operator';
 export type { SeedFailure, SeedsSummary } from './seed-runner';
 export { isCleanRun, runSeeds, seedRange } from './seed-runner';
 export type { RunOptions, SimResult, SimStats } from './simulation';

@@ -1,8 +1,8 @@
 // The checkers must be able to fail: each is fed a history that breaks its property.
 import { utf8 } from '@ward/shared/bytes';
 import { describe, expect, it } from 'vitest';
-import type { Entry, NodeId } from '@ward/raft/core';
-import { EntryType, MessageType, message } from '@ward/raft/core';
+import type { ConfState, Entry, NodeId } from '@ward/raft/core';
+import { EntryType, MessageType, message, votersConfState } from '@ward/raft/core';
 import { SafetyChecker } from './invariants';
 import type { ObservedNode } from './invariants';
 import { SimDisk } from './sim-disk';
@@ -16,14 +16,16 @@ function kinds(checker: SafetyChecker): string[] {
 }
 
 /** An ObservedNode with a fake RawNode exposing just what the checker reads. */
-function observed(id: NodeId, status: { role: string; term: number; commit: number }, terms: Record<number, number>, disk = new SimDisk()): ObservedNode {
+const THREE = votersConfState([1n, 2n, 3n]);
+
+function observed(id: NodeId, status: { role: string; term: number; commit: number }, terms: Record<number, number>, disk = new SimDisk(), conf: ConfState = THREE): ObservedNode {
   const node = { basicStatus: () => status, termAt: (i: number) => terms[i] } as unknown as ObservedNode['node'];
-  return { id, up: true, node, disk, snapshotIndex: () => 0 };
+  return { id, up: true, node, disk, snapshotIndex: () => 0, confHistory: [conf] };
 }
 
 describe('SafetyChecker', () => {
   it('election safety: two leaders in one term', () => {
-    const c = new SafetyChecker(2);
+    const c = new SafetyChecker(THREE);
     c.observe(observed(1n, { role: 'leader', term: 3, commit: 0 }, {}));
     c.observe(observed(2n, { role: 'leader', term: 4, commit: 0 }, {}));
     expect(kinds(c)).toEqual([]);
@@ -32,7 +34,7 @@ describe('SafetyChecker', () => {
   });
 
   it('log matching: one (index, term) with different contents or prefixes', () => {
-    const c = new SafetyChecker(2);
+    const c = new SafetyChecker(THREE);
     c.onPersisted(1n, undefined, [e(1, 1), e(2, 1)]);
     c.onPersisted(2n, undefined, [e(1, 1), e(2, 1)]);
     expect(kinds(c)).toEqual([]);
@@ -41,7 +43,7 @@ describe('SafetyChecker', () => {
   });
 
   it('log matching follows truncation: an overwritten suffix is re-hashed', () => {
-    const c = new SafetyChecker(2);
+    const c = new SafetyChecker(THREE);
     c.onPersisted(1n, undefined, [e(1, 1), e(2, 1)]);
     c.onPersisted(1n, undefined, [e(2, 2)]);
     c.onPersisted(2n, undefined, [e(1, 1), e(2, 2)]);
@@ -49,14 +51,14 @@ describe('SafetyChecker', () => {
   });
 
   it('leader completeness: a new leader without the newest committed entry', () => {
-    const c = new SafetyChecker(2);
+    const c = new SafetyChecker(THREE);
     c.observe(observed(1n, { role: 'follower', term: 2, commit: 5 }, { 5: 2 }));
     c.observe(observed(2n, { role: 'leader', term: 3, commit: 4 }, { 4: 2, 5: 1 }));
     expect(kinds(c)).toContain('leader-completeness');
   });
 
   it('state machine safety: two entries applied at one index', () => {
-    const c = new SafetyChecker(2);
+    const c = new SafetyChecker(THREE);
     c.onApply(1n, e(1, 1), 0);
     c.onApply(2n, e(1, 1), 0);
     expect(kinds(c)).toEqual([]);
@@ -66,7 +68,7 @@ describe('SafetyChecker', () => {
   });
 
   it('durability: the newest committed entry must be on a quorum of disks', () => {
-    const c = new SafetyChecker(2);
+    const c = new SafetyChecker(THREE);
     const disks = [new SimDisk(), new SimDisk(), new SimDisk()];
     disks[0]!.writeEntries([e(1, 1)]);
     disks[0]!.sync();
@@ -81,8 +83,30 @@ describe('SafetyChecker', () => {
     expect(kinds(c)).toEqual([]);
   });
 
+  it('durability follows the configuration that counted the commit: both halves of a joint one', () => {
+    const joint: ConfState = { ...votersConfState([1n, 4n, 5n]), votersOutgoing: [1n, 2n, 3n] };
+    const c = new SafetyChecker(THREE);
+    const disks = [1, 2, 3, 4, 5].map(() => new SimDisk());
+    const hold = (i: number): void => {
+      disks[i - 1]!.writeEntries([e(1, 1)]);
+      disks[i - 1]!.sync();
+    };
+    c.observe(observed(1n, { role: 'leader', term: 1, commit: 1 }, { 1: 1 }, new SimDisk(), joint));
+    const nodes = disks.map((disk, i) => observed(BigInt(i + 1), { role: 'follower', term: 1, commit: 0 }, {}, disk, joint));
+    hold(1);
+    hold(4);
+    hold(5);
+    c.checkDurability(nodes);
+    // A majority of the incoming half only: not durable for the outgoing one.
+    expect(kinds(c)).toEqual(['committed-entry-not-durable']);
+    hold(2);
+    c.violations.length = 0;
+    c.checkDurability(nodes);
+    expect(kinds(c)).toEqual([]);
+  });
+
   it('votes: never two votes in a term; what was acted on survives a restart', () => {
-    const c = new SafetyChecker(2);
+    const c = new SafetyChecker(THREE);
     c.onHardState(1n, { term: 2, vote: 2n, commit: 0 });
     c.onHardState(1n, { term: 2, vote: 2n, commit: 1 });
     c.onHardState(1n, { term: 3, vote: 3n, commit: 1 });

@@ -1,4 +1,4 @@
-import type { Entry, HardState, Message, NodeId, RawNode, Snapshot } from '@ward/raft/core';
+import type { ConfState, Entry, HardState, Message, NodeId, RawNode, Snapshot } from '@ward/raft/core';
 import { MessageType, Role } from '@ward/raft/core';
 import type { SimDisk } from './sim-disk';
 import type { Violation, ViolationKind } from './violations';
@@ -11,6 +11,8 @@ export interface ObservedNode {
   readonly disk: SimDisk;
   /** Index of the snapshot the node's log starts after. */
   snapshotIndex(): number;
+  /** Every configuration the node's application recorded (at boot, applying changes and snapshots), in order. */
+  readonly confHistory: readonly ConfState[];
 }
 
 const TERM_BITS = 2 ** 21;
@@ -60,7 +62,19 @@ export class SafetyChecker {
   committedIndex = 0;
   committedTerm = 0;
 
-  constructor(private readonly quorum: number) {}
+  /**
+   * The configurations the newest commit point may have been counted with: those the node that
+   * first showed it had during the event that moved its commit index (changes may be applied in
+   * the same event, before or after the commit index moved).
+   */
+  private commitConfigs: readonly ConfState[];
+  /** Per node: how much of its confHistory the checker had seen by the end of its last event. */
+  private readonly confSeen = new Map<NodeId, number>();
+  private readonly holds = new Map<NodeId, boolean>();
+
+  constructor(initial: ConfState) {
+    this.commitConfigs = [initial];
+  }
 
   fail(kind: ViolationKind, detail: string): void {
     if (this.violations.length < 100) this.violations.push({ kind, tick: this.tick, detail });
@@ -72,6 +86,13 @@ export class SafetyChecker {
     const s = n.node.basicStatus();
     if (s.role === Role.Leader) this.observeLeader(n, s.term);
     if (s.commit > 0) this.observeCommit(n, s.commit);
+    this.confSeen.set(n.id, n.confHistory.length);
+  }
+
+  /** The configurations `n` had during its latest event: the one it ended the previous with, and any since. */
+  private configsOfEvent(n: ObservedNode): readonly ConfState[] {
+    const seen = this.confSeen.get(n.id) ?? 1;
+    return n.confHistory.slice(Math.max(0, Math.min(seen, n.confHistory.length) - 1));
   }
 
   private observeLeader(n: ObservedNode, term: number): void {
@@ -96,16 +117,32 @@ export class SafetyChecker {
     if (commit > this.committedIndex) {
       this.committedIndex = commit;
       this.committedTerm = term;
+      this.commitConfigs = this.configsOfEvent(n);
     }
   }
 
-  /** The newest committed entry must be durable on a quorum of disks. */
+  /**
+   * The newest committed entry must be durable on a quorum of disks: a majority of each voter
+   * half of a configuration it can have been counted with.
+   */
   checkDurability(nodes: readonly ObservedNode[]): void {
     const c = this.committedIndex;
     if (c === 0) return;
-    let holders = 0;
-    for (const n of nodes) if (n.disk.durablyHolds(c, this.committedTerm)) holders++;
-    if (holders < this.quorum) this.fail('committed-entry-not-durable', `committed ${c}@${this.committedTerm} is durable on ${holders} nodes, quorum ${this.quorum}`);
+    const holds = this.holds;
+    let count = 0;
+    for (const n of nodes) {
+      const h = n.disk.durablyHolds(c, this.committedTerm);
+      holds.set(n.id, h);
+      if (h) count++;
+    }
+    const quorate = (voters: readonly NodeId[]): boolean => {
+      let yes = 0;
+      for (const id of voters) if (holds.get(id) === true) yes++;
+      return voters.length === 0 || yes >= (voters.length >> 1) + 1;
+    };
+    for (const cs of this.commitConfigs) if (quorate(cs.voters) && quorate(cs.votersOutgoing)) return;
+    const voters = this.commitConfigs[0]!.voters;
+    this.fail('committed-entry-not-durable', `committed ${c}@${this.committedTerm} is durable on ${count} nodes, quorum ${(voters.length >> 1) + 1} of ${voters.length} voters`);
   }
 
   /** A HardState the node now acts on (persisted, or claimed so): votes never change within a term. */

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RaftMutation } from '@ward/raft/core';
 import { RAFT_MUTATIONS } from '@ward/raft/core';
 import type { SimProfile } from './profile';
-import { CHAOS_PROFILE, FIGURE8_PROFILE, withOverrides } from './profile';
+import { CHAOS_PROFILE, FIGURE8_PROFILE, MEMBERSHIP_CHURN_PROFILE, MEMBERSHIP_PROFILE, withOverrides } from './profile';
 import type { SimResult } from './simulation';
 import { runSimulation } from './simulation';
 import { checkKvHistory } from './test/linearizability';
@@ -22,6 +22,10 @@ const HUNTS: Record<RaftMutation, { profile: SimProfile; maxSeeds: number }> = {
   'accept-stale-term-append': { profile: CHAOS_PROFILE, maxSeeds: 300 },
   // Figure 8 needs leaders dying while they catch followers up one entry at a time.
   'commit-prior-term-by-counting': { profile: FIGURE8_PROFILE, maxSeeds: 300 },
+  // Membership bugs need membership changes; two changes in flight need an operator that races.
+  'conf-change-counted-before-applied': { profile: MEMBERSHIP_PROFILE, maxSeeds: 100 },
+  'two-conf-changes-in-flight': { profile: MEMBERSHIP_CHURN_PROFILE, maxSeeds: 200 },
+  'learner-vote-counted': { profile: MEMBERSHIP_PROFILE, maxSeeds: 100 },
 };
 
 /** What caught a run: its first safety violation, or a non-linearizable history. */
@@ -66,8 +70,30 @@ describe('injected bugs are caught by the simulator', () => {
     table.push(`  ${'read-index-without-heartbeat'.padEnd(30)} caught at seed ${String(seed).padStart(3)} of 100 by the linearizability checker alone`);
   }, 15 * 60_000);
 
+  it('a change counted before it is applied loses acknowledged writes: the history is not linearizable', () => {
+    // Besides the durability check (which catches it first), the end-to-end effect is visible.
+    const mutated = withOverrides(MEMBERSHIP_PROFILE, { mutations: ['conf-change-counted-before-applied'] });
+    let seed = 1;
+    for (; seed <= 60; seed++) if (runSimulation(seed, mutated, { checkHistory: checkKvHistory }).linearizability === 'illegal') break;
+    expect(seed).toBeLessThanOrEqual(60);
+    table.push(`  ${'conf-change-counted-before-applied'.padEnd(30)} history not linearizable at seed ${String(seed).padStart(3)} of 60`);
+  }, 15 * 60_000);
+
+  it('two changes in flight break safety itself, not only the one-change rule', () => {
+    const mutated = withOverrides(MEMBERSHIP_CHURN_PROFILE, { mutations: ['two-conf-changes-in-flight'] });
+    let found: { seed: number; kind: string } | undefined;
+    for (let seed = 1; seed <= 100 && found === undefined; seed++) {
+      const r = runSimulation(seed, mutated, { checkHistory: checkKvHistory });
+      const v = r.violations.find((x) => isSafetyViolation(x) && x.kind !== 'conf-changes-in-flight');
+      if (v !== undefined) found = { seed, kind: v.kind };
+      else if (r.linearizability === 'illegal') found = { seed, kind: 'not-linearizable' };
+    }
+    expect(found, 'no safety violation beyond the one-change rule within 100 seeds').toBeDefined();
+    table.push(`  ${'two-conf-changes-in-flight'.padEnd(30)} also ${found!.kind} at seed ${String(found!.seed).padStart(3)} of 100`);
+  }, 15 * 60_000);
+
   it('the unmutated core passes the same hunts (the catches are the bugs, not the harness)', () => {
-    for (const profile of [CHAOS_PROFILE, FIGURE8_PROFILE]) {
+    for (const profile of [CHAOS_PROFILE, FIGURE8_PROFILE, MEMBERSHIP_PROFILE, MEMBERSHIP_CHURN_PROFILE]) {
       for (let seed = 1; seed <= 5; seed++) {
         const result = runSimulation(seed, withOverrides(profile, { ticks: 3_000 }), { stopAtFirstViolation: true, checkHistory: checkKvHistory });
         expect(result.linearizability).toBe('ok');

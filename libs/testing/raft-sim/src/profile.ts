@@ -81,6 +81,26 @@ export interface SimProfile {
   };
   /** Deliberate core bugs (the harness self-test); none in real runs. */
   readonly mutations: readonly RaftMutation[];
+  /**
+   * Membership changes by an operator (undefined: the `nodes` machines are a fixed cluster). The
+   * cluster starts with voters 1..initialVoters; the other machines are spares that join when
+   * added. Ids are never reused: a removed machine stays out.
+   */
+  readonly membership?: {
+    readonly initialVoters: number;
+    /** Voters kept within [minVoters, maxVoters]. */
+    readonly minVoters: number;
+    readonly maxVoters: number;
+    /** Per tick, while no change of the operator is waiting: chance that the next one starts. */
+    readonly changeProbability: number;
+    /**
+     * Chance that the operator does not wait for its previous change to be applied (a racing
+     * second change; the leader must turn it into an empty entry).
+     */
+    readonly raceProbability: number;
+    /** The operator gives up waiting for a change after this many ticks. */
+    readonly changeTimeoutTicks: number;
+  };
 }
 
 const ELECTION_TICKS = 20;
@@ -160,11 +180,38 @@ export const FIGURE8_PROFILE: SimProfile = {
   crashes: { ...CHAOS_PROFILE.crashes, leaderProbability: 0.05, minUpTicks: 5, maxDownTicks: 40 },
 };
 
+/**
+ * Membership changes under chaos (spec AC-11): 9 machines, a cluster of 3 voters; an operator adds
+ * learners, promotes them, removes voters (the leader too), replaces members and grows to 5 and
+ * back, one step at a time or through joint configurations, sometimes racing a second change;
+ * with the chaos profile's drops, partitions, clogs, crashes and leader transfers.
+ */
+export const MEMBERSHIP_PROFILE: SimProfile = {
+  ...CHAOS_PROFILE,
+  name: 'membership',
+  nodes: 9,
+  ticks: 6_000,
+  membership: { initialVoters: 3, minVoters: 3, maxVoters: 5, changeProbability: 0.02, raceProbability: 0.1, changeTimeoutTicks: 300 },
+};
+
+/**
+ * The membership profile with an impatient operator: a change every 50 ticks or so, and most
+ * changes proposed while the previous one still waits (the leader must turn them into empty
+ * entries). Where the "two changes in flight" bug is hunted.
+ */
+export const MEMBERSHIP_CHURN_PROFILE: SimProfile = {
+  ...MEMBERSHIP_PROFILE,
+  name: 'membership-churn',
+  membership: { ...MEMBERSHIP_PROFILE.membership!, changeProbability: 0.1, raceProbability: 0.9 },
+};
+
 export const PROFILES: Readonly<Record<string, SimProfile>> = {
   chaos: CHAOS_PROFILE,
   calm: CALM_PROFILE,
   lossy: LOSSY_PROFILE,
   figure8: FIGURE8_PROFILE,
+  membership: MEMBERSHIP_PROFILE,
+  'membership-churn': MEMBERSHIP_CHURN_PROFILE,
 };
 
 /** A profile with some fields replaced (ticks, node count, mutations...). */

@@ -21,6 +21,8 @@ export interface SeedsSummary {
   readonly linearizable: number;
   readonly operations: { readonly completed: number; readonly unknown: number; readonly refused: number };
   readonly faults: { readonly crashes: number; readonly partitions: number; readonly clogs: number; readonly messagesLost: number; readonly leaderTransfers: number; readonly snapshotsInstalled: number };
+  /** Membership changes over all seeds (zero without an operator). */
+  readonly membership: { readonly proposed: number; readonly applied: number; readonly raced: number; readonly joint: number; readonly leaderRemovals: number; readonly demotions: number; readonly growShrinkCycles: number };
   /** Ticks from healing to a stable leader, per seed that got one. */
   readonly leaderAfterHealTicks: readonly number[];
   readonly convergedAfterHealTicks: readonly number[];
@@ -37,6 +39,7 @@ export function runSeeds(profile: SimProfile, seeds: readonly number[], options:
   let linearizable = 0;
   const ops = { completed: 0, unknown: 0, refused: 0 };
   const faults = { crashes: 0, partitions: 0, clogs: 0, messagesLost: 0, leaderTransfers: 0, snapshotsInstalled: 0 };
+  const membership = { proposed: 0, applied: 0, raced: 0, joint: 0, leaderRemovals: 0, demotions: 0, growShrinkCycles: 0 };
   const leaderAfterHealTicks: number[] = [];
   const convergedAfterHealTicks: number[] = [];
   for (const seed of seeds) {
@@ -53,10 +56,17 @@ export function runSeeds(profile: SimProfile, seeds: readonly number[], options:
     faults.messagesLost += r.stats.messagesLost;
     faults.leaderTransfers += r.stats.leaderTransfers;
     faults.snapshotsInstalled += r.stats.snapshotsInstalled;
+    membership.proposed += r.stats.confChangesProposed;
+    membership.applied += r.stats.confChangesApplied;
+    membership.raced += r.stats.confChangesRaced;
+    membership.joint += r.stats.jointConfChanges;
+    membership.leaderRemovals += r.stats.leaderRemovals;
+    membership.demotions += r.stats.demotions;
+    membership.growShrinkCycles += r.stats.growShrinkCycles;
     if (r.stats.leaderAfterHealTicks !== undefined) leaderAfterHealTicks.push(r.stats.leaderAfterHealTicks);
     if (r.stats.convergedAfterHealTicks !== undefined) convergedAfterHealTicks.push(r.stats.convergedAfterHealTicks);
   }
-  return { profile: profile.name, seeds: seeds.length, ticksPerSeed: profile.ticks, failures, linearizable, operations: ops, faults, leaderAfterHealTicks, convergedAfterHealTicks };
+  return { profile: profile.name, seeds: seeds.length, ticksPerSeed: profile.ticks, failures, linearizable, operations: ops, faults, membership, leaderAfterHealTicks, convergedAfterHealTicks };
 }
 
 /** Seeds first..first+count-1. */

@@ -1,7 +1,7 @@
 import type { Rng } from '@ward/shared/clock';
 import { fromUtf8 } from '@ward/shared/bytes';
 import type { ConfState, Entry, Message, NodeId, Ready, Snapshot } from '@ward/raft/core';
-import { MemoryStorage, ProposalDroppedError, RawNode, Role, votersConfState } from '@ward/raft/core';
+import { EntryType, MemoryStorage, ProposalDroppedError, RawNode, Role, StepPeerNotFoundError, decodeConfChangeEntry, votersConfState } from '@ward/raft/core';
 import type { SafetyChecker } from './invariants';
 import type { KvApplyResult, KvCommand } from './kv-state-machine';
 import { KvStateMachine, decodeCommand } from './kv-state-machine';
@@ -49,6 +49,12 @@ export class SimNode {
   role: Role = Role.Follower;
   /** Slow fsyncs are a fault: off in the liveness phase. */
   slowDisksEnabled = true;
+  /** The configuration the application recorded last (applyConfChange, snapshots). */
+  confState: ConfState;
+  /** Every configuration recorded, in order, across restarts (for the safety checker). */
+  readonly confHistory: ConfState[] = [];
+  /** A membership change was applied: snapshot at once, so that a new member can be sent one that lists it. */
+  private snapshotDue = false;
   private inFlight: InFlightReady | undefined;
   private pendingReads: { index: number; context: string }[] = [];
   private readonly diskRng: Rng;
@@ -57,8 +63,9 @@ export class SimNode {
   constructor(
     readonly id: NodeId,
     private readonly host: SimHost,
-    private readonly confState: ConfState,
+    private readonly initialConfState: ConfState,
   ) {
+    this.confState = initialConfState;
     this.diskRng = rngFor(host.seed, `disk-${id}`);
     this.crashRng = rngFor(host.seed, `crash-${id}`);
     this.boot();
@@ -67,9 +74,12 @@ export class SimNode {
   /** Builds the in-memory state from the durable image only, as a process start does. */
   private boot(): void {
     const d = this.disk.durable;
-    this.storage = new MemoryStorage(this.confState);
+    this.storage = new MemoryStorage(this.initialConfState);
     this.kv = new KvStateMachine();
     this.appliedIndex = 0;
+    this.confState = d.snapshot?.metadata.confState ?? this.initialConfState;
+    this.confHistory.push(this.confState);
+    this.snapshotDue = false;
     if (d.snapshot !== undefined) {
       this.storage.applySnapshot(d.snapshot);
       this.kv = KvStateMachine.restore(d.snapshot.data);
@@ -113,7 +123,15 @@ export class SimNode {
   }
 
   deliver(m: Message): void {
-    if (this.guarded((n) => n.step(m))) this.pump();
+    const ok = this.guarded((n) => {
+      try {
+        n.step(m);
+      } catch (error) {
+        // An answer from a node this one no longer tracks (removed meanwhile): the transport drops it.
+        if (!(error instanceof StepPeerNotFoundError)) throw error;
+      }
+    });
+    if (ok) this.pump();
   }
 
   /** Proposes a client write; false if the node refused it (definitely not appended). */
@@ -194,6 +212,7 @@ export class SimNode {
     this.storage.append(rd.entries);
     if (rd.hardState !== undefined) this.storage.setHardState(rd.hardState);
     this.host.checker.onPersisted(this.id, rd.snapshot, rd.entries);
+    if (this.role === Role.Leader) this.checkOneChangeInFlight(rd.entries);
     // From here on the node acts on this HardState (its messages go out): record its vote.
     if (rd.hardState !== undefined) this.host.checker.onHardState(this.id, rd.hardState);
     if (!sentEarly) for (const m of rd.messages) this.host.send(this, m);
@@ -208,14 +227,48 @@ export class SimNode {
     this.maybeCompact();
   }
 
+  /**
+   * A leader appends a membership change only when every earlier one in its log is applied
+   * (spec AC-11: never two unapplied changes in a leader's log). Whatever the core had applied
+   * when it took the proposal, this node's application has applied by now.
+   */
+  private checkOneChangeInFlight(entries: readonly Entry[]): void {
+    let change: Entry | undefined;
+    for (const e of entries) if (e.type !== EntryType.Normal) change = e;
+    if (change === undefined) return;
+    const from = Math.max(this.appliedIndex + 1, this.storage.firstIndex());
+    if (from >= change.index) return;
+    const earlier = this.storage.entries(from, change.index, Number.MAX_SAFE_INTEGER).find((e) => e.type !== EntryType.Normal);
+    if (earlier !== undefined) {
+      this.host.checker.fail('conf-changes-in-flight', `leader ${this.id} appended a membership change at ${change.index} while the one at ${earlier.index} was unapplied (applied ${this.appliedIndex})`);
+    }
+  }
+
   private applySnapshot(snapshot: Snapshot): void {
     this.kv = KvStateMachine.restore(snapshot.data);
     this.appliedIndex = snapshot.metadata.index;
+    this.recordConf(snapshot.metadata.confState);
+  }
+
+  private recordConf(cs: ConfState): void {
+    this.confState = cs;
+    this.confHistory.push(cs);
+  }
+
+  /** True when this node's own configuration lists it (as voter or learner). */
+  isMember(): boolean {
+    const cs = this.confState;
+    return cs.voters.includes(this.id) || cs.learners.includes(this.id) || cs.votersOutgoing.includes(this.id);
   }
 
   private apply(e: Entry): void {
     this.host.checker.onApply(this.id, e, this.appliedIndex);
     this.appliedIndex = e.index;
+    if (e.type !== EntryType.Normal) {
+      this.guarded((n) => this.recordConf(n.applyConfChange(decodeConfChangeEntry(e))));
+      this.snapshotDue = true;
+      return;
+    }
     if (e.data.length === 0) return;
     const cmd = decodeCommand(e.data);
     const result = this.kv.apply(cmd);
@@ -236,8 +289,10 @@ export class SimNode {
   private maybeCompact(): void {
     const { everyEntries, catchUpEntries } = this.host.profile.snapshots;
     const snapIndex = this.snapshotIndex();
-    if (this.appliedIndex - snapIndex < everyEntries) return;
-    const snapshot = this.storage.createSnapshot(this.appliedIndex, undefined, this.kv.snapshot());
+    const due = this.snapshotDue && this.appliedIndex > snapIndex;
+    this.snapshotDue = false;
+    if (this.appliedIndex - snapIndex < everyEntries && !due) return;
+    const snapshot = this.storage.createSnapshot(this.appliedIndex, this.confState, this.kv.snapshot());
     this.disk.saveCompactionSnapshot(snapshot);
     const compactTo = this.appliedIndex - catchUpEntries;
     if (compactTo >= this.storage.firstIndex()) this.storage.compact(compactTo);

@@ -14,6 +14,7 @@ import { TraceHash } from './trace-hash';
 import type { Violation } from './violations';
 import type { WorkloadHost } from './workload';
 import { Workload } from './workload';
+import { MembershipOperator } from './operator';
 
 type SimEvent =
   | { readonly time: number; readonly seq: number; readonly kind: 'deliver'; readonly to: NodeId; readonly message: Message | Uint8Array }
@@ -41,6 +42,16 @@ export interface SimStats {
   leaderAfterHealTicks: number | undefined;
   /** Ticks from the heal to full convergence (undefined: not within budget). */
   convergedAfterHealTicks: number | undefined;
+  /** Membership changes the operator proposed, saw applied, raced (proposed while one was waiting). */
+  confChangesProposed: number;
+  confChangesApplied: number;
+  confChangesRaced: number;
+  /** Changes that went through a joint configuration, that removed or demoted the leader, that demoted a voter. */
+  jointConfChanges: number;
+  leaderRemovals: number;
+  demotions: number;
+  /** Times the cluster grew from the fewest to the most voters and shrank back (3 -> 5 -> 3). */
+  growShrinkCycles: number;
 }
 
 /** Everything a run produced. */
@@ -107,23 +118,47 @@ export class Simulation implements SimHost, WorkloadHost {
     unknownResolved: 0,
     leaderAfterHealTicks: undefined,
     convergedAfterHealTicks: undefined,
+    confChangesProposed: 0,
+    confChangesApplied: 0,
+    confChangesRaced: 0,
+    jointConfChanges: 0,
+    leaderRemovals: 0,
+    demotions: 0,
+    growShrinkCycles: 0,
   };
+  private readonly operator: MembershipOperator | undefined;
 
   constructor(
     readonly seed: number,
     readonly profile: SimProfile,
   ) {
-    this.checker = new SafetyChecker(Math.floor(profile.nodes / 2) + 1);
+    const conf = clusterConfState(profile.membership?.initialVoters ?? profile.nodes);
+    this.checker = new SafetyChecker(conf);
     const ids = Array.from({ length: profile.nodes }, (_, i) => BigInt(i + 1));
     this.network = new SimNetwork(profile.network, rngFor(seed, 'network'), ids);
     this.faultRng = rngFor(seed, 'faults');
-    const conf = clusterConfState(profile.nodes);
     for (const id of ids) {
       const node = new SimNode(id, this, conf);
       this.simNodes.push(node);
       this.byId.set(id, node);
     }
     this.workload = new Workload(profile.workload, rngFor(seed, 'workload'), this);
+    if (profile.membership !== undefined) this.operator = new MembershipOperator(profile.membership, rngFor(seed, 'membership'), this);
+  }
+
+  /** The live leader of the highest term, if any (the operator sends its changes there). */
+  leader(): SimNode | undefined {
+    let best: SimNode | undefined;
+    let bestTerm = -1;
+    for (const n of this.simNodes) {
+      if (!n.up || n.node === undefined || n.role !== Role.Leader) continue;
+      const term = n.node.basicStatus().term;
+      if (term > bestTerm) {
+        best = n;
+        bestTerm = term;
+      }
+    }
+    return best;
   }
 
   now(): number {
@@ -249,7 +284,9 @@ export class Simulation implements SimHost, WorkloadHost {
   private requestTransfer(): void {
     const leader = this.simNodes.find((n) => n.up && n.role === Role.Leader);
     if (leader === undefined) return;
-    const others = this.simNodes.filter((n) => n !== leader);
+    const voters = this.operator === undefined ? undefined : leader.node!.confState().voters;
+    const others = this.simNodes.filter((n) => n !== leader && (voters === undefined || voters.includes(n.id)));
+    if (others.length === 0) return;
     const target = others[this.faultRng.nextInt(others.length)]!;
     this.stats.leaderTransfers++;
     this.trace.add(3000 + Number(target.id));
@@ -269,6 +306,10 @@ export class Simulation implements SimHost, WorkloadHost {
     this.drainEvents();
     this.workload.step(this.clock);
     this.drainEvents();
+    if (this.operator !== undefined) {
+      this.operator.step();
+      this.drainEvents();
+    }
     this.clock++;
   }
 
@@ -292,8 +333,16 @@ export class Simulation implements SimHost, WorkloadHost {
     if (leaders.length !== 1) return undefined;
     const leader = leaders[0]!;
     const term = leader.node!.basicStatus().term;
-    const followed = this.simNodes.every((n) => n.up && n.node!.basicStatus().lead === leader.id && n.node!.basicStatus().term === term);
+    const followed = this.members(leader).every((n) => n.up && n.node!.basicStatus().lead === leader.id && n.node!.basicStatus().term === term);
     return followed ? leader : undefined;
+  }
+
+  /** The nodes in the leader's configuration (every node without membership changes). */
+  private members(leader: SimNode): readonly SimNode[] {
+    if (this.operator === undefined) return this.simNodes;
+    const cs = leader.node!.confState();
+    const ids = new Set([...cs.voters, ...cs.votersOutgoing, ...cs.learners, ...cs.learnersNext]);
+    return this.simNodes.filter((n) => ids.has(n.id));
   }
 
   private converged(leader: SimNode): boolean {
@@ -301,7 +350,7 @@ export class Simulation implements SimHost, WorkloadHost {
     if (leader.node!.termAt(status.commit) !== status.term) return false;
     if (this.workload.pendingCount() > 0) return false;
     const hash = leader.kv.stateHash();
-    return this.simNodes.every((n) => n.up && n.appliedIndex === status.commit && n.kv.stateHash() === hash);
+    return this.members(leader).every((n) => n.up && n.appliedIndex === status.commit && n.kv.stateHash() === hash);
   }
 
   private runLivenessPhase(): void {
@@ -311,6 +360,7 @@ export class Simulation implements SimHost, WorkloadHost {
     for (const node of this.simNodes) node.slowDisksEnabled = false;
     for (const node of this.simNodes) if (!node.up && node.downUntil !== Number.POSITIVE_INFINITY) node.restart(this.clock);
     this.workload.stop();
+    this.operator?.stop();
     const healedAt = this.clock;
     for (let t = 0; t < leaderWithinTicks + convergeWithinTicks; t++) {
       this.step();
@@ -347,6 +397,10 @@ export class Simulation implements SimHost, WorkloadHost {
       opsUnknown: this.workload.unknown,
       opsRefused: this.workload.refused,
     });
+    if (this.operator !== undefined) {
+      const o = this.operator.stats;
+      Object.assign(this.stats, { confChangesProposed: o.proposed, confChangesApplied: o.applied, confChangesRaced: o.raced, jointConfChanges: o.joint, leaderRemovals: o.leaderRemovals, demotions: o.demotions, growShrinkCycles: o.growShrinkCycles });
+    }
     return { seed: this.seed, profile: this.profile.name, traceHash: this.trace.hex(), violations: this.checker.violations, stats: this.stats, history, linearizability: verdict };
   }
 }

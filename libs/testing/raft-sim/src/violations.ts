@@ -11,6 +11,7 @@ export type ViolationKind =
   | 'term-not-durable'
   | 'vote-not-durable'
   | 'stale-read'
+  | 'conf-changes-in-flight'
   | 'core-error'
   | 'not-linearizable'
   | 'liveness-no-leader'

@@ -76,7 +76,8 @@ export class Workload {
   }
 
   private pickNode(): SimNode | undefined {
-    const live = this.host.nodes().filter((n) => n.up);
+    // Clients talk to the cluster's members (spare and removed machines serve nobody).
+    const live = this.host.nodes().filter((n) => n.up && n.isMember());
     if (live.length === 0) return undefined;
     const first = live[this.rng.nextInt(live.length)]!;
     // Like an etcd client: usually follow the node's hint about who leads.

@@ -3,8 +3,10 @@ import type { NodeId } from '../ids';
 import { MAX_NODE_ID } from '../ids';
 import type { Message, MessageType } from '../message';
 import { isLocalMessageType, isMessageType, message } from '../message';
-import type { ConfState, Entry, EntryType, HardState, Snapshot, SnapshotMetadata } from '../types';
-import { ENTRY_HEADER_BYTES } from '../types';
+import type { ConfChange, ConfChangeSingle, ConfChangeTransition, ConfChangeType, ConfChangeV2 } from '../confchange/conf-change';
+import { MAX_CONF_CHANGES, asV2, isConfChangeTransition, isConfChangeType } from '../confchange/conf-change';
+import type { ConfState, Entry, HardState, Snapshot, SnapshotMetadata } from '../types';
+import { ENTRY_HEADER_BYTES, EntryType } from '../types';
 import { ByteReader } from './byte-reader';
 import { ByteWriter } from './byte-writer';
 
@@ -16,6 +18,9 @@ import { ByteWriter } from './byte-writer';
  * - HardState: term u64, vote u64, commit u64 (24 bytes).
  * - ConfState: voters, learners, votersOutgoing, learnersNext (each u32 count + u64 ids), autoLeave u8.
  * - SnapshotMetadata: index u64, term u64, ConfState. Snapshot: SnapshotMetadata, data bytes.
+ * - ConfChange (data of a ConfChange entry): version u8 (=1), type u8, nodeId u64, context bytes.
+ * - ConfChangeV2 (data of a ConfChangeV2 entry): version u8 (=1), transition u8, u32 count +
+ *   (type u8, nodeId u64) per change, context bytes.
  * - Message: version u8 (=1), type u8, to, from, term, logTerm, index, commit, rejectHint (u64
  *   each), flags u8 (bit 0 reject, bit 1 snapshot present), context bytes, u32 entry count +
  *   entries, then the Snapshot if present. Local-only kinds are refused both ways.
@@ -243,3 +248,74 @@ export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_
   });
 }
 
+
+/** Version byte of the ConfChange and ConfChangeV2 encodings. */
+export const CONF_CHANGE_CODEC_VERSION = 1;
+
+/** Entry data of a one-step ConfChange. */
+export function encodeConfChange(cc: ConfChange): Uint8Array {
+  const w = new ByteWriter(2 + 8 + 4 + cc.context.length);
+  w.u8(CONF_CHANGE_CODEC_VERSION);
+  w.u8(cc.type);
+  w.big64(cc.nodeId);
+  w.bytesField(cc.context);
+  return w.finish();
+}
+
+/** Entry data of a ConfChangeV2. */
+export function encodeConfChangeV2(cc: ConfChangeV2): Uint8Array {
+  const w = new ByteWriter(2 + 4 + 9 * cc.changes.length + 4 + cc.context.length);
+  w.u8(CONF_CHANGE_CODEC_VERSION);
+  w.u8(cc.transition);
+  w.u32(cc.changes.length);
+  for (const c of cc.changes) {
+    w.u8(c.type);
+    w.big64(c.nodeId);
+  }
+  w.bytesField(cc.context);
+  return w.finish();
+}
+
+function readNodeIdOrZero(r: ByteReader, field: string): bigint {
+  const id = r.big64(field);
+  if (id > MAX_NODE_ID) r.fail(`${field} holds invalid id ${id}`);
+  return id;
+}
+
+export function decodeConfChange(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): ConfChange {
+  return decodeWhole(bytes, 'ConfChange', (r) => {
+    const version = r.u8('version');
+    if (version !== CONF_CHANGE_CODEC_VERSION) r.fail(`unsupported codec version ${version}`);
+    const type = r.u8('type');
+    if (!isConfChangeType(type)) r.fail(`unknown change type ${type}`);
+    const nodeId = readNodeIdOrZero(r, 'nodeId');
+    return { type: type as ConfChangeType, nodeId, context: r.bytesField('context', limits.maxDataBytes) };
+  });
+}
+
+export function decodeConfChangeV2(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): ConfChangeV2 {
+  return decodeWhole(bytes, 'ConfChangeV2', (r) => {
+    const version = r.u8('version');
+    if (version !== CONF_CHANGE_CODEC_VERSION) r.fail(`unsupported codec version ${version}`);
+    const transition = r.u8('transition');
+    if (!isConfChangeTransition(transition)) r.fail(`unknown transition ${transition}`);
+    const n = r.count('changes', MAX_CONF_CHANGES, 9);
+    const changes: ConfChangeSingle[] = new Array<ConfChangeSingle>(n);
+    for (let i = 0; i < n; i++) {
+      const type = r.u8('change type');
+      if (!isConfChangeType(type)) r.fail(`unknown change type ${type}`);
+      changes[i] = { type: type as ConfChangeType, nodeId: readNodeIdOrZero(r, 'change nodeId') };
+    }
+    return { transition: transition as ConfChangeTransition, changes, context: r.bytesField('context', limits.maxDataBytes) };
+  });
+}
+
+/**
+ * The membership change carried by a ConfChange or ConfChangeV2 entry, as a ConfChangeV2 (what
+ * `RawNode.applyConfChange` takes). Throws CodecError for bad data, TypeError for a normal entry.
+ */
+export function decodeConfChangeEntry(e: Entry, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): ConfChangeV2 {
+  if (e.type === EntryType.ConfChange) return asV2(decodeConfChange(e.data, limits));
+  if (e.type === EntryType.ConfChangeV2) return decodeConfChangeV2(e.data, limits);
+  throw new TypeError(`entry ${e.index} is not a membership change`);
+}

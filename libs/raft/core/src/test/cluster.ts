@@ -9,7 +9,9 @@ import type { Message } from '../message';
 import { MessageType } from '../message';
 import { MemoryStorage } from '../memory-storage';
 import { RawNode } from '../raw-node';
-import type { Entry, ReadState, Snapshot } from '../types';
+import { decodeConfChangeEntry } from '../codec/codec';
+import { ProposalDroppedError, StepPeerNotFoundError } from '../errors';
+import type { ConfState, Entry, ReadState, Snapshot } from '../types';
 import { EntryType, Role, votersConfState } from '../types';
 
 export interface ClusterNode {
@@ -22,6 +24,10 @@ export interface ClusterNode {
   appliedIndex: number;
   readStates: ReadState[];
   snapshotsApplied: Snapshot[];
+  /** The configuration as the application recorded it (applyConfChange's answers, snapshots). */
+  confState: ConfState;
+  /** Membership change entries applied, with the configuration each produced. */
+  confChanges: { index: number; confState: ConfState }[];
 }
 
 export type ConfigFor = (id: NodeId) => Partial<RaftConfig>;
@@ -32,6 +38,7 @@ export type MessageFilter = (m: Message) => boolean;
 export class Cluster {
   readonly nodes = new Map<NodeId, ClusterNode>();
   readonly ids: NodeId[];
+  readonly initialConfState: ConfState;
   inFlight: Message[] = [];
   /** Every message ever delivered, in order (tests inspect it). */
   readonly delivered: Message[] = [];
@@ -43,7 +50,22 @@ export class Cluster {
     private readonly configFor: ConfigFor = () => ({}),
   ) {
     this.ids = Array.from({ length: size }, (_, i) => BigInt(i + 1));
+    this.initialConfState = votersConfState(this.ids);
     for (const id of this.ids) this.nodes.set(id, this.fresh(id, new MemoryStorage(votersConfState(this.ids))));
+  }
+
+  /**
+   * Starts a node with an empty log that is in no configuration yet, as a member joining a
+   * running cluster starts: like every node it knows the cluster's membership at index 0 (the
+   * initial voters), and learns later configurations from the log or a snapshot once a leader
+   * has added it.
+   */
+  addNode(id: NodeId): ClusterNode {
+    if (this.nodes.has(id)) throw new Error(`node ${id} exists`);
+    const n = this.fresh(id, new MemoryStorage(this.initialConfState));
+    this.nodes.set(id, n);
+    this.ids.push(id);
+    return n;
   }
 
   private fresh(id: NodeId, storage: MemoryStorage, applied = 0): ClusterNode {
@@ -56,7 +78,7 @@ export class Cluster {
       applied,
       ...this.configFor(id),
     });
-    return { id, node, storage, applied: [], appliedIndex: applied, readStates: [], snapshotsApplied: [] };
+    return { id, node, storage, applied: [], appliedIndex: applied, readStates: [], snapshotsApplied: [], confState: storage.snapshot().metadata.confState, confChanges: [] };
   }
 
   get(id: NodeId): ClusterNode {
@@ -83,9 +105,14 @@ export class Cluster {
       if (rd.snapshot !== undefined) {
         n.snapshotsApplied.push(rd.snapshot);
         n.appliedIndex = rd.snapshot.metadata.index;
+        n.confState = rd.snapshot.metadata.confState;
       }
       for (const e of rd.committedEntries) {
         if (e.type === EntryType.Normal && e.data.length > 0) n.applied.push(e);
+        if (e.type !== EntryType.Normal) {
+          n.confState = n.node.applyConfChange(decodeConfChangeEntry(e));
+          n.confChanges.push({ index: e.index, confState: n.confState });
+        }
         n.appliedIndex = e.index;
       }
       n.readStates.push(...rd.readStates);
@@ -115,7 +142,13 @@ export class Cluster {
       if (m.type === MessageType.Snap) this.get(m.from).node.reportSnapshot(m.to, ok);
       if (!ok) continue;
       this.delivered.push(m);
-      this.get(m.to).node.step(m);
+      try {
+        this.get(m.to).node.step(m);
+      } catch (error) {
+        // A transport drops what the node refuses: answers from nodes it no longer tracks,
+        // proposals forwarded to a leader that cannot take them.
+        if (!(error instanceof StepPeerNotFoundError) && !(error instanceof ProposalDroppedError)) throw error;
+      }
       count++;
     }
     return count;
@@ -201,7 +234,7 @@ export class Cluster {
   /** Takes a snapshot of `id` at its applied index and compacts its log up to `compactTo`. */
   snapshotAndCompact(id: NodeId, compactTo: number): void {
     const n = this.get(id);
-    n.storage.createSnapshot(n.appliedIndex, undefined, utf8(`state@${n.appliedIndex}`));
+    n.storage.createSnapshot(n.appliedIndex, n.confState, utf8(`state@${n.appliedIndex}`));
     n.storage.compact(compactTo);
   }
 }

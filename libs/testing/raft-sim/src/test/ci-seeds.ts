@@ -18,7 +18,12 @@ function describeSummary(summary: SeedsSummary, first: number, seconds: string):
     `ops ${summary.operations.completed} ok / ${summary.operations.unknown} unknown / ${summary.operations.refused} refused; ` +
     `crashes ${summary.faults.crashes}, partitions ${summary.faults.partitions}, clogs ${summary.faults.clogs}, ` +
     `transfers ${summary.faults.leaderTransfers}, snapshots installed ${summary.faults.snapshotsInstalled}; ` +
-    `leader after heal: median ${leaderTicks[leaderTicks.length >> 1]} max ${leaderTicks[leaderTicks.length - 1]} ticks`
+    `leader after heal: median ${leaderTicks[leaderTicks.length >> 1]} max ${leaderTicks[leaderTicks.length - 1]} ticks` +
+    (summary.membership.proposed === 0
+      ? ''
+      : `; membership changes ${summary.membership.applied} applied / ${summary.membership.proposed} proposed (${summary.membership.raced} racing, ` +
+        `${summary.membership.joint} joint, ${summary.membership.demotions} demotions, ${summary.membership.leaderRemovals} removing or demoting the leader), ` +
+        `${summary.membership.growShrinkCycles} grow-shrink cycles`)
   );
 }
 
@@ -26,7 +31,12 @@ function describeSummary(summary: SeedsSummary, first: number, seconds: string):
  * `slices` tests of `perSlice` seeds each, then one test over all of them: a stable leader within
  * 3 election timeouts (each up to 2x the configured ticks) after healing in >= 99% of seeds.
  */
-export function describeSeedRun(profile: SimProfile, slices: number, perSlice: number, least: { opsPerSeed: number; crashesPerSeed: number }): void {
+export function describeSeedRun(
+  profile: SimProfile,
+  slices: number,
+  perSlice: number,
+  least: { opsPerSeed: number; crashesPerSeed: number; confChangesPerSeed?: number },
+): void {
   const summaries: SeedsSummary[] = [];
   describe(`${profile.name}: ${slices * perSlice} seeds, ${profile.nodes} nodes x ${profile.ticks} ticks`, () => {
     for (let slice = 0; slice < slices; slice++) {
@@ -42,6 +52,15 @@ export function describeSeedRun(profile: SimProfile, slices: number, perSlice: n
         // The run must have exercised faults and served clients, or it proves little.
         expect(summary.faults.crashes).toBeGreaterThanOrEqual(perSlice * least.crashesPerSeed);
         expect(summary.operations.completed).toBeGreaterThanOrEqual(perSlice * least.opsPerSeed);
+        if (least.confChangesPerSeed !== undefined) {
+          // Membership runs must have changed the membership in every way they claim to.
+          expect(summary.membership.applied).toBeGreaterThanOrEqual(perSlice * least.confChangesPerSeed);
+          expect(summary.membership.joint).toBeGreaterThan(0);
+          expect(summary.membership.leaderRemovals).toBeGreaterThan(0);
+          expect(summary.membership.demotions).toBeGreaterThan(0);
+          expect(summary.membership.raced).toBeGreaterThan(0);
+          expect(summary.membership.growShrinkCycles).toBeGreaterThan(0);
+        }
       }, SLICE_TIMEOUT_MS);
     }
 
