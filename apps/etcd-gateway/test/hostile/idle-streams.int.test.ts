@@ -82,11 +82,13 @@ function flood(address: string, service: 'Watch' | 'Lease', method: 'Watch' | 'L
 
 /**
  * The bound a victim's p99 during a flood is held to: twice its p99 before the flood, and never
- * less than that p99 plus NOISE_FLOOR_MS. On a 2-core machine shared with the flood's own client
- * a p99 of a few milliseconds moves by that much from scheduling alone; a starved caller waits
- * seconds (the request deadline), so the floor does not hide starvation.
+ * less than that p99 plus NOISE_FLOOR_MS. The flood's client and the gateway share this test's
+ * process and its 2 cores: holding thousands of streams moves a p99 of a few milliseconds by tens
+ * of milliseconds (garbage collection, scheduling) with nothing starved. A starved caller waits the
+ * whole request deadline (5 s: with member streams on the unary channel, the Put of the "in use"
+ * case fails after 5 s), so the floor does not hide starvation.
  */
-const NOISE_FLOOR_MS = 25;
+const NOISE_FLOOR_MS = 100;
 
 function victimBound(baselineP99: number): number {
   return Math.max(2 * baselineP99, baselineP99 + NOISE_FLOOR_MS);
