@@ -38,7 +38,7 @@ import { StreamAccounting } from './services/stream-accounting';
 import { WatchRelay } from './services/watch-relay';
 import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
-import { startClientPort, type ClientPort } from './client-port/client-port';
+import { CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS, startClientPort, type ClientPort } from './client-port/client-port';
 
 /** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
 const READ_ENTRY_OVERHEAD_BYTES = 64 * 1024;
@@ -216,7 +216,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
   };
   await registerJsonGateway(http, jsonGateway);
   // The client port's HTTP/1.1 side: no port of its own, TLS is the shared listener's.
-  const clientHttp = createHttpServer(httpOptions);
+  const clientHttp = createHttpServer({ ...httpOptions, timeoutCheckIntervalMs: CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS });
   return { grpc, http, clientHttp, jsonGateway };
 }
 

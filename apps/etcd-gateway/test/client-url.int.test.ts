@@ -186,7 +186,7 @@ describe('the client URL over HTTP/1.1, as etcd 3.4.23 serves it', () => {
 describe('real clients', () => {
   async function runScript(script: string, target: TargetName, prefix: string): Promise<unknown> {
     const url = new URL(urls[target]);
-    const { stdout } = await run(PYTHON, [join(SCRIPTS, script), url.hostname, url.port, prefix], { timeout: 120_000, cwd: SCRIPTS });
+    const { stdout } = await run(PYTHON, [join(SCRIPTS, script), url.hostname, url.port, prefix], { timeout: 120_000, cwd: SCRIPTS, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
     return JSON.parse(stdout) as unknown;
   }
 

@@ -11,6 +11,9 @@ import { startSharedListener, type SharedListener } from './shared-listener';
 /** The API prefixes etcd 3.4 serves its JSON gateway under. */
 export const CLIENT_API_PREFIXES = ['/v3', '/v3beta'] as const;
 
+/** How often the client port's HTTP connections are checked against the request timeout. */
+export const CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
 export interface ClientPortOptions {
   readonly host: string;
   readonly port: number;
@@ -19,7 +22,10 @@ export interface ClientPortOptions {
   readonly sniffTimeoutMs: number;
   readonly maxConnectionsCount: number;
   readonly grpc: GrpcServer;
-  /** A fresh HTTP server (createHttpServer, without TLS: the listener terminates it) for this port only. */
+  /**
+   * A fresh HTTP server (createHttpServer, without TLS: the listener terminates it, with
+   * timeoutCheckIntervalMs CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS) for this port only.
+   */
   readonly http: FastifyInstance;
   /** The JSON gateway's routes and relays, as on the HTTP port. */
   readonly jsonGateway: Omit<JsonGatewayOptions, 'prefixes' | 'streams'> & { readonly streams: NonNullable<JsonGatewayOptions['streams']> };
@@ -44,6 +50,10 @@ export async function startClientPort(options: ClientPortOptions): Promise<Clien
     streams: { ...options.jsonGateway.streams, extraHeaders: { ...options.jsonGateway.streams.extraHeaders, ...CORS_HEADERS } },
   });
   await http.ready();
+  // Node's HTTP server starts checking request and header timeouts when it starts listening;
+  // this one never listens (the shared listener hands it its connections), so it is told it is,
+  // or a client sending its headers a byte at a time would keep its connection for ever.
+  http.server.emit('listening');
   const listener = await startSharedListener({
     host: options.host,
     port: options.port,
@@ -59,13 +69,11 @@ export async function startClientPort(options: ClientPortOptions): Promise<Clien
     listener,
     close(graceMs) {
       closing ??= (async () => {
-        const closed = listener.close();
+        const closed = listener.close(graceMs);
+        // Idle keep-alive connections go at once; watch streams, which never finish by
+        // themselves, are cut with everything else after the grace.
         http.server.closeIdleConnections();
-        // Watch streams never finish by themselves: after the grace they are cut.
-        const timer = setTimeout(() => http.server.closeAllConnections(), graceMs);
-        timer.unref();
         await closed;
-        clearTimeout(timer);
       })();
       return closing;
     },

@@ -43,7 +43,7 @@ let listener: SharedListener | undefined;
 const sockets: Socket[] = [];
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
-  await listener?.close();
+  await listener?.close(0);
   listener = undefined;
 });
 

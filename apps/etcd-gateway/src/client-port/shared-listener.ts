@@ -34,8 +34,11 @@ export interface SharedListener {
   readonly port: number;
   /** Connections still deciding their protocol (for tests and metrics). */
   sniffingCount(): number;
-  /** Stops accepting and closes connections still deciding; handed-over ones belong to their server. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting and closes connections still deciding at once; handed-over ones are their
+   * server's to close, and whatever is still open after `graceMs` is cut.
+   */
+  close(graceMs: number): Promise<void>;
 }
 
 /**
@@ -54,6 +57,8 @@ export async function startSharedListener(options: SharedListenerOptions): Promi
     if (!Number.isSafeInteger(options[name]) || options[name] <= 0) throw new TypeError(`startSharedListener: ${name} must be a positive integer, got ${options[name]}`);
   }
   const sniffing = new Set<Duplex>();
+  /** Every accepted connection still open (the TCP sockets, under TLS too). */
+  const open = new Set<Socket>();
 
   const hand = (socket: Duplex, protocol: ClientProtocol): void => {
     sniffing.delete(socket);
@@ -134,6 +139,10 @@ export async function startSharedListener(options: SharedListenerOptions): Promi
     server = tlsServer;
   }
   server.maxConnections = options.maxConnectionsCount;
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -148,9 +157,16 @@ export async function startSharedListener(options: SharedListenerOptions): Promi
   return {
     port,
     sniffingCount: () => sniffing.size,
-    close() {
+    close(graceMs) {
       closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const timer = setTimeout(() => {
+          for (const socket of open) socket.destroy();
+        }, graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
         for (const socket of sniffing) socket.destroy();
         sniffing.clear();
       });
