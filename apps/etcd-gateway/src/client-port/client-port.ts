@@ -43,7 +43,7 @@ export interface ClientPort {
 
 export async function startClientPort(options: ClientPortOptions): Promise<ClientPort> {
   const { http } = options;
-  registerClientRoutes(http, { serverVersion: options.serverVersion, healthy: options.healthy, apiPrefixes: CLIENT_API_PREFIXES });
+  registerClientRoutes(http, { serverVersion: options.serverVersion, healthy: options.healthy, apiPrefixes: CLIENT_API_PREFIXES, clientCertAuth: options.tls !== null && options.requireClientCertificate });
   await registerJsonGateway(http, {
     ...options.jsonGateway,
     prefixes: CLIENT_API_PREFIXES,

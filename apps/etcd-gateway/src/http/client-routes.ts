@@ -2,6 +2,7 @@
 // `GET /health`, CORS headers on every answer (etcd's default `--cors=*`), `OPTIONS` preflights,
 // and plain-text 404s for unknown paths (405 for a gateway route asked with another method) (grpc-gateway's `Not Found` under the API prefixes, Go's
 // `404 page not found` elsewhere). `/metrics` comes with the HTTP server itself.
+import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 
 /** The headers etcd 3.4 adds to every client-URL answer with its default CORS setting. */
@@ -18,7 +19,16 @@ export interface ClientRoutesOptions {
   readonly healthy: () => Promise<boolean>;
   /** Prefixes the JSON gateway is served under, for the 404 text. */
   readonly apiPrefixes: readonly string[];
+  /**
+   * Client certificates are verified (GATEWAY_CLIENT_CERT_AUTH): a JSON gateway request whose
+   * certificate carries a CommonName is refused, as etcd 3.4 refuses it (over the gateway the
+   * CommonName would silently not be the user).
+   */
+  readonly clientCertAuth: boolean;
 }
+
+/** etcd 3.4's answer to a gateway request with a client certificate's CommonName. */
+export const GATEWAY_COMMON_NAME_REFUSAL = 'CommonName of client sending a request against gateway will be ignored and not used as expected\n';
 
 /** etcd's cluster version: the server version's major.minor with patch 0. */
 export function clusterVersionOf(serverVersion: string): string {
@@ -32,6 +42,15 @@ export function registerClientRoutes(app: FastifyInstance, options: ClientRoutes
     done();
   });
   app.options('*', (_request, reply) => reply.code(200).send());
+  if (options.clientCertAuth) {
+    app.addHook('onRequest', (request, reply, done) => {
+      const path = request.url.split('?')[0] ?? '';
+      const socket = request.raw.socket as Partial<TLSSocket>;
+      const commonName: unknown = socket.getPeerCertificate?.().subject?.CN;
+      if (!options.apiPrefixes.some((prefix) => path.startsWith(`${prefix}/`)) || commonName === undefined || commonName === '') return done();
+      void reply.code(400).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(GATEWAY_COMMON_NAME_REFUSAL);
+    });
+  }
   let knownVersion: string | undefined;
   app.get('/version', async (_request, reply) => {
     if (knownVersion === undefined) {
