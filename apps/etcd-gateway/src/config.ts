@@ -14,7 +14,7 @@ export const gatewayConfigSchema = defineConfig({
   prefix: 'GATEWAY',
   options: {
     grpcHost: string({ default: '127.0.0.1', maxLengthChars: 255, why: 'address etcd clients connect to' }),
-    grpcPort: int({ default: 2379, min: 0, max: 65_535, why: 'etcd client port (0: any free port)' }),
+    grpcPort: int({ default: 2379, min: 0, max: 65_535, why: 'etcd client port: gRPC and the HTTP/1.1 JSON gateway, /version, /health, /metrics on one listener (0: any free port)' }),
     httpHost: string({ default: '127.0.0.1', maxLengthChars: 255, why: 'address of the JSON gateway, /healthz, /readyz, /metrics' }),
     httpPort: int({ default: 2381, min: 0, max: 65_535, why: 'JSON gateway and health port (0: any free port)' }),
     certFile: string({ default: '', maxLengthChars: 4096, why: "etcd's --cert-file: PEM certificate (chain) of the client port; set with GATEWAY_KEY_FILE to serve TLS (empty: plaintext)" }),
@@ -137,6 +137,19 @@ export const gatewayConfigSchema = defineConfig({
     grpcKeepaliveTimeMs: int({ default: 30_000, min: 1000, max: 3_600_000, why: 'ping idle clients this often to find dead connections' }),
     grpcKeepaliveTimeoutMs: int({ default: 10_000, min: 1000, max: 600_000, why: 'a ping unanswered this long closes the connection' }),
     grpcMaxConcurrentStreamsCount: int({ default: 1000, min: 1, max: 100_000, why: 'concurrent calls per client connection' }),
+    clientPortSniffTimeoutMs: int({
+      default: 10_000,
+      min: 100,
+      max: 600_000,
+      why: 'a client-port connection must tell gRPC from HTTP/1.1 (its first bytes, or its TLS handshake and ALPN) within this, or it is closed',
+    }),
+    clientPortMaxConnectionsCount: int({ default: 20_000, min: 1, max: 1_000_000, why: 'connections open at once on the client port (gRPC and HTTP together); more are refused at accept' }),
+    httpStreamStallTimeoutMs: int({
+      default: 30_000,
+      min: 100,
+      max: 3_600_000,
+      why: 'an HTTP watch or keep-alive stream whose reader leaves its output untaken this long is dropped with its connection',
+    }),
     httpRequestTimeoutMs: int({ default: 30_000, min: 1000, max: 600_000, why: 'whole JSON gateway request, headers and body' }),
     shutdownGraceMs: int({ default: 5000, min: 0, max: 600_000, why: 'running calls get this long to finish on shutdown' }),
     logLevel: oneOf({ default: 'info', values: LOG_LEVELS, why: 'log verbosity' }),

@@ -38,6 +38,7 @@ import { StreamAccounting } from './services/stream-accounting';
 import { WatchRelay } from './services/watch-relay';
 import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
+import { CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS, startClientPort, type ClientPort } from './client-port/client-port';
 
 /** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
 const READ_ENTRY_OVERHEAD_BYTES = 64 * 1024;
@@ -178,7 +179,7 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
 }
 
 /** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
-async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay, keepAlive: KeepAliveRelay, maintenance: MaintenanceApi): Promise<{ grpc: GrpcServer; http: FastifyInstance }> {
+async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: WatchRelay, keepAlive: KeepAliveRelay, maintenance: MaintenanceApi): Promise<{ grpc: GrpcServer; http: FastifyInstance; clientHttp: FastifyInstance; jsonGateway: ClientJsonGateway }> {
   const { config, logger } = w;
   const grpc = createGrpcServer({
     host: config.grpcHost,
@@ -195,19 +196,31 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
   });
   registerEtcdServices(grpc, table, watch, keepAlive, maintenance);
   const logUnexpected = unexpectedErrorLog(logger, () => w.clock.monotonicMs());
-  const http = createHttpServer({
+  const httpOptions = {
     logger,
     metrics: w.metrics.registry,
     bodyLimitBytes: config.httpBodyLimitBytes,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: 5000,
     readiness: readinessProbe(w.cluster, w.clock),
-    mapError: (error) => httpErrorOf(error, logUnexpected),
-    ...(config.httpTls && w.clientTls !== null ? { tls: { ...w.clientTls, requireClientCertificate: config.clientCertAuth } } : {}),
-  });
-  await registerJsonGateway(http, { table, maxRequestMessageBytes: grpcMaxReceiveBytes(config), bodyLimitBytes: config.httpBodyLimitBytes, logUnexpected });
-  return { grpc, http };
+    mapError: (error: unknown) => httpErrorOf(error, logUnexpected),
+  };
+  const http = createHttpServer({ ...httpOptions, ...(config.httpTls && w.clientTls !== null ? { tls: { ...w.clientTls, requireClientCertificate: config.clientCertAuth } } : {}) });
+  // The streaming routes go through the same relays as gRPC Watch and LeaseKeepAlive.
+  const jsonGateway: ClientJsonGateway = {
+    table,
+    maxRequestMessageBytes: grpcMaxReceiveBytes(config),
+    bodyLimitBytes: config.httpBodyLimitBytes,
+    logUnexpected,
+    streams: { watch, keepAlive, stallTimeoutMs: config.httpStreamStallTimeoutMs, extraHeaders: {} },
+  };
+  await registerJsonGateway(http, jsonGateway);
+  // The client port's HTTP/1.1 side: no port of its own, TLS is the shared listener's.
+  const clientHttp = createHttpServer({ ...httpOptions, timeoutCheckIntervalMs: CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS });
+  return { grpc, http, clientHttp, jsonGateway };
 }
+
+type ClientJsonGateway = Parameters<typeof startClientPort>[0]['jsonGateway'];
 
 /** Starts a gateway: connects nothing eagerly but the password tier, binds both ports. */
 export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Promise<Gateway> {
@@ -222,21 +235,37 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
   const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls };
-  let servers: { grpc: GrpcServer; http: FastifyInstance } | undefined;
+  let servers: Awaited<ReturnType<typeof createServers>> | undefined;
+  let clientPort: ClientPort | undefined;
   let grpcPort: number;
   let advertise: { url: string };
   try {
     const apis = await wireApis(w);
     advertise = apis.advertise;
     servers = await createServers(w, apis.table, apis.watch, apis.keepAlive, apis.maintenance);
-    grpcPort = await servers.grpc.start();
+    clientPort = await startClientPort({
+      host: config.grpcHost,
+      port: config.grpcPort,
+      tls: clientTls,
+      requireClientCertificate: config.clientCertAuth,
+      sniffTimeoutMs: config.clientPortSniffTimeoutMs,
+      maxConnectionsCount: config.clientPortMaxConnectionsCount,
+      grpc: servers.grpc,
+      http: servers.clientHttp,
+      jsonGateway: servers.jsonGateway,
+      serverVersion: async () => (await cluster.status(AbortSignal.timeout(1000))).version,
+      healthy: readinessProbe(cluster, clock),
+      logger,
+    });
+    grpcPort = clientPort.port;
     await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {
-    await Promise.allSettled([servers?.grpc.stop(0), servers?.http.close(), tier?.close()]);
+    await Promise.allSettled([clientPort?.close(0), servers?.grpc.stop(0), servers?.http.close(), tier?.close()]);
     cluster.close();
     throw error;
   }
   const { grpc, http } = servers;
+  const port = clientPort;
   const address = http.server.address();
   const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
   if (advertise.url === '') advertise.url = `${servesTls(config) ? 'https' : 'http'}://${hostForUrl(config.grpcHost)}:${grpcPort}`;
@@ -256,7 +285,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     injectHttp: http.inject.bind(http),
     stop() {
       stopping ??= (async () => {
-        await Promise.allSettled([grpc.stop(config.shutdownGraceMs), http.close()]);
+        await Promise.allSettled([port.close(config.shutdownGraceMs), grpc.stop(config.shutdownGraceMs), http.close()]);
         await tier?.close();
         cluster.close();
         logger.info('etcd gateway stopped');

@@ -4,7 +4,7 @@
 // `{"error","message","code"}` with grpc-gateway's HTTP status for the code.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { status as Status } from '@grpc/grpc-js';
-import type { UnexpectedErrorLog } from '@ward/platform/logging';
+import type { Logger, UnexpectedErrorLog } from '@ward/platform/logging';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdProtoRoot } from '@ward/etcd/proto';
 import { httpStatusOf, type GrpcStatusCode } from '@ward/etcd/wire-errors';
@@ -13,6 +13,10 @@ import { tokenFromHeaders } from '../identity/token-extraction';
 import { passThroughDefinition } from '../services/pass-through';
 import type { UnaryRpc } from '../services/rpc-table';
 import { encodeJsonRequest, responseToJson } from './json-codec';
+import { parseBody } from './json-object-stream';
+import { serveJsonStream, type JsonStreamOptions } from './json-streams';
+
+export { parseBody } from './json-object-stream';
 
 export interface JsonGatewayOptions {
   readonly table: readonly UnaryRpc[];
@@ -21,6 +25,13 @@ export interface JsonGatewayOptions {
   readonly bodyLimitBytes: number;
   /** Where unexpected errors are reported (rate-limited per cause: `unexpectedErrorLog` of @ward/platform/logging). */
   readonly logUnexpected: UnexpectedErrorLog;
+  /** Path prefixes the routes are served under (etcd 3.4: `/v3` and `/v3beta`); default `/v3`. */
+  readonly prefixes?: readonly string[];
+  /**
+   * The streaming routes (`/watch`, and `/lease/keepalive` as a stream) over the relays; without
+   * them `/lease/keepalive` answers one request per body and there is no `/watch`.
+   */
+  readonly streams?: Omit<JsonStreamOptions, 'logUnexpected' | 'maxRequestChars'>;
 }
 
 /** etcd's error body for a status. */
@@ -52,55 +63,6 @@ function routeTypes(entry: UnaryRpc): RouteTypes {
   };
 }
 
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-
-/**
- * The body with every integer literal beyond 2^53 turned into a string, so that JSON.parse keeps
- * its digits: etcd's gateway reads int64 fields given as numbers exactly (`{"ID": 7587…}`, as
- * lease IDs are written by hand), and int64 fields take decimal strings anyway. Literals inside
- * strings are left alone.
- */
-function quoteLargeIntegers(text: string): string {
-  if (!/[0-9]{16}/.test(text)) return text;
-  let out = '';
-  let copied = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // A string: skip to its closing quote (escapes included).
-      i++;
-      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
-      i++;
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      JSON_NUMBER.lastIndex = i;
-      const token = JSON_NUMBER.exec(text)?.[0];
-      if (token === undefined || token.length === 0) {
-        i++;
-        continue;
-      }
-      if (/^-?[0-9]+$/.test(token) && !Number.isSafeInteger(Number(token))) {
-        out += `${text.slice(copied, i)}"${token}"`;
-        copied = i + token.length;
-      }
-      i += token.length;
-    } else {
-      i++;
-    }
-  }
-  return copied === 0 ? text : out + text.slice(copied);
-}
-
-/** A request body as JSON: empty is the empty request; anything unparsable is INVALID_ARGUMENT. */
-export function parseBody(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(quoteLargeIntegers(text)) as unknown;
-  } catch {
-    throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'invalid JSON in request body');
-  }
-}
-
 /** An AbortSignal that fires when the HTTP client goes away before the answer. */
 function requestSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
@@ -121,12 +83,45 @@ export async function registerJsonGateway(app: FastifyInstance, options: JsonGat
         done(error as Error, undefined);
       }
     });
+    const prefixes = options.prefixes ?? ['/v3'];
     for (const entry of options.table) {
       if (entry.httpPath === undefined) continue;
+      if (entry.httpStream && options.streams !== undefined) continue;
       const types = routeTypes(entry);
-      scope.post(entry.httpPath, (request, reply) => serve(entry, types, request, reply, options));
+      const paths = [entry.httpPath, ...(ADDITIONAL_BINDINGS[entry.httpPath] ?? [])];
+      for (const prefix of prefixes) {
+        for (const path of paths) scope.post(withPrefix(prefix, path), (request, reply) => serve(entry, types, request, reply, options));
+      }
     }
   });
+  const streams = options.streams;
+  if (streams === undefined) return;
+  await app.register(async (scope) => {
+    // The body is read as it arrives, object by object (json-object-stream.ts), never whole.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    const streamOptions: JsonStreamOptions = { ...streams, logUnexpected: options.logUnexpected, maxRequestChars: options.bodyLimitBytes };
+    for (const prefix of options.prefixes ?? ['/v3']) {
+      for (const [path, route] of [['/v3/watch', 'watch'], ['/v3/lease/keepalive', 'keepalive']] as const) {
+        scope.post(withPrefix(prefix, path), (request, reply) => {
+          reply.hijack();
+          serveJsonStream(route, request.raw, reply.raw, request.log as unknown as Logger, streamOptions);
+        });
+      }
+    }
+  });
+}
+
+/** The further paths etcd 3.4's gateway serves a route under (its proto's additional_bindings). */
+const ADDITIONAL_BINDINGS: Readonly<Record<string, readonly string[]>> = {
+  '/v3/lease/revoke': ['/v3/kv/lease/revoke'],
+  '/v3/lease/timetolive': ['/v3/kv/lease/timetolive'],
+  '/v3/lease/leases': ['/v3/kv/lease/leases'],
+};
+
+/** etcd's `/v3/...` path under another API prefix (`/v3beta/...`). */
+function withPrefix(prefix: string, path: string): string {
+  return prefix + path.replace(/^\/v3/, '');
 }
 
 async function serve(entry: UnaryRpc, types: RouteTypes, request: FastifyRequest, reply: FastifyReply, options: JsonGatewayOptions): Promise<FastifyReply> {

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import {
   Server,
   ServerCredentials,
@@ -7,6 +8,7 @@ import {
   type ServerReadableStream,
   type ServerUnaryCall,
   type ServerWritableStream,
+  type ConnectionInjector,
   type ServiceDefinition,
   type UntypedHandleCall,
   type UntypedServiceImplementation,
@@ -40,6 +42,12 @@ export interface GrpcServer {
   addService(definition: ServiceDefinition, handlers: ServiceHandlers): void;
   /** Binds and starts serving; resolves to the bound port. */
   start(): Promise<number>;
+  /**
+   * Serves a connection accepted elsewhere (a listener shared with another protocol), without
+   * binding a port. TLS, if any, is the caller's: pass the TLSSocket, whose peer certificate calls
+   * then see as on a bound TLS port. Stopping the server drains these connections too.
+   */
+  injectConnection(socket: Duplex): void;
   /**
    * Stops accepting calls, lets running calls finish for up to `graceTimeMs`, then cancels the rest.
    * Idempotent: later calls return the same promise.
@@ -76,6 +84,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   });
   const instrumentation = createInstrumentation(options);
   let stopping: Promise<void> | undefined;
+  let injector: ConnectionInjector | undefined;
 
   return {
     addService(definition, handlers) {
@@ -97,6 +106,10 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
           else resolve(port);
         });
       });
+    },
+    injectConnection(socket) {
+      injector ??= server.createConnectionInjector(ServerCredentials.createInsecure());
+      injector.injectConnection(socket);
     },
     stop(graceTimeMs) {
       stopping ??= new Promise<void>((resolve) => {

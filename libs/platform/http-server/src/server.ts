@@ -11,6 +11,11 @@ export interface HttpServerOptions {
   readonly requestTimeoutMs: number;
   /** Idle keep-alive connections are closed after this. */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * How often connections are checked against the request timeout (Node's default is 30 s, so a
+   * request may outlive its timeout by that much).
+   */
+  readonly timeoutCheckIntervalMs?: number;
   /** `/readyz` answers 200 only while this resolves true (e.g. "a raft leader is known"). */
   readonly readiness: () => boolean | Promise<boolean>;
   /** Maps an app error to an HTTP answer; unmapped errors become a generic 500. */
@@ -46,6 +51,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimitBytes,
     requestTimeout: options.requestTimeoutMs,
     keepAliveTimeout: options.keepAliveTimeoutMs,
+    ...(options.timeoutCheckIntervalMs === undefined || tls !== undefined ? {} : { http: { connectionsCheckingInterval: options.timeoutCheckIntervalMs } }),
     // Per-request lines are noise at gateway rates; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,

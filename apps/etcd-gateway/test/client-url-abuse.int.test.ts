@@ -1,0 +1,212 @@
+// The client URL under abuse: a watch reader that never reads (bounded, dropped, the gateway
+// stays up), 1,000 concurrent HTTP watches, HTTP watches counted in the same per-caller accounting
+// as gRPC streams, malformed chunked input on a keep-alive stream, and slowloris on the shared
+// port while gRPC keeps serving.
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Gateway } from '../src/index';
+import type { EtcdTestClient } from '../src/testing/etcd-client';
+import { HTTP2_PREFACE } from '../src/client-port/shared-listener';
+import { bytes, eventually, must, startWardCluster, type WardCluster } from './support/ward-cluster';
+
+let ward: WardCluster;
+/** Short stall, sniff and request timeouts, room for 1,000 anonymous streams from 127.0.0.1. */
+let roomy: Gateway;
+let roomyClient: EtcdTestClient;
+/** At most 5 streams per anonymous address, small bodies. */
+let tight: Gateway;
+let tightClient: EtcdTestClient;
+
+beforeAll(async () => {
+  ward = await startWardCluster({ size: 1 });
+  roomy = await ward.addGateway({
+    httpStreamStallTimeoutMs: 1000,
+    clientPortSniffTimeoutMs: 1000,
+    httpRequestTimeoutMs: 1000,
+    maxStreamsPerAddressCount: 1500,
+    maxStreamsPerUserCount: 1500,
+  });
+  tight = await ward.addGateway({ maxStreamsPerAddressCount: 5, httpBodyLimitBytes: 4096 });
+  roomyClient = ward.client(roomy);
+  tightClient = ward.client(tight);
+}, 180_000);
+
+afterAll(async () => {
+  await ward?.stop();
+});
+
+/** A raw connection to the client port, keeping everything it receives. */
+class RawClient {
+  readonly socket: Socket;
+  text = '';
+  bytesReceived = 0;
+  readonly closed: Promise<void>;
+
+  constructor(port: number) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.on('data', (chunk: Buffer) => {
+      this.bytesReceived += chunk.length;
+      this.text += chunk.toString('latin1');
+    });
+    this.socket.on('error', () => undefined);
+    this.closed = new Promise((resolve) => this.socket.on('close', () => resolve()));
+  }
+
+  /** `{"result"` objects received so far. */
+  results(): number {
+    return this.text.split('{"result"').length - 1;
+  }
+}
+
+function postHead(path: string, extra = ''): string {
+  return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}`;
+}
+
+function watchRequest(key: string, rangeEnd?: string): string {
+  const body = JSON.stringify({ create_request: { key: bytes(key).toString('base64'), ...(rangeEnd === undefined ? {} : { range_end: bytes(rangeEnd).toString('base64') }) } });
+  return `${postHead('/v3/watch', `Content-Length: ${body.length}\r\n\r\n`)}${body}`;
+}
+
+function openWatch(gateway: Gateway, key: string, rangeEnd?: string): RawClient {
+  const client = new RawClient(gateway.grpcPort);
+  client.socket.write(watchRequest(key, rangeEnd));
+  return client;
+}
+
+async function watchStreams(gateway: Gateway): Promise<number> {
+  const text = await (await fetch(`http://${gateway.httpAddress}/metrics`)).text();
+  return Number(/^ward_gateway_watch_streams (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+async function rangeWorks(client: EtcdTestClient): Promise<void> {
+  await must(client.call('KV', 'Range', { key: bytes('anything') }), 'Range');
+}
+
+describe('a watch reader that never reads', () => {
+  it('is bounded and dropped; the gateway keeps serving', async () => {
+    const reader = openWatch(roomy, 'big/', 'big0');
+    await eventually('created', async () => (reader.results() >= 1 ? true : undefined), 10_000);
+    // From here on nothing is read: the kernel's buffers fill, then the gateway's.
+    reader.socket.pause();
+    const value = Buffer.alloc(512 * 1024, 0x61);
+    const puts = 80;
+    for (let i = 0; i < puts; i++) await must(roomyClient.call('KV', 'Put', { key: bytes(`big/${i}`), value }), 'Put');
+    // Every event would be this many bytes of JSON (base64 values): far more than was taken.
+    const wouldSend = puts * Math.ceil((value.length * 4) / 3);
+    await eventually('the stalled watch dropped', async () => ((await watchStreams(roomy)) === 0 ? true : undefined), 30_000);
+    await rangeWorks(roomyClient);
+    // What reached the reader before the drop, and its end.
+    reader.socket.resume();
+    await reader.closed;
+    expect(reader.bytesReceived).toBeLessThan(wouldSend / 2);
+    expect(reader.results()).toBeLessThan(puts);
+  });
+});
+
+describe('HTTP watches in the per-caller accounting of gRPC streams', () => {
+  it('beyond the per-address bound a watch is refused with etcd\'s too many requests, over HTTP and gRPC alike, and closing gives the slots back', async () => {
+    const watches = Array.from({ length: 5 }, () => openWatch(tight, 'acct'));
+    try {
+      await eventually('5 watches created', async () => (watches.every((w) => w.results() >= 1) ? true : undefined), 10_000);
+      const refused = openWatch(tight, 'acct');
+      await eventually('refusal', async () => (refused.text.includes('"code":8}') ? true : undefined), 10_000);
+      refused.socket.destroy();
+      expect(refused.text).toMatch(/^HTTP\/1\.1 429 /);
+      expect(refused.text).toContain('{"error":"etcdserver: too many requests","message":"etcdserver: too many requests","code":8}');
+      // A gRPC Watch from the same address is counted in the same bound.
+      const grpcWatch = tightClient.client('Watch') as unknown as { Watch(): NodeJS.EventEmitter & { write(m: object): void; end(): void } };
+      const stream = grpcWatch.Watch();
+      const grpcError = new Promise<{ code: number; details: string }>((resolve) => stream.on('error', resolve));
+      stream.write({ create_request: { key: bytes('acct') } });
+      expect(await grpcError).toMatchObject({ code: 8, details: 'etcdserver: too many requests' });
+    } finally {
+      for (const watch of watches) watch.socket.destroy();
+    }
+    await eventually('slots given back', async () => ((await watchStreams(tight)) === 0 ? true : undefined), 10_000);
+    const again = openWatch(tight, 'acct');
+    await eventually('admitted again', async () => (again.results() >= 1 ? true : undefined), 10_000);
+    again.socket.destroy();
+  });
+});
+
+describe('1,000 concurrent HTTP watches', () => {
+  it('are all created and all receive the event', async () => {
+    const count = 1000;
+    const watches: RawClient[] = [];
+    // Opened in batches: the listen backlog is not what is under test.
+    for (let i = 0; i < count; i += 100) {
+      const batch = Array.from({ length: 100 }, () => openWatch(roomy, 'many'));
+      watches.push(...batch);
+      await eventually('batch created', async () => (batch.every((w) => w.results() >= 1) ? true : undefined), 60_000);
+    }
+    expect(await watchStreams(roomy)).toBe(count);
+    await must(roomyClient.call('KV', 'Put', { key: bytes('many'), value: bytes('v') }), 'Put');
+    await eventually('every watch got the event', async () => (watches.every((w) => w.results() >= 2) ? true : undefined), 60_000);
+    for (const watch of watches) watch.socket.destroy();
+    await eventually('all closed', async () => ((await watchStreams(roomy)) === 0 ? true : undefined), 30_000);
+    await rangeWorks(roomyClient);
+  });
+});
+
+describe('malformed input on a keep-alive stream', () => {
+  async function grant(): Promise<string> {
+    const answer = (await must(tightClient.call('Lease', 'LeaseGrant', { TTL: 60 }), 'LeaseGrant')) as { ID: string | number };
+    return String(answer.ID);
+  }
+
+  it('a bad chunk ends the stream after the answers given; a too-large request ends it too; slots are given back', async () => {
+    const id = await grant();
+    const head = postHead('/v3/lease/keepalive', 'Transfer-Encoding: chunked\r\n\r\n');
+    const line = `{"ID":"${id}"}\n`;
+    const chunk = (text: string): string => `${text.length.toString(16)}\r\n${text}\r\n`;
+    // More rounds than the per-address bound: a slot not given back would refuse the later ones.
+    for (let round = 0; round < 8; round++) {
+      const client = new RawClient(tight.grpcPort);
+      client.socket.write(head + chunk(line));
+      await eventually('first answer', async () => (client.results() === 1 ? true : undefined), 10_000);
+      client.socket.write(round % 2 === 0 ? 'zz\r\nnot a chunk\r\n' : chunk(`{"ID":"${'9'.repeat(5000)}"}`));
+      await client.closed;
+      expect(client.text).toMatch(/^HTTP\/1\.1 200 /);
+      expect(client.results()).toBe(1);
+    }
+    const after = new RawClient(tight.grpcPort);
+    after.socket.write(head + chunk(line) + '0\r\n\r\n');
+    await eventually('answered', async () => (after.results() === 1 ? true : undefined), 10_000);
+    await rangeWorks(tightClient);
+  });
+});
+
+describe('slowloris on the shared port', () => {
+  it('connections that never tell their protocol, or drip their headers, are closed while gRPC keeps serving', async () => {
+    const silent = Array.from({ length: 100 }, () => new RawClient(roomy.grpcPort));
+    const halfPreface = Array.from({ length: 100 }, () => {
+      const client = new RawClient(roomy.grpcPort);
+      client.socket.write(HTTP2_PREFACE.subarray(0, 16));
+      return client;
+    });
+    const drippers = Array.from({ length: 100 }, () => {
+      const client = new RawClient(roomy.grpcPort);
+      client.socket.write('GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      return client;
+    });
+    const drip = setInterval(() => {
+      for (const client of drippers) if (!client.socket.destroyed) client.socket.write('X-Slow: 1\r\n');
+    }, 200);
+    try {
+      // gRPC on the same port serves meanwhile, every call.
+      const until = Date.now() + 3000;
+      let calls = 0;
+      while (Date.now() < until) {
+        await rangeWorks(roomyClient);
+        calls += 1;
+      }
+      expect(calls).toBeGreaterThan(0);
+      await Promise.all([...silent, ...halfPreface, ...drippers].map((client) => client.closed));
+    } finally {
+      clearInterval(drip);
+    }
+    // The drippers never got an answer to their request.
+    expect(drippers.filter((client) => client.text.includes('etcdserver'))).toHaveLength(0);
+    await rangeWorks(roomyClient);
+  });
+});
