@@ -1,17 +1,16 @@
 // The gateway on the BullMQ password tier: real Redis (127.0.0.1:6379) and a real
 // password-verifier process hash and verify; nothing in Redis holds a plaintext password. An
 // unreachable Redis at boot falls back to bcrypt in process.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSealingKeyEntry } from '@ward/auth/password-queue';
 import { createLogger } from '@ward/platform/logging';
-import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { connectTestRedis, deleteKeys, dumpKeys, uniquePrefix } from '@ward/testing/redis';
 import { createGateway, gatewayConfig, type Gateway } from '../src/index';
 import { startApplierNode, type ApplierNode } from '../src/testing/applier-node';
 import { etcdTestClient, type EtcdTestClient } from '../src/testing/etcd-client';
+import { startPasswordVerifier } from './support/password-verifier';
 
 const redis = connectTestRedis('etcd-gateway-int');
 const prefix = uniquePrefix('gateway');
@@ -23,29 +22,10 @@ let worker: ChildProcess;
 let gateway: Gateway;
 let etcd: EtcdTestClient;
 
-function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'apps/password-verifier/src/main.ts')], {
-    cwd: WORKSPACE_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', VERIFIER_PAYLOAD_KEYS: keyRing, VERIFIER_QUEUE_PREFIX: prefix, VERIFIER_HTTP_PORT: '0', VERIFIER_BCRYPT_COST: '4', VERIFIER_DRAIN_DELAY_SECONDS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`password-verifier did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('password verifier started')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  });
-}
 
 beforeAll(async () => {
   node = await startApplierNode();
-  worker = await startWorker();
+  worker = await startPasswordVerifier(keyRing, prefix);
   gateway = await createGateway(
     gatewayConfig({
       grpcPort: 0,

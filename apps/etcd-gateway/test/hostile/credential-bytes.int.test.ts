@@ -10,15 +10,14 @@
 //   one user, nor the user `u\uFFFD`.
 // - A 70 KB user name is refused as too long (InvalidArgument), not as a full database. etcd 3.4.23
 //   has no answer to compare with: it stops on any name over bbolt's 32 KiB key limit.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSealingKeyEntry } from '@ward/auth/password-queue';
-import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { startEtcdCluster, type EtcdCluster } from '@ward/testing/etcd-harness';
 import { connectTestRedis, deleteKeys, uniquePrefix } from '@ward/testing/redis';
 import type { Gateway } from '../../src/index';
+import { startPasswordVerifier } from '../support/password-verifier';
 import { startWardCluster, type WardCluster } from '../support/ward-cluster';
 
 const ROOT_PASSWORD = Buffer.from('root-password-21');
@@ -223,7 +222,7 @@ describe('hostile: credential bytes through the BullMQ password tier', () => {
   let queued: Gateway;
 
   beforeAll(async () => {
-    worker = await startWorker(keyRing, prefix);
+    worker = await startPasswordVerifier(keyRing, prefix);
     queued = await ward.addGateway({ redisUrl: 'redis://127.0.0.1:6379/0', passwordPayloadKeys: keyRing, passwordQueuePrefix: prefix });
   }, 120_000);
 
@@ -247,22 +246,3 @@ describe('hostile: credential bytes through the BullMQ password tier', () => {
   });
 });
 
-function startWorker(keyRing: string, prefix: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'apps/password-verifier/src/main.ts')], {
-    cwd: WORKSPACE_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', VERIFIER_PAYLOAD_KEYS: keyRing, VERIFIER_QUEUE_PREFIX: prefix, VERIFIER_HTTP_PORT: '0', VERIFIER_BCRYPT_COST: '4', VERIFIER_DRAIN_DELAY_SECONDS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`password-verifier did not start:\n${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('password verifier started')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  });
-}
