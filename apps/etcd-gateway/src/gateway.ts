@@ -11,7 +11,7 @@ import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platf
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
-import { Authenticator, type AuthenticateHooks } from './authenticate/authenticator';
+import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
 import { createPasswordTier, type PasswordTier } from './authenticate/password-tier';
 import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authenticate/token-issuer';
 import { ClusterClient } from './cluster/cluster-client';

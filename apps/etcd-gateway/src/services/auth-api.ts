@@ -20,7 +20,7 @@ import type {
   NodeStatusResponse__Output,
 } from '@ward/etcd/proto';
 import { wireError } from '@ward/etcd/wire-errors';
-import type { Authenticator } from '../authenticate/authenticator';
+import type { Authenticator } from '@ward/etcd/authenticate';
 import * as requests from '@ward/etcd/api-mapping';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { nameOrUndefined, nameText, passwordBytes, type WireText, type WithWireText } from './auth-fields';
