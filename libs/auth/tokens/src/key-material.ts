@@ -23,6 +23,10 @@ export interface JwtKeyConfig {
   readonly secret?: Uint8Array;
   /** `kid`; defaults to the RFC 7638 thumbprint of the public key (asymmetric keys only). */
   readonly keyId?: string;
+  /** Tokens this key verifies must carry this `iss` (an external issuer's, or the token-service's). */
+  readonly expectedIssuer?: string;
+  /** … and list this `aud`. */
+  readonly expectedAudience?: string;
 }
 
 /** A usable key: what it may do is fixed here, once. */
@@ -34,6 +38,8 @@ export interface JwtKey {
   readonly verifyingKey: CryptoKey;
   /** The public JWK for JWKS (asymmetric keys only; never secret material). */
   readonly publicJwk: JWK | undefined;
+  readonly expectedIssuer?: string;
+  readonly expectedAudience?: string;
 }
 
 function keyError(code: 'ERR_AUTH_TOKEN_KEY_INVALID' | 'ERR_AUTH_TOKEN_KEY_MISSING' | 'ERR_AUTH_TOKEN_KEY_MISMATCH', detail: string, cause?: unknown): TokenError {
@@ -48,8 +54,12 @@ export async function loadJwtKey(config: JwtKeyConfig): Promise<JwtKey> {
   }
   const alg = config.signMethod;
   const requirement = keyRequirementOf(alg);
-  if (requirement.family === 'hmac') return loadHmacKey(alg, requirement.minSecretBytes, config);
-  return loadAsymmetricKey(alg, requirement, config);
+  const key = requirement.family === 'hmac' ? await loadHmacKey(alg, requirement.minSecretBytes, config) : await loadAsymmetricKey(alg, requirement, config);
+  const expected = {
+    ...(config.expectedIssuer === undefined ? {} : { expectedIssuer: config.expectedIssuer }),
+    ...(config.expectedAudience === undefined ? {} : { expectedAudience: config.expectedAudience }),
+  };
+  return { ...key, ...expected };
 }
 
 async function loadHmacKey(alg: JwtSignMethod, minSecretBytes: number, config: JwtKeyConfig): Promise<JwtKey> {

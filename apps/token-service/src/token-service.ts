@@ -1,0 +1,229 @@
+// createTokenService: the token-service as a started, stoppable service — wardtoken.Token over
+// gRPC (Issue, Keys), the key set at /.well-known/jwks.json with /healthz, /readyz and /metrics
+// over HTTP, the raft-node cluster behind for the AuthCheck reads. Replicas share nothing: each
+// holds its own private keys.
+import { readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import type { FastifyInstance } from 'fastify';
+import { CredentialChecker } from '@ward/auth/password-hashing';
+import type { PasswordVerifier } from '@ward/auth/password-jobs';
+import { CryptoRng, isJwtSignMethod, type JwtSignMethod } from '@ward/auth/tokens';
+import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
+import { wardTokenServiceDefinition, type IssueRequest__Output, type IssueResponse, type KeysResponse } from '@ward/etcd/proto';
+import { wireError } from '@ward/etcd/wire-errors';
+import { createGrpcServer, type CallContext, type GrpcServer } from '@ward/platform/grpc-server';
+import { createHttpServer } from '@ward/platform/http-server';
+import { createLogger, type Logger } from '@ward/platform/logging';
+import { createMetrics } from '@ward/platform/metrics';
+import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
+import { AuthReader } from './auth-reader';
+import { jwksMaxAgeSeconds, type TokenServiceConfig } from './config';
+import { JwtIssuer } from './jwt-issuer';
+import { KeyRing } from './key-ring';
+import { createPasswordTier, type PasswordTier } from './password-tier';
+
+/** A user name is at most this long (ward refuses longer ones; no such user exists). */
+const MAX_NAME_BYTES = 64 * 1024;
+/** How often the rotation schedule is checked at most (it also runs before every signature). */
+const MAX_MAINTAIN_INTERVAL_MS = 1000;
+
+export interface TokenServiceDeps {
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly rng?: Rng;
+  /** Replaces the configured password tier (tests). */
+  readonly passwordVerifier?: PasswordVerifier;
+  readonly authenticateHooks?: AuthenticateHooks;
+  readonly collectProcessMetrics?: boolean;
+}
+
+export interface TokenService {
+  readonly grpcPort: number;
+  readonly httpPort: number;
+  readonly grpcAddress: string;
+  /** http://host:port of the JWKS, health and metrics server. */
+  readonly httpUrl: string;
+  /** The replica's keys (tests: rotation and revocation). */
+  readonly keys: KeyRing;
+  stop(): Promise<void>;
+}
+
+function nameOf(bytes: Buffer | null | undefined): string | undefined {
+  if (bytes === null || bytes === undefined) return '';
+  if (bytes.length > MAX_NAME_BYTES || !isUtf8(bytes)) return undefined;
+  return bytes.toString('utf8');
+}
+
+function tokenParts(token: string): { keyId: string; expiresAtSeconds: number } {
+  const [header, payload] = token.split('.');
+  const { kid } = JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as { kid: string };
+  const { exp } = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as { exp: number };
+  return { keyId: kid, expiresAtSeconds: exp };
+}
+
+async function createKeyRing(config: TokenServiceConfig, clock: Clock): Promise<KeyRing> {
+  const signMethod: JwtSignMethod = isJwtSignMethod(config.signMethod) ? config.signMethod : 'EdDSA';
+  const operatorKey =
+    config.privateKeyFile === '' ? undefined : { privateKeyPem: await readFile(config.privateKeyFile, 'utf8'), ...(config.keyId === '' ? {} : { keyId: config.keyId }) };
+  return KeyRing.create({
+    signMethod,
+    clock,
+    ttlMs: config.ttlSeconds * 1000,
+    clockToleranceMs: config.clockToleranceSeconds * 1000,
+    periodMs: config.rotationPeriodSeconds * 1000,
+    ...(operatorKey === undefined ? {} : { operatorKey }),
+  });
+}
+
+export async function createTokenService(config: TokenServiceConfig, deps: TokenServiceDeps = {}): Promise<TokenService> {
+  const logger = deps.logger ?? createLogger({ name: 'token-service', level: config.logLevel });
+  const clock = deps.clock ?? systemClock;
+  const rng = deps.rng ?? new CryptoRng();
+  const ring = await createKeyRing(config, clock);
+  const tier: PasswordTier | undefined = deps.passwordVerifier === undefined ? await createPasswordTier(config, clock) : undefined;
+  const passwords = deps.passwordVerifier ?? tier!.verifier;
+  const reader = new AuthReader({
+    endpoints: config.nodeEndpoints,
+    requestTimeoutMs: config.requestTimeoutMs,
+    retry: { maxAttemptsCount: config.retryMaxAttemptsCount, baseDelayMs: config.retryBaseDelayMs, maxDelayMs: config.retryMaxDelayMs },
+    clock,
+    rng,
+    logger: logger.child({ component: 'cluster' }),
+  });
+  const issuer = new JwtIssuer({ ring, clock, ttlMs: config.ttlSeconds * 1000, issuer: config.issuer, audience: config.audience });
+  const authenticator = new Authenticator({
+    authCheck: (name, signal) => reader.authCheck(name, signal),
+    checker: await CredentialChecker.create(passwords),
+    issuer,
+    maxAttemptsCount: config.authenticateMaxAttemptsCount,
+    logger: logger.child({ component: 'issue' }),
+    ...(deps.authenticateHooks === undefined ? {} : { hooks: deps.authenticateHooks }),
+  });
+  const metrics = createMetrics({ prefix: 'ward_token_service_', collectProcessMetrics: deps.collectProcessMetrics ?? false });
+  const issued = metrics.counter({ name: 'issued_total', help: 'Issue calls by outcome', labelNames: ['outcome'] });
+  const publishedKeys = metrics.gauge({ name: 'published_keys', help: 'public keys in the key set' });
+  const maxAgeSeconds = jwksMaxAgeSeconds(config);
+
+  const keysAnswer = (): KeysResponse => ({
+    keys: ring.published().map((k) => ({
+      key_id: k.keyId,
+      alg: k.key.alg,
+      jwk_json: JSON.stringify(k.key.publicJwk),
+      not_before_seconds: String(Math.floor(k.notBeforeMs / 1000)),
+      retire_after_seconds: Number.isFinite(k.retireAfterMs) ? String(Math.ceil(k.retireAfterMs / 1000)) : '0',
+    })),
+    max_age_seconds: maxAgeSeconds,
+  });
+
+  const grpc: GrpcServer = createGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    maxReceiveMessageBytes: config.maxRequestBytes,
+    maxSendMessageBytes: 1024 * 1024,
+    keepaliveTimeMs: config.grpcKeepaliveTimeMs,
+    keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,
+    maxConcurrentStreams: config.grpcMaxConcurrentStreamsCount,
+    logger,
+    metrics,
+  });
+  grpc.addService(wardTokenServiceDefinition(), {
+    Issue: async (request: IssueRequest__Output, context: CallContext): Promise<IssueResponse> => {
+      const name = nameOf(request.name);
+      const password = new Uint8Array(request.password ?? new Uint8Array(0));
+      try {
+        if (name === undefined) throw wireError('AuthFailed');
+        const outcome = await authenticator.authenticate(name, password, context.signal);
+        if (outcome.issued.kind !== 'token') throw new Error('the issuer answered without a token');
+        const { keyId, expiresAtSeconds } = tokenParts(outcome.issued.token);
+        issued.inc({ outcome: 'issued' });
+        return { token: outcome.issued.token, auth_revision: String(outcome.authRevision), expires_at_seconds: String(expiresAtSeconds), key_id: keyId };
+      } catch (error) {
+        issued.inc({ outcome: 'refused' });
+        throw error;
+      } finally {
+        password.fill(0);
+        request.password?.fill(0);
+      }
+    },
+    Keys: async (): Promise<KeysResponse> => keysAnswer(),
+  });
+
+  const http: FastifyInstance = createHttpServer({
+    logger,
+    metrics,
+    bodyLimitBytes: 1024,
+    requestTimeoutMs: config.httpRequestTimeoutMs,
+    keepAliveTimeoutMs: 5000,
+    readiness: readinessProbe(reader, clock),
+  });
+  http.get('/.well-known/jwks.json', async (_request, reply) => {
+    await ring.maintain();
+    return reply.header('cache-control', `public, max-age=${maxAgeSeconds}`).type('application/jwk-set+json').send(ring.jwks());
+  });
+
+  const maintainEveryMs = Math.min(MAX_MAINTAIN_INTERVAL_MS, Math.max(100, Math.floor((config.rotationPeriodSeconds * 1000) / 4)));
+  const maintainer = ring.rotates
+    ? setInterval(() => {
+        ring.maintain().then(
+          () => publishedKeys.set(ring.published().length),
+          (error: unknown) => logger.error({ err: error }, 'key rotation failed'),
+        );
+      }, maintainEveryMs)
+    : undefined;
+  maintainer?.unref();
+  publishedKeys.set(ring.published().length);
+
+  let grpcPort: number;
+  try {
+    grpcPort = await grpc.start();
+    await http.listen({ host: config.httpHost, port: config.httpPort });
+  } catch (error) {
+    clearInterval(maintainer);
+    await Promise.allSettled([grpc.stop(0), http.close(), tier?.close()]);
+    reader.close();
+    throw error;
+  }
+  const address = http.server.address();
+  const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
+  logger.info({ grpcPort, httpPort, signMethod: config.signMethod, rotates: ring.rotates, keys: ring.published().map((k) => k.keyId), passwordTier: tier?.kind ?? 'injected' }, 'token service started');
+  let stopping: Promise<void> | undefined;
+  return {
+    grpcPort,
+    httpPort,
+    grpcAddress: `${hostForUrl(config.grpcHost)}:${grpcPort}`,
+    httpUrl: `http://${hostForUrl(config.httpHost)}:${httpPort}`,
+    keys: ring,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(maintainer);
+        await Promise.allSettled([grpc.stop(config.shutdownGraceMs), http.close()]);
+        await tier?.close();
+        reader.close();
+        logger.info('token service stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** Ready while the cluster answers an AuthCheck; asked at most once a second. */
+function readinessProbe(reader: AuthReader, clock: Clock): () => Promise<boolean> {
+  let checkedAtMs = -Infinity;
+  let ready = false;
+  return async () => {
+    const nowMs = clock.monotonicMs();
+    if (nowMs - checkedAtMs < 1000) return ready;
+    checkedAtMs = nowMs;
+    try {
+      await reader.authCheck('', AbortSignal.timeout(1000));
+      ready = true;
+    } catch {
+      ready = false;
+    }
+    return ready;
+  };
+}
