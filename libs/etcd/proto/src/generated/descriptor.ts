@@ -2774,6 +2774,23 @@ export const etcdDescriptor = {
               "id": 2
             }
           }
+        },
+        "SigningKeysAnswer": {
+          "fields": {
+            "header": {
+              "type": "etcdserverpb.ResponseHeader",
+              "id": 1
+            },
+            "keys": {
+              "rule": "repeated",
+              "type": "PublicKey",
+              "id": 2
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 3
+            }
+          }
         }
       }
     }

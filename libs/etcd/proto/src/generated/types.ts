@@ -138,6 +138,7 @@ export { type IssueResponse, type IssueResponse__Output } from './types/wardtoke
 export { type KeysRequest, type KeysRequest__Output } from './types/wardtoken/KeysRequest';
 export { type KeysResponse, type KeysResponse__Output } from './types/wardtoken/KeysResponse';
 export { type PublicKey, type PublicKey__Output } from './types/wardtoken/PublicKey';
+export { type SigningKeysAnswer, type SigningKeysAnswer__Output } from './types/wardtoken/SigningKeysAnswer';
 export { type TokenClient, type TokenHandlers, type TokenDefinition } from './types/wardtoken/Token';
 export type { ProtoGrpcType } from './types/rpc';
 export type { ProtoGrpcType as WardNodeProtoGrpcType } from './types/node';
