@@ -14,6 +14,10 @@ import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
 import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
 import { createPasswordTier, type PasswordTier } from './authenticate/password-tier';
 import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authenticate/token-issuer';
+import { TokenServiceClient } from './authenticate/token-service-client';
+import { decodeApplyResponse } from '@ward/etcd/api-mapping';
+import { encodeApplyRequest } from '@ward/etcd/apply';
+import { DirectoryJwtVerifier } from './identity/directory-jwt-verifier';
 import { ClusterClient } from './cluster/cluster-client';
 import { grpcMaxReceiveBytes, type GatewayConfig } from './config';
 import { mapGatewayError } from './errors/error-mapping';
@@ -63,7 +67,7 @@ export interface Gateway {
   readonly httpAddress: string;
   /** The client URL MemberList reports. */
   readonly advertisedClientUrl: string;
-  readonly tokenType: 'simple' | 'jwt';
+  readonly tokenType: 'simple' | 'jwt' | 'token-service';
   readonly passwordTier: PasswordTier['kind'] | 'injected';
   /** Serves one HTTP request in process (fastify's inject), for tests of the JSON gateway. */
   readonly injectHttp: FastifyInstance['inject'];
@@ -112,11 +116,42 @@ interface Wiring {
   readonly clientTls: TlsMaterial | null;
 }
 
+/**
+ * Tokens of the token-service: verified against the cluster's signing-key directory, minted by a
+ * token-service on Authenticate.
+ */
+function tokenServiceParts(w: Wiring, ids: RequestIds): { verifier: TokenVerifier; authenticator: TokenServiceClient } {
+  const { config, cluster } = w;
+  const readDirectory = async () => {
+    const entry = encodeApplyRequest({ header: { id: ids.next(), username: '', authRevision: 0 }, operation: { type: 'signingKeyList' } });
+    const { response } = decodeApplyResponse('signingKeyList', await cluster.propose(entry));
+    if (response.type !== 'signingKeyList') throw new TypeError('the cluster answered the key directory read with another response');
+    return response.response;
+  };
+  const verifier = new DirectoryJwtVerifier({
+    readDirectory,
+    clock: w.clock,
+    logger: w.logger.child({ component: 'jwt-keys' }),
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
+    clockToleranceSeconds: config.jwtClockToleranceSeconds,
+    maxLifetimeSeconds: config.jwtMaxLifetimeSeconds,
+    minRefreshIntervalMs: config.jwtKeyRefreshMinIntervalMs,
+    maxAgeMs: config.jwtKeyDirectoryMaxAgeMs,
+  });
+  return { verifier, authenticator: new TokenServiceClient({ endpoints: config.tokenServiceEndpoints, requestTimeoutMs: config.requestTimeoutMs }) };
+}
+
 /** The etcd API: identity resolution, request execution, Authenticate, every service. */
-async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; keepAlive: KeepAliveRelay; maintenance: MaintenanceApi; advertise: { url: string } }> {
+async function wireApis(
+  w: Wiring,
+): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; keepAlive: KeepAliveRelay; maintenance: MaintenanceApi; advertise: { url: string }; closeTokenService: () => void }> {
   const { config, cluster } = w;
   const ids = new RequestIds();
-  const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
+  const service = config.tokenServiceEndpoints.length > 0 ? tokenServiceParts(w, ids) : undefined;
+  const local = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
+  const verifier = service?.verifier ?? local.verifier;
+  const issuer = local.issuer;
   const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
   const identities = new IdentityResolver(
     verifier,
@@ -127,14 +162,16 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
   );
   const maxReadEntryBytes = config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES;
   const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes });
-  const authenticator = new Authenticator({
-    authCheck: (name, signal) => cluster.authCheck(name, signal),
-    checker: await CredentialChecker.create(w.passwords),
-    issuer,
-    maxAttemptsCount: config.authenticateMaxAttemptsCount,
-    logger: w.logger.child({ component: 'authenticate' }),
-    hooks: w.deps.authenticateHooks,
-  });
+  const authenticator =
+    service?.authenticator ??
+    new Authenticator({
+      authCheck: (name, signal) => cluster.authCheck(name, signal),
+      checker: await CredentialChecker.create(w.passwords),
+      issuer,
+      maxAttemptsCount: config.authenticateMaxAttemptsCount,
+      logger: w.logger.child({ component: 'authenticate' }),
+      hooks: w.deps.authenticateHooks,
+    });
   const status = (signal?: AbortSignal) => cluster.status(signal);
   const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
   const advertise = { url: config.advertiseClientUrl };
@@ -161,7 +198,7 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
     onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
   const keepAlive = new KeepAliveRelay({ lease, maxStreamsCount: config.maxKeepAliveStreamsCount });
-  return { table, watch, keepAlive, maintenance, advertise };
+  return { table, watch, keepAlive, maintenance, advertise, closeTokenService: () => service?.authenticator.close() };
 }
 
 /** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
@@ -212,14 +249,17 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   let servers: { grpc: GrpcServer; http: FastifyInstance } | undefined;
   let grpcPort: number;
   let advertise: { url: string };
+  let closeTokenService = (): void => undefined;
   try {
     const apis = await wireApis(w);
     advertise = apis.advertise;
+    closeTokenService = apis.closeTokenService;
     servers = await createServers(w, apis.table, apis.watch, apis.keepAlive, apis.maintenance);
     grpcPort = await servers.grpc.start();
     await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {
     await Promise.allSettled([servers?.grpc.stop(0), servers?.http.close(), tier?.close()]);
+    closeTokenService();
     cluster.close();
     throw error;
   }
@@ -228,7 +268,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
   if (advertise.url === '') advertise.url = `${servesTls(config) ? 'https' : 'http'}://${hostForUrl(config.grpcHost)}:${grpcPort}`;
   const passwordTier = tier?.kind ?? 'injected';
-  logger.info({ grpcPort, httpPort, tls: servesTls(config), clientCertAuth: config.clientCertAuth, tokenType: tokenSetup.type, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
+  const tokenType = config.tokenServiceEndpoints.length > 0 ? 'token-service' : tokenSetup.type;
+  logger.info({ grpcPort, httpPort, tls: servesTls(config), clientCertAuth: config.clientCertAuth, tokenType, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
   let stopping: Promise<void> | undefined;
   return {
     grpcPort,
@@ -238,13 +279,14 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     get advertisedClientUrl() {
       return advertise.url;
     },
-    tokenType: tokenSetup.type,
+    tokenType,
     passwordTier,
     injectHttp: http.inject.bind(http),
     stop() {
       stopping ??= (async () => {
         await Promise.allSettled([grpc.stop(config.shutdownGraceMs), http.close()]);
         await tier?.close();
+        closeTokenService();
         cluster.close();
         logger.info('etcd gateway stopped');
       })();

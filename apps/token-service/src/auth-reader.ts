@@ -1,10 +1,11 @@
-// The token-service's only read of the cluster: the raft-nodes' linearizable AuthCheck (the user's
-// stored credential and the auth revision), at the leader. A follower answers NotLeader with the
-// leader's address; unreachable members are skipped; every read has one deadline and a bounded
-// number of tries with jittered backoff (the gateway's ClusterClient follows the same rules for
-// its many more methods).
+// The token-service's calls into the cluster, at the leader: the raft-nodes' linearizable
+// AuthCheck (the user's stored credential and the auth revision) and proposals of the signing-key
+// directory operations. A follower answers NotLeader with the leader's address; unreachable
+// members are skipped; every call has one deadline and a bounded number of tries with jittered
+// backoff (the gateway's ClusterClient follows the same rules for its many more methods). A
+// proposal whose outcome is unknown is retried only when repeating it is harmless.
 import { credentials, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
-import { wardNodeGrpc, type AuthCheck__Output, type AuthCheckResponse__Output, type NodeClient, type WireError__Output } from '@ward/etcd/proto';
+import { wardNodeGrpc, type AuthCheck__Output, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output, type WireError__Output } from '@ward/etcd/proto';
 import { isGrpcStatusCode, wireError, wireErrorNameByMessage } from '@ward/etcd/wire-errors';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
@@ -23,12 +24,12 @@ export interface AuthReaderOptions {
 
 /** Channels held at most: the configured members plus leader addresses learnt from hints. */
 const MAX_CHANNELS_COUNT = 32;
-/** Largest AuthCheck answer accepted (a bcrypt hash and a few flags). */
-const MAX_ANSWER_BYTES = 64 * 1024;
-/** Largest request sent (a name of at most 64 KiB). */
+/** Largest answer accepted (an AuthCheck, or the signing-key directory: 256 keys of at most 4 KiB). */
+const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
+/** Largest request sent (a name of at most 64 KiB, or a key record). */
 const MAX_SEND_BYTES = 128 * 1024;
 
-type Outcome = { kind: 'done'; check: AuthCheck__Output } | { kind: 'redirect'; leader: string } | { kind: 'retry'; error: Error } | { kind: 'fail'; error: Error };
+type Outcome<T> = { kind: 'done'; value: T } | { kind: 'redirect'; leader: string } | { kind: 'retry'; error: Error } | { kind: 'fail'; error: Error };
 
 function nodeError(error: WireError__Output | null | undefined): Error {
   const message = error?.message ?? '';
@@ -49,7 +50,19 @@ export class AuthReader {
   }
 
   /** etcd's auth state for `name` at the leader (linearizable). */
-  async authCheck(name: string, signal?: AbortSignal): Promise<AuthCheck__Output> {
+  authCheck(name: string, signal?: AbortSignal): Promise<AuthCheck__Output> {
+    return this.run(signal, (address, deadlineMs) => this.authCheckAt(address, name, deadlineMs));
+  }
+
+  /**
+   * Proposes an encoded ApplyRequest; resolves to the encoded response. `idempotent`: a proposal
+   * whose outcome is unknown (the connection broke after sending) may be sent again.
+   */
+  propose(entry: Uint8Array, idempotent: boolean, signal?: AbortSignal): Promise<Buffer> {
+    return this.run(signal, (address, deadlineMs) => this.proposeAt(address, entry, idempotent, deadlineMs));
+  }
+
+  private async run<T>(signal: AbortSignal | undefined, attempt: (address: string, deadlineMs: number) => Promise<Outcome<T>>): Promise<T> {
     if (this.closed) throw wireError('Stopped');
     const deadlineMs = this.options.clock.nowMs() + this.options.requestTimeoutMs;
     let lastError: Error | undefined;
@@ -57,8 +70,11 @@ export class AuthReader {
       if (signal?.aborted) throw wireError('Canceled');
       if (this.options.clock.nowMs() >= deadlineMs) throw wireError('Timeout');
       const address = this.leader ?? this.options.endpoints[this.cursor % this.options.endpoints.length]!;
-      const outcome = await this.tryAt(address, name, deadlineMs);
-      if (outcome.kind === 'done') return outcome.check;
+      const outcome = await attempt(address, deadlineMs);
+      if (outcome.kind === 'done') {
+        this.leader = address;
+        return outcome.value;
+      }
       if (outcome.kind === 'fail') throw outcome.error;
       if (outcome.kind === 'redirect' && outcome.leader !== '' && outcome.leader !== address && (this.channels.has(outcome.leader) || this.channels.size < MAX_CHANNELS_COUNT)) {
         this.leader = outcome.leader;
@@ -77,23 +93,40 @@ export class AuthReader {
     this.channels.clear();
   }
 
-  private tryAt(address: string, name: string, deadlineMs: number): Promise<Outcome> {
+  private transportOutcome(address: string, error: ServiceError, retryable: boolean): Outcome<never> {
+    if (error.code === Status.DEADLINE_EXCEEDED) return { kind: 'fail', error: wireError('Timeout') };
+    if (error.code === Status.UNAVAILABLE || error.code === Status.CANCELLED || error.code === Status.INTERNAL) {
+      return retryable ? { kind: 'retry', error: wireError('NoLeader') } : { kind: 'fail', error: wireError('TimeoutDueToConnectionLost') };
+    }
+    this.options.logger.warn({ node: address, code: error.code }, 'unexpected answer from a raft-node');
+    return { kind: 'fail', error: wireError('Unhealthy') };
+  }
+
+  private authCheckAt(address: string, name: string, deadlineMs: number): Promise<Outcome<AuthCheck__Output>> {
     return new Promise((resolve) => {
       this.channel(address).AuthCheck({ name }, { deadline: deadlineMs }, (error: ServiceError | null, answer?: AuthCheckResponse__Output) => {
-        if (error !== null) {
-          if (error.code === Status.DEADLINE_EXCEEDED) resolve({ kind: 'fail', error: wireError('Timeout') });
-          else if (error.code === Status.UNAVAILABLE || error.code === Status.CANCELLED || error.code === Status.INTERNAL) resolve({ kind: 'retry', error: wireError('NoLeader') });
-          else {
-            this.options.logger.warn({ node: address, code: error.code }, 'unexpected answer from a raft-node');
-            resolve({ kind: 'fail', error: wireError('Unhealthy') });
-          }
-          return;
-        }
-        if (answer?.result === 'check' && answer.check) resolve({ kind: 'done', check: answer.check });
+        if (error !== null) return resolve(this.transportOutcome(address, error, true));
+        if (answer?.result === 'check' && answer.check) resolve({ kind: 'done', value: answer.check });
         else if (answer?.result === 'not_leader') resolve({ kind: 'redirect', leader: answer.not_leader?.leader_address ?? '' });
         else {
           const failure = nodeError(answer?.error);
           resolve((failure as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE ? { kind: 'retry', error: failure } : { kind: 'fail', error: failure });
+        }
+      });
+    });
+  }
+
+  private proposeAt(address: string, entry: Uint8Array, idempotent: boolean, deadlineMs: number): Promise<Outcome<Buffer>> {
+    const timeoutMs = Math.max(1, deadlineMs - this.options.clock.nowMs());
+    return new Promise((resolve) => {
+      this.channel(address).Propose({ entry, timeout_ms: timeoutMs }, { deadline: deadlineMs }, (error: ServiceError | null, answer?: NodeResponse__Output) => {
+        if (error !== null) return resolve(this.transportOutcome(address, error, idempotent));
+        if (answer?.result === 'response') resolve({ kind: 'done', value: answer.response ?? Buffer.alloc(0) });
+        else if (answer?.result === 'not_leader') resolve({ kind: 'redirect', leader: answer.not_leader?.leader_address ?? '' });
+        else {
+          const failure = nodeError(answer?.error);
+          // Refused before proposing (no leader): nothing happened, try again.
+          resolve(wireErrorNameByMessage(failure.message) === 'NoLeader' ? { kind: 'retry', error: failure } : { kind: 'fail', error: failure });
         }
       });
     });

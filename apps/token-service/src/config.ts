@@ -37,6 +37,12 @@ export const tokenServiceConfigSchema = defineConfig({
     ttlSeconds: int({ default: 300, min: 1, max: 86_400, why: "lifetime of an issued token (etcd's jwt ttl default: 5 minutes)" }),
     rotationPeriodSeconds: int({ default: 86_400, min: 2, max: 365 * 86_400, why: 'a generated key signs for this long, then the next one (published one period ahead) takes over' }),
     clockToleranceSeconds: int({ default: 30, min: 0, max: 300, why: 'a key stays published this long past its last token’s exp (verifiers allow this much skew)' }),
+    publishUser: string({
+      default: 'root',
+      maxLengthChars: 256,
+      why: 'user (with the root role once auth is on) as whom public keys are put into the cluster’s key directory; the raft-nodes check it at apply',
+    }),
+    directoryCheckIntervalMs: int({ default: 2000, min: 100, max: 600_000, why: 'how often the key directory is read to find this replica’s keys revoked through another replica' }),
     jwksMaxAgeSeconds: int({ default: 300, min: 0, max: 86_400, why: 'Cache-Control max-age of the key set, at most half the rotation period' }),
     bcryptCost: int({ default: BCRYPT_DEFAULT_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'cost of the dummy hash checked for unknown users (match the gateways’ --bcrypt-cost)' }),
     bcryptMaxVerifyCost: int({ default: DEFAULT_MAX_VERIFY_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'stored hashes above this cost are refused instead of pinning a thread' }),

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { IssuedToken, TokenIssuer } from '@ward/etcd/authenticate';
 import { signIssuedToken } from '@ward/auth/tokens';
 import type { Clock } from '@ward/shared/clock';
-import type { KeyRing } from './key-ring';
+import type { KeyRing, ScheduledKey } from './key-ring';
 
 /** Random bytes in a jti (128 bits). */
 const JWT_ID_BYTES = 16;
@@ -15,6 +15,8 @@ export interface JwtIssuerOptions {
   readonly ttlMs: number;
   readonly issuer: string;
   readonly audience: string;
+  /** Runs before a key signs (the key must be in the cluster's key directory first). */
+  readonly beforeSign?: (key: ScheduledKey) => Promise<void>;
 }
 
 /** What the last signature was made with (for the Issue answer). */
@@ -36,6 +38,7 @@ export class JwtIssuer implements TokenIssuer {
   async sign(name: string, authRevision: number): Promise<SignedToken> {
     const { ring, clock, ttlMs, issuer, audience } = this.options;
     const scheduled = await ring.signingKey();
+    await this.options.beforeSign?.(scheduled);
     const nowMs = clock.nowMs();
     const expiresAtSeconds = Math.floor((nowMs + ttlMs) / 1000);
     const token = await signIssuedToken(scheduled.key, {

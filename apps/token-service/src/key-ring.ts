@@ -76,11 +76,16 @@ export class KeyRing {
     return { keys: this.published().map((k) => ({ ...k.key.publicJwk! })) };
   }
 
-  /** Drops `keyId` at once (compromise). The next period's key signs from now; false when unknown. */
+  /**
+   * Drops `keyId` at once (compromise). The next period's key signs from now (an operator's key
+   * leaves nothing to sign with); false when unknown.
+   */
   async revoke(keyId: string): Promise<boolean> {
     const index = this.keys.findIndex((k) => k.keyId === keyId);
-    if (index === -1 || !this.rotates) return false;
+    if (index === -1) return false;
     this.keys.splice(index, 1);
+    // An operator's key has no successor: this replica cannot sign until it is given another.
+    if (!this.rotates) return true;
     const nowMs = this.options.clock.nowMs();
     if (!this.keys.some((k) => k.notBeforeMs <= nowMs && nowMs < k.signUntilMs)) {
       const next = this.keys.find((k) => k.notBeforeMs > nowMs);

@@ -8,9 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { CredentialChecker } from '@ward/auth/password-hashing';
 import type { PasswordVerifier } from '@ward/auth/password-jobs';
 import { CryptoRng, isJwtSignMethod, type JwtSignMethod } from '@ward/auth/tokens';
-import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
-import { wardTokenServiceDefinition, type IssueRequest__Output, type IssueResponse, type KeysResponse } from '@ward/etcd/proto';
-import { wireError } from '@ward/etcd/wire-errors';
+import { Authenticator, type AuthenticateHooks, type TokenIssuer } from '@ward/etcd/authenticate';
+import { wardTokenServiceDefinition, type IssueRequest__Output, type IssueResponse, type KeysResponse, type RevokeRequest__Output, type RevokeResponse } from '@ward/etcd/proto';
+import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import { createGrpcServer, type CallContext, type GrpcServer } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
@@ -19,6 +19,7 @@ import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
 import { AuthReader } from './auth-reader';
 import { jwksMaxAgeSeconds, type TokenServiceConfig } from './config';
 import { JwtIssuer } from './jwt-issuer';
+import { KeyPublisher } from './key-publisher';
 import { KeyRing } from './key-ring';
 import { createPasswordTier, type PasswordTier } from './password-tier';
 
@@ -90,19 +91,40 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     rng,
     logger: logger.child({ component: 'cluster' }),
   });
-  const issuer = new JwtIssuer({ ring, clock, ttlMs: config.ttlSeconds * 1000, issuer: config.issuer, audience: config.audience });
-  const authenticator = new Authenticator({
-    authCheck: (name, signal) => reader.authCheck(name, signal),
-    checker: await CredentialChecker.create(passwords),
-    issuer,
-    maxAttemptsCount: config.authenticateMaxAttemptsCount,
-    logger: logger.child({ component: 'issue' }),
-    ...(deps.authenticateHooks === undefined ? {} : { hooks: deps.authenticateHooks }),
+  const publisher = new KeyPublisher({ cluster: reader, ring, publishUser: config.publishUser, clock, logger: logger.child({ component: 'keys' }) });
+  const issuer = new JwtIssuer({
+    ring,
+    clock,
+    ttlMs: config.ttlSeconds * 1000,
+    issuer: config.issuer,
+    audience: config.audience,
+    beforeSign: async (key) => {
+      try {
+        await publisher.ensure(key);
+      } catch (error) {
+        logger.warn({ err: error, keyId: key.keyId }, 'signing key could not be published; not signing');
+        throw wireError('Unhealthy');
+      }
+    },
   });
+  const checker = await CredentialChecker.create(passwords);
+  const authenticatorWith = (tokenIssuer: TokenIssuer, component: string): Authenticator =>
+    new Authenticator({
+      authCheck: (name, signal) => reader.authCheck(name, signal),
+      checker,
+      issuer: tokenIssuer,
+      maxAttemptsCount: config.authenticateMaxAttemptsCount,
+      logger: logger.child({ component }),
+      ...(deps.authenticateHooks === undefined ? {} : { hooks: deps.authenticateHooks }),
+    });
+  const authenticator = authenticatorWith(issuer, 'issue');
+  // Revoke proves the caller's password by the same rule, issuing nothing.
+  const revokeAuthenticator = authenticatorWith({ recheckAfterIssue: false, issue: async () => ({ kind: 'token', token: '' }) }, 'revoke');
   const metrics = createMetrics({ prefix: 'ward_token_service_', collectProcessMetrics: deps.collectProcessMetrics ?? false });
   const issued = metrics.counter({ name: 'issued_total', help: 'Issue calls by outcome', labelNames: ['outcome'] });
   const publishedKeys = metrics.gauge({ name: 'published_keys', help: 'public keys in the key set' });
   const maxAgeSeconds = jwksMaxAgeSeconds(config);
+  const clusterAnswers = readinessProbe(reader, clock);
 
   const keysAnswer = (): KeysResponse => ({
     keys: ring.published().map((k) => ({
@@ -146,6 +168,20 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
       }
     },
     Keys: async (): Promise<KeysResponse> => keysAnswer(),
+    Revoke: async (request: RevokeRequest__Output, context: CallContext): Promise<RevokeResponse> => {
+      const name = nameOf(request.name);
+      const password = new Uint8Array(request.password ?? new Uint8Array(0));
+      try {
+        if (name === undefined) throw wireError('AuthFailed');
+        const { authRevision } = await revokeAuthenticator.authenticate(name, password, context.signal);
+        await publisher.revoke(request.key_id, name, authRevision, context.signal);
+        context.logger.warn({ keyId: request.key_id, user: name }, 'signing key revoked');
+        return {};
+      } finally {
+        password.fill(0);
+        request.password?.fill(0);
+      }
+    },
   });
 
   const http: FastifyInstance = createHttpServer({
@@ -154,7 +190,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     bodyLimitBytes: 1024,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: 5000,
-    readiness: readinessProbe(reader, clock),
+    readiness: async () => publisher.upToDate && (await clusterAnswers()),
   });
   http.get('/.well-known/jwks.json', async (_request, reply) => {
     await ring.maintain();
@@ -162,16 +198,25 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   });
 
   const maintainEveryMs = Math.min(MAX_MAINTAIN_INTERVAL_MS, Math.max(100, Math.floor((config.rotationPeriodSeconds * 1000) / 4)));
-  const maintainer = ring.rotates
-    ? setInterval(() => {
-        ring.maintain().then(
-          () => publishedKeys.set(ring.published().length),
-          (error: unknown) => logger.error({ err: error }, 'key rotation failed'),
-        );
-      }, maintainEveryMs)
-    : undefined;
-  maintainer?.unref();
+  const maintainer = setInterval(() => {
+    ring
+      .maintain()
+      .then(() => publisher.sync())
+      .then(
+        () => publishedKeys.set(ring.published().length),
+        (error: unknown) => logger.warn({ err: error }, 'key rotation or publication failed; retried'),
+      );
+  }, maintainEveryMs);
+  maintainer.unref();
+  const revocationChecker = setInterval(() => {
+    publisher.checkRevocations().catch((error: unknown) => {
+      if (!isWireError(error, 'Stopped')) logger.warn({ err: error }, 'reading the key directory failed; retried');
+    });
+  }, config.directoryCheckIntervalMs);
+  revocationChecker.unref();
   publishedKeys.set(ring.published().length);
+  // The first keys are published before the service answers (retried by the timer if the cluster is not up yet).
+  await publisher.sync().catch((error: unknown) => logger.warn({ err: error }, 'publishing the signing keys failed; retried'));
 
   let grpcPort: number;
   try {
@@ -179,6 +224,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     await http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {
     clearInterval(maintainer);
+    clearInterval(revocationChecker);
     await Promise.allSettled([grpc.stop(0), http.close(), tier?.close()]);
     reader.close();
     throw error;
@@ -196,6 +242,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     stop() {
       stopping ??= (async () => {
         clearInterval(maintainer);
+        clearInterval(revocationChecker);
         await Promise.allSettled([grpc.stop(config.shutdownGraceMs), http.close()]);
         await tier?.close();
         reader.close();

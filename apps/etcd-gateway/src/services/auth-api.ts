@@ -28,7 +28,8 @@ import { responseHeaderOf } from './response-header';
 
 export interface AuthApiOptions {
   readonly executor: RequestExecutor;
-  readonly authenticator: Authenticator;
+  /** etcd's rule in the gateway, or a token-service doing it. */
+  readonly authenticator: Pick<Authenticator, 'authenticate'>;
   readonly passwords: PasswordVerifier;
   readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
 }

@@ -2700,6 +2700,10 @@ export const etcdDescriptor = {
             "Keys": {
               "requestType": "KeysRequest",
               "responseType": "KeysResponse"
+            },
+            "Revoke": {
+              "requestType": "RevokeRequest",
+              "responseType": "RevokeResponse"
             }
           }
         },
@@ -2736,6 +2740,25 @@ export const etcdDescriptor = {
           }
         },
         "KeysRequest": {
+          "fields": {}
+        },
+        "RevokeRequest": {
+          "fields": {
+            "name": {
+              "type": "bytes",
+              "id": 1
+            },
+            "password": {
+              "type": "bytes",
+              "id": 2
+            },
+            "key_id": {
+              "type": "string",
+              "id": 3
+            }
+          }
+        },
+        "RevokeResponse": {
           "fields": {}
         },
         "PublicKey": {

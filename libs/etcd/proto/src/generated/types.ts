@@ -138,6 +138,8 @@ export { type IssueResponse, type IssueResponse__Output } from './types/wardtoke
 export { type KeysRequest, type KeysRequest__Output } from './types/wardtoken/KeysRequest';
 export { type KeysResponse, type KeysResponse__Output } from './types/wardtoken/KeysResponse';
 export { type PublicKey, type PublicKey__Output } from './types/wardtoken/PublicKey';
+export { type RevokeRequest, type RevokeRequest__Output } from './types/wardtoken/RevokeRequest';
+export { type RevokeResponse, type RevokeResponse__Output } from './types/wardtoken/RevokeResponse';
 export { type SigningKeysAnswer, type SigningKeysAnswer__Output } from './types/wardtoken/SigningKeysAnswer';
 export { type TokenClient, type TokenHandlers, type TokenDefinition } from './types/wardtoken/Token';
 export type { ProtoGrpcType } from './types/rpc';

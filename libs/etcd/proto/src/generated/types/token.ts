@@ -115,6 +115,8 @@ import type { IssueResponse as _wardtoken_IssueResponse, IssueResponse__Output a
 import type { KeysRequest as _wardtoken_KeysRequest, KeysRequest__Output as _wardtoken_KeysRequest__Output } from './wardtoken/KeysRequest';
 import type { KeysResponse as _wardtoken_KeysResponse, KeysResponse__Output as _wardtoken_KeysResponse__Output } from './wardtoken/KeysResponse';
 import type { PublicKey as _wardtoken_PublicKey, PublicKey__Output as _wardtoken_PublicKey__Output } from './wardtoken/PublicKey';
+import type { RevokeRequest as _wardtoken_RevokeRequest, RevokeRequest__Output as _wardtoken_RevokeRequest__Output } from './wardtoken/RevokeRequest';
+import type { RevokeResponse as _wardtoken_RevokeResponse, RevokeResponse__Output as _wardtoken_RevokeResponse__Output } from './wardtoken/RevokeResponse';
 import type { SigningKeysAnswer as _wardtoken_SigningKeysAnswer, SigningKeysAnswer__Output as _wardtoken_SigningKeysAnswer__Output } from './wardtoken/SigningKeysAnswer';
 import type { TokenClient as _wardtoken_TokenClient, TokenDefinition as _wardtoken_TokenDefinition } from './wardtoken/Token';
 
@@ -243,6 +245,8 @@ export interface ProtoGrpcType {
     KeysRequest: MessageTypeDefinition<_wardtoken_KeysRequest, _wardtoken_KeysRequest__Output>
     KeysResponse: MessageTypeDefinition<_wardtoken_KeysResponse, _wardtoken_KeysResponse__Output>
     PublicKey: MessageTypeDefinition<_wardtoken_PublicKey, _wardtoken_PublicKey__Output>
+    RevokeRequest: MessageTypeDefinition<_wardtoken_RevokeRequest, _wardtoken_RevokeRequest__Output>
+    RevokeResponse: MessageTypeDefinition<_wardtoken_RevokeResponse, _wardtoken_RevokeResponse__Output>
     SigningKeysAnswer: MessageTypeDefinition<_wardtoken_SigningKeysAnswer, _wardtoken_SigningKeysAnswer__Output>
     Token: SubtypeConstructor<typeof grpc.Client, _wardtoken_TokenClient> & { service: _wardtoken_TokenDefinition }
   }

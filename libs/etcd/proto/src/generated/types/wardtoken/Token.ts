@@ -8,6 +8,8 @@ import type { IssueRequest as _wardtoken_IssueRequest, IssueRequest__Output as _
 import type { IssueResponse as _wardtoken_IssueResponse, IssueResponse__Output as _wardtoken_IssueResponse__Output } from '../wardtoken/IssueResponse';
 import type { KeysRequest as _wardtoken_KeysRequest, KeysRequest__Output as _wardtoken_KeysRequest__Output } from '../wardtoken/KeysRequest';
 import type { KeysResponse as _wardtoken_KeysResponse, KeysResponse__Output as _wardtoken_KeysResponse__Output } from '../wardtoken/KeysResponse';
+import type { RevokeRequest as _wardtoken_RevokeRequest, RevokeRequest__Output as _wardtoken_RevokeRequest__Output } from '../wardtoken/RevokeRequest';
+import type { RevokeResponse as _wardtoken_RevokeResponse, RevokeResponse__Output as _wardtoken_RevokeResponse__Output } from '../wardtoken/RevokeResponse';
 
 export interface TokenClient extends grpc.Client {
   Issue(argument: _wardtoken_IssueRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardtoken_IssueResponse__Output>): grpc.ClientUnaryCall;
@@ -28,6 +30,15 @@ export interface TokenClient extends grpc.Client {
   keys(argument: _wardtoken_KeysRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardtoken_KeysResponse__Output>): grpc.ClientUnaryCall;
   keys(argument: _wardtoken_KeysRequest, callback: grpc.requestCallback<_wardtoken_KeysResponse__Output>): grpc.ClientUnaryCall;
   
+  Revoke(argument: _wardtoken_RevokeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  Revoke(argument: _wardtoken_RevokeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  Revoke(argument: _wardtoken_RevokeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  Revoke(argument: _wardtoken_RevokeRequest, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  revoke(argument: _wardtoken_RevokeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  revoke(argument: _wardtoken_RevokeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  revoke(argument: _wardtoken_RevokeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  revoke(argument: _wardtoken_RevokeRequest, callback: grpc.requestCallback<_wardtoken_RevokeResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 export interface TokenHandlers extends grpc.UntypedServiceImplementation {
@@ -35,9 +46,12 @@ export interface TokenHandlers extends grpc.UntypedServiceImplementation {
   
   Keys: grpc.handleUnaryCall<_wardtoken_KeysRequest__Output, _wardtoken_KeysResponse>;
   
+  Revoke: grpc.handleUnaryCall<_wardtoken_RevokeRequest__Output, _wardtoken_RevokeResponse>;
+  
 }
 
 export interface TokenDefinition extends grpc.ServiceDefinition {
   Issue: MethodDefinition<_wardtoken_IssueRequest, _wardtoken_IssueResponse, _wardtoken_IssueRequest__Output, _wardtoken_IssueResponse__Output>
   Keys: MethodDefinition<_wardtoken_KeysRequest, _wardtoken_KeysResponse, _wardtoken_KeysRequest__Output, _wardtoken_KeysResponse__Output>
+  Revoke: MethodDefinition<_wardtoken_RevokeRequest, _wardtoken_RevokeResponse, _wardtoken_RevokeRequest__Output, _wardtoken_RevokeResponse__Output>
 }
