@@ -131,9 +131,10 @@ export class DirectoryJwtVerifier implements TokenVerifier {
     if (this.reading === undefined && waitMs > 0) {
       // Rate-bounded: an unknown kid is refused from the cache; a newer token waits for the next read.
       if (!newer) return;
+      const readsBefore = this.readsCount;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
       // A read started since this token arrived answers for it (whatever revision it claims).
-      if (this.lastReadStartMs >= nowMs) return this.reading;
+      if (this.readsCount !== readsBefore) return this.reading;
     }
     await this.read();
   }
