@@ -68,6 +68,17 @@ describe('DirectoryJwtVerifier', () => {
     expect(v.readsCount - reads).toBeLessThanOrEqual(2);
   });
 
+  it('a kid no key can have (oversized, injected) is refused without any directory read', async () => {
+    const clock = new ManualClock(NOW_MS);
+    const a = await signer('a');
+    const v = verifier(clock, { current: { keys: [a.record], authRevision: 5 } });
+    await v.verify(await token(a.key));
+    const reads = v.readsCount;
+    clock.advance(5000);
+    for (const kid of ['k'.repeat(65), '../../etc/passwd', "x' OR '1'='1"]) expect(await v.verify(await token(a.key, { kid }))).toBeUndefined();
+    expect(v.readsCount).toBe(reads);
+  });
+
   it('a key published after the cache was read is found (unknown kid → read)', async () => {
     const clock = new ManualClock(NOW_MS);
     const a = await signer('a');

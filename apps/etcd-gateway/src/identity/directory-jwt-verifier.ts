@@ -9,7 +9,7 @@
 // kids or revisions cannot make a gateway hammer the cluster; between reads the cached directory
 // decides. A key verifies only within [notBefore, retireAfter] ± the clock tolerance, and only
 // tokens with the configured iss and aud.
-import { DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS, TokenError, loadPublicJwk, verifyJwt, type JwtKey, type JwtPolicy } from '@ward/auth/tokens';
+import { DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS, KEY_ID_PATTERN, TokenError, loadPublicJwk, verifyJwt, type JwtKey, type JwtPolicy } from '@ward/auth/tokens';
 import type { SigningKeyRecord } from '@ward/etcd/apply';
 import type { Logger } from '@ward/platform/logging';
 import type { Clock } from '@ward/shared/clock';
@@ -85,6 +85,8 @@ export class DirectoryJwtVerifier implements TokenVerifier {
   async verify(token: string): Promise<(Identity & { cached: boolean }) | undefined> {
     if (token.length > this.policy.maxTokenLengthChars) return undefined;
     const { kid, revision } = peek(token);
+    // A kid no key can have is refused before anything is looked up.
+    if (kid !== undefined && !KEY_ID_PATTERN.test(kid)) return undefined;
     const staticMatch = kid !== undefined && this.options.staticKeys?.some((key) => key.keyId === kid);
     if (!staticMatch) await this.refreshIfNeeded(kid, revision);
     try {
