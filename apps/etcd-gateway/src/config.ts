@@ -63,6 +63,13 @@ export const gatewayConfigSchema = defineConfig({
     jwtAudience: string({ default: 'ward', maxLengthChars: 256, pattern: /^[\x21-\x7e]{1,256}$/, why: 'aud that token-service JWTs must carry (TOKEN_SERVICE_AUDIENCE)' }),
     jwtKeyRefreshMinIntervalMs: int({ default: 1000, min: 10, max: 60_000, why: 'two reads of the signing-key directory are at least this far apart (unknown kids cannot make the gateway hammer the cluster)' }),
     jwtKeyDirectoryMaxAgeMs: int({ default: 30_000, min: 100, max: 3_600_000, why: 'a cached signing-key directory older than this is read again at the next token' }),
+    jwtExternalIssuersFile: string({
+      default: '',
+      maxLengthChars: 4096,
+      why: 'JSON file of outside JWT issuers trusted for verification only: [{issuer, audience, algorithms, jwksUrl | keyFile, keyId?}] (empty: none)',
+    }),
+    jwtExternalRefreshMinIntervalMs: int({ default: 10_000, min: 100, max: 3_600_000, why: 'two fetches of one outside issuer’s JWKS are at least this far apart' }),
+    jwtExternalMaxAgeMs: int({ default: 300_000, min: 1000, max: 86_400_000, why: 'an outside issuer’s JWKS older than this is fetched again at the next token' }),
     jwtClockToleranceSeconds: int({ default: 30, min: 0, max: 300, why: 'leeway for exp/nbf between the minting host and this one' }),
     jwtMaxLifetimeSeconds: int({ default: 86_400, min: 1, max: 315_360_000, why: 'tokens whose exp lies further ahead are refused' }),
     jwtRequireExpiry: bool({ default: true, why: 'refuse JWTs without exp (etcd accepts them: such a token would never expire)' }),

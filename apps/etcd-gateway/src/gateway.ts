@@ -5,7 +5,7 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import { CredentialChecker } from '@ward/auth/password-hashing';
 import type { PasswordVerifier } from '@ward/auth/password-jobs';
-import { CryptoRng } from '@ward/auth/tokens';
+import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
 import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
@@ -18,6 +18,8 @@ import { TokenServiceClient } from './authenticate/token-service-client';
 import { decodeApplyResponse } from '@ward/etcd/api-mapping';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { DirectoryJwtVerifier } from './identity/directory-jwt-verifier';
+import { ExternalJwtVerifier, parseExternalIssuers } from './identity/external-issuers';
+import { readFile } from 'node:fs/promises';
 import { ClusterClient } from './cluster/cluster-client';
 import { grpcMaxReceiveBytes, type GatewayConfig } from './config';
 import { mapGatewayError } from './errors/error-mapping';
@@ -142,6 +144,28 @@ function tokenServiceParts(w: Wiring, ids: RequestIds): { verifier: TokenVerifie
   return { verifier, authenticator: new TokenServiceClient({ endpoints: config.tokenServiceEndpoints, requestTimeoutMs: config.requestTimeoutMs }) };
 }
 
+/** Outside issuers' tokens (GATEWAY_JWT_EXTERNAL_ISSUERS_FILE) go to their keys, the rest to `inner`. */
+async function withExternalIssuers(w: Wiring, inner: TokenVerifier): Promise<TokenVerifier> {
+  const { config } = w;
+  if (config.jwtExternalIssuersFile === '') return inner;
+  const issuers = parseExternalIssuers(await readFile(config.jwtExternalIssuersFile, 'utf8'));
+  return ExternalJwtVerifier.create(inner, issuers, {
+    clock: w.clock,
+    logger: w.logger.child({ component: 'external-issuers' }),
+    minRefreshIntervalMs: config.jwtExternalRefreshMinIntervalMs,
+    maxAgeMs: config.jwtExternalMaxAgeMs,
+    policy: {
+      ttlMs: 1000,
+      clockToleranceSeconds: config.jwtClockToleranceSeconds,
+      maxTokenLengthChars: DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS,
+      requireExpiry: config.jwtRequireExpiry,
+      maxLifetimeSeconds: config.jwtMaxLifetimeSeconds,
+      includeKeyIdHeader: true,
+      clock: w.clock,
+    },
+  });
+}
+
 /** The etcd API: identity resolution, request execution, Authenticate, every service. */
 async function wireApis(
   w: Wiring,
@@ -150,7 +174,7 @@ async function wireApis(
   const ids = new RequestIds();
   const service = config.tokenServiceEndpoints.length > 0 ? tokenServiceParts(w, ids) : undefined;
   const local = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
-  const verifier = service?.verifier ?? local.verifier;
+  const verifier = await withExternalIssuers(w, service?.verifier ?? local.verifier);
   const issuer = local.issuer;
   const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
   const identities = new IdentityResolver(
