@@ -15,6 +15,8 @@ export interface TokenServiceClientOptions {
 
 /** Largest Issue answer accepted (a token of a few hundred bytes). */
 const MAX_ANSWER_BYTES = 64 * 1024;
+/** Pause before trying every endpoint again when none was reachable. */
+const UNAVAILABLE_PAUSE_MS = 200;
 /** Largest Issue request (a name of at most 64 KiB and a password). */
 const MAX_REQUEST_BYTES = 128 * 1024;
 
@@ -42,8 +44,11 @@ export class TokenServiceClient {
   async authenticate(name: string, password: Uint8Array, signal?: AbortSignal): Promise<AuthenticateOutcome> {
     const deadlineMs = Date.now() + this.options.requestTimeoutMs;
     let lastError: Error = wireError('Unhealthy');
-    for (let tries = 0; tries < this.clients.length; tries++) {
+    // Every endpoint in turn; when all are unreachable (restarting, not up yet), again after a
+    // pause, until the request's deadline.
+    for (let tries = 0; Date.now() < deadlineMs; tries++) {
       if (signal?.aborted) throw wireError('Canceled');
+      if (tries > 0 && tries % this.clients.length === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(UNAVAILABLE_PAUSE_MS, Math.max(0, deadlineMs - Date.now()))));
       const index = this.cursor % this.clients.length;
       try {
         const answer = await this.issue(this.clients[index]!, name, password, deadlineMs, signal);
