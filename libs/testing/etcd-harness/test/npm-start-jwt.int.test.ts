@@ -1,7 +1,7 @@
 // `npm start` with WARD_AUTH_TOKEN=jwt: a token-service runs next to the gateway, etcdctl's
 // Authenticate is answered with its JWTs (the README's first-time auth setup works unchanged), its
 // key set is served, and Ctrl-C stops all five processes.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +53,17 @@ describe('npm start with WARD_AUTH_TOKEN=jwt', () => {
       const kid = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid as string;
       const jwks = (await (await fetch(`http://127.0.0.1:${ports[12]}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
       expect(jwks.keys.map((key) => key.kid)).toContain(kid);
+      // The operator revokes the key that signed it (the README's command): that token is refused,
+      // etcdctl goes on working with tokens from a fresh key.
+      const revoke = (password: string) =>
+        execFileAsync(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps/token-service/main.js'), 'revoke-key', kid, '--endpoint', `127.0.0.1:${ports[11]}`], password);
+      expect(await revoke('wrong\n')).toMatchObject({ code: 1, stdout: 'revoke-key: etcdserver: authentication failed, invalid user ID or password\n' });
+      expect(await revoke('root-pw\n')).toMatchObject({ code: 0, stdout: `revoked ${kid}\n` });
+      const after = new EtcdGrpcClient(endpoint);
+      expect(await after.call('KV', 'Range', { key: Buffer.from('foo') }, { token })).toMatchObject({ ok: false, details: 'etcdserver: revision of auth store is old' });
+      after.close();
+      const again = await runEtcdctl({ endpoints: [endpoint], user: { name: 'root', password: 'root-pw' }, args: ['get', 'foo', '--print-value-only'] });
+      expect(again, again.stderr).toMatchObject({ exitCode: 0, stdout: 'bar\n' });
     } finally {
       process.kill(-child.pid!, 'SIGINT');
     }
@@ -60,3 +71,11 @@ describe('npm start with WARD_AUTH_TOKEN=jwt', () => {
     expect(output).toContain('ward: stopped');
   });
 });
+
+/** Runs a command with `input` on stdin; resolves to its exit code and output. */
+function execFileAsync(command: string, args: string[], input: string): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(command, args, { timeout: 30_000 }, (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }));
+    child.stdin!.end(input);
+  });
+}
