@@ -59,6 +59,11 @@ export const gatewayConfigSchema = defineConfig({
       maxItems: 16,
       why: 'token-service gRPC addresses (host:port): when set, tokens are the token-service’s JWTs, verified against the cluster’s signing-key directory, and Authenticate asks a token-service to mint them (GATEWAY_AUTH_TOKEN must stay simple)',
     }),
+    tokenServiceCaFile: string({
+      default: '',
+      maxLengthChars: 4096,
+      why: 'PEM CA bundle: talk to the token-services over TLS, verifying them against it (and present GATEWAY_NODE_TLS_CERT_FILE/KEY_FILE when set); empty: plaintext',
+    }),
     jwtIssuer: string({ default: 'ward-token-service', maxLengthChars: 256, pattern: /^[\x21-\x7e]{1,256}$/, why: 'iss that token-service JWTs must carry (TOKEN_SERVICE_ISSUER)' }),
     jwtAudience: string({ default: 'ward', maxLengthChars: 256, pattern: /^[\x21-\x7e]{1,256}$/, why: 'aud that token-service JWTs must carry (TOKEN_SERVICE_AUDIENCE)' }),
     jwtKeyRefreshMinIntervalMs: int({ default: 1000, min: 10, max: 60_000, why: 'two reads of the signing-key directory are at least this far apart (unknown kids cannot make the gateway hammer the cluster)' }),

@@ -40,7 +40,7 @@ import { KeepAliveRelay } from './services/lease-keep-alive';
 import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { WatchRelay } from './services/watch-relay';
-import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
+import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls, tokenServiceChannelCredentials } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
 
 /** Room for the header on top of the request limit in a read's entry (the raft-nodes allow the same). */
@@ -116,6 +116,8 @@ interface Wiring {
   readonly metrics: GatewayMetrics;
   /** The client port's certificate, key and CA bundle (null: plaintext). */
   readonly clientTls: TlsMaterial | null;
+  /** TLS towards the token-services (GATEWAY_TOKEN_SERVICE_CA_FILE). */
+  readonly tokenServiceCredentials: ChannelCredentials | undefined;
 }
 
 /**
@@ -141,7 +143,14 @@ function tokenServiceParts(w: Wiring, ids: RequestIds): { verifier: TokenVerifie
     minRefreshIntervalMs: config.jwtKeyRefreshMinIntervalMs,
     maxAgeMs: config.jwtKeyDirectoryMaxAgeMs,
   });
-  return { verifier, authenticator: new TokenServiceClient({ endpoints: config.tokenServiceEndpoints, requestTimeoutMs: config.requestTimeoutMs }) };
+  return {
+    verifier,
+    authenticator: new TokenServiceClient({
+      endpoints: config.tokenServiceEndpoints,
+      requestTimeoutMs: config.requestTimeoutMs,
+      ...(w.tokenServiceCredentials === undefined ? {} : { credentials: w.tokenServiceCredentials }),
+    }),
+  };
 }
 
 /** Outside issuers' tokens (GATEWAY_JWT_EXTERNAL_ISSUERS_FILE) go to their keys, the rest to `inner`. */
@@ -264,12 +273,13 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   // TLS files are read first: a bad one fails the start before anything connects.
   const nodeCredentials = nodeChannelCredentials(config);
   const clientTls = clientPortTls(config);
+  const tokenServiceCredentials = tokenServiceChannelCredentials(config);
   const tokenSetup = await createTokenSetup(config, clock);
   const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
   const rng = deps.rng ?? new CryptoRng();
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
-  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls };
+  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls, tokenServiceCredentials };
   let servers: { grpc: GrpcServer; http: FastifyInstance } | undefined;
   let grpcPort: number;
   let advertise: { url: string };

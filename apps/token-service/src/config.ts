@@ -25,6 +25,12 @@ export const tokenServiceConfigSchema = defineConfig({
       maxItems: 16,
       why: 'internal API (wardnode.Node) addresses of the raft-nodes, host:port (the AuthCheck reads go there)',
     }),
+    certFile: string({ default: '', maxLengthChars: 4096, why: 'PEM certificate (chain) of the gRPC port; with TOKEN_SERVICE_KEY_FILE, Issue and Revoke (which carry passwords) are served over TLS (empty: plaintext)' }),
+    keyFile: string({ default: '', maxLengthChars: 4096, why: 'PEM private key of TOKEN_SERVICE_CERT_FILE' }),
+    clientCaFile: string({ default: '', maxLengthChars: 4096, why: 'PEM CA bundle: callers (gateways) must present a certificate it signed (mutual TLS; needs the cert and key files)' }),
+    nodeTlsCertFile: string({ default: '', maxLengthChars: 4096, why: 'PEM certificate presented to the raft-nodes when they take only mutual TLS (RAFT_NODE_TLS_*); with the key and CA files' }),
+    nodeTlsKeyFile: string({ default: '', maxLengthChars: 4096, why: 'PEM private key of TOKEN_SERVICE_NODE_TLS_CERT_FILE' }),
+    nodeTlsCaFile: string({ default: '', maxLengthChars: 4096, why: "PEM CA bundle the raft-nodes' certificates are verified against" }),
     signMethod: oneOf({ default: 'EdDSA', values: ISSUER_SIGN_METHODS, why: 'JWT algorithm of the keys this replica generates (or of its key file)' }),
     privateKeyFile: string({
       default: '',
@@ -79,6 +85,10 @@ export const tokenServiceConfigSchema = defineConfig({
     if (config.retryBaseDelayMs > config.retryMaxDelayMs) problems.push('TOKEN_SERVICE_RETRY_BASE_DELAY_MS must be ≤ TOKEN_SERVICE_RETRY_MAX_DELAY_MS');
     if (config.bcryptMaxVerifyCost < config.bcryptCost) problems.push('TOKEN_SERVICE_BCRYPT_MAX_VERIFY_COST must be ≥ TOKEN_SERVICE_BCRYPT_COST');
     if (config.redisUrl !== '' && config.passwordPayloadKeys === '') problems.push('TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS is required with TOKEN_SERVICE_REDIS_URL');
+    if ((config.certFile === '') !== (config.keyFile === '')) problems.push('TOKEN_SERVICE_CERT_FILE and TOKEN_SERVICE_KEY_FILE go together');
+    if (config.clientCaFile !== '' && config.certFile === '') problems.push('TOKEN_SERVICE_CLIENT_CA_FILE needs TOKEN_SERVICE_CERT_FILE and TOKEN_SERVICE_KEY_FILE (TLS)');
+    const nodeTlsFiles = [config.nodeTlsCertFile, config.nodeTlsKeyFile, config.nodeTlsCaFile].filter((file) => file !== '').length;
+    if (nodeTlsFiles !== 0 && nodeTlsFiles !== 3) problems.push('TOKEN_SERVICE_NODE_TLS_CERT_FILE, TOKEN_SERVICE_NODE_TLS_KEY_FILE and TOKEN_SERVICE_NODE_TLS_CA_FILE go together');
     if (config.keyId !== '' && config.privateKeyFile === '') problems.push('TOKEN_SERVICE_KEY_ID names the key of TOKEN_SERVICE_PRIVATE_KEY_FILE');
     if (config.keyId !== '' && !KEY_ID_PATTERN.test(config.keyId)) problems.push('TOKEN_SERVICE_KEY_ID must match [A-Za-z0-9._-]{1,64}');
     if (config.privateKeyFile === '' && publishedKeysCount(config) > MAX_JWT_VERIFICATION_KEYS) {

@@ -11,7 +11,7 @@ import { CryptoRng, isJwtSignMethod, type JwtSignMethod } from '@ward/auth/token
 import { Authenticator, type AuthenticateHooks, type TokenIssuer } from '@ward/etcd/authenticate';
 import { wardTokenServiceDefinition, type IssueRequest__Output, type IssueResponse, type KeysResponse, type RevokeRequest__Output, type RevokeResponse } from '@ward/etcd/proto';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
-import { createGrpcServer, type CallContext, type GrpcServer } from '@ward/platform/grpc-server';
+import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type CallContext, type GrpcServer } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { createMetrics } from '@ward/platform/metrics';
@@ -80,6 +80,8 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   const logger = deps.logger ?? createLogger({ name: 'token-service', level: config.logLevel });
   const clock = deps.clock ?? systemClock;
   const rng = deps.rng ?? new CryptoRng();
+  // TLS files are read first: a bad one fails the start before anything connects.
+  const { nodeCredentials, serverCredentials } = tlsOf(config);
   const ring = await createKeyRing(config, clock);
   const tier: PasswordTier | undefined = deps.passwordVerifier === undefined ? await createPasswordTier(config, clock) : undefined;
   const passwords = deps.passwordVerifier ?? tier!.verifier;
@@ -90,6 +92,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     clock,
     rng,
     logger: logger.child({ component: 'cluster' }),
+    ...(nodeCredentials === undefined ? {} : { credentials: nodeCredentials }),
   });
   const publisher = new KeyPublisher({ cluster: reader, ring, publishUser: config.publishUser, clock, logger: logger.child({ component: 'keys' }) });
   const issuer = new JwtIssuer({
@@ -147,6 +150,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     maxConcurrentStreams: config.grpcMaxConcurrentStreamsCount,
     logger,
     metrics,
+    ...(serverCredentials === undefined ? {} : { credentials: serverCredentials }),
   });
   grpc.addService(wardTokenServiceDefinition(), {
     Issue: async (request: IssueRequest__Output, context: CallContext): Promise<IssueResponse> => {
@@ -251,6 +255,29 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
       return stopping;
     },
   };
+}
+
+/** Channel credentials towards mutual-TLS raft-nodes, and the gRPC port's own TLS. */
+function tlsOf(config: TokenServiceConfig) {
+  const nodeCredentials =
+    config.nodeTlsCertFile === ''
+      ? undefined
+      : tlsChannelCredentials(
+          loadTlsMaterial({
+            certFile: config.nodeTlsCertFile,
+            keyFile: config.nodeTlsKeyFile,
+            caFile: config.nodeTlsCaFile,
+            names: { cert: 'TOKEN_SERVICE_NODE_TLS_CERT_FILE', key: 'TOKEN_SERVICE_NODE_TLS_KEY_FILE', ca: 'TOKEN_SERVICE_NODE_TLS_CA_FILE' },
+          }),
+        );
+  const serverCredentials =
+    config.certFile === ''
+      ? undefined
+      : tlsServerCredentials(
+          loadTlsMaterial({ certFile: config.certFile, keyFile: config.keyFile, caFile: config.clientCaFile, names: { cert: 'TOKEN_SERVICE_CERT_FILE', key: 'TOKEN_SERVICE_KEY_FILE', ca: 'TOKEN_SERVICE_CLIENT_CA_FILE' } }),
+          config.clientCaFile !== '',
+        );
+  return { nodeCredentials, serverCredentials };
 }
 
 function hostForUrl(host: string): string {

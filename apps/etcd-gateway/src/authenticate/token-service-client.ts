@@ -2,7 +2,7 @@
 // etcd's rule (AuthCheck, password, re-read) and mints the JWT; the gateway only relays. Its
 // answers are etcd's Authenticate errors (code and text), passed on unchanged. Endpoints are
 // tried in turn: one that is down (UNAVAILABLE before any answer) hands the call to the next.
-import { credentials, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { credentials, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import type { AuthenticateOutcome } from '@ward/etcd/authenticate';
 import { wardTokenGrpc, type IssueResponse__Output, type TokenClient } from '@ward/etcd/proto';
 import { isGrpcStatusCode, wireError, wireErrorNameByMessage } from '@ward/etcd/wire-errors';
@@ -11,6 +11,8 @@ import { GrpcStatusError } from '@ward/platform/grpc-server';
 export interface TokenServiceClientOptions {
   readonly endpoints: readonly string[];
   readonly requestTimeoutMs: number;
+  /** TLS towards the token-services (they carry passwords); default plaintext. */
+  readonly credentials?: ChannelCredentials;
 }
 
 /** Largest Issue answer accepted (a token of a few hundred bytes). */
@@ -29,7 +31,7 @@ export class TokenServiceClient {
     const Token = wardTokenGrpc().Token;
     this.clients = options.endpoints.map(
       (address) =>
-        new Token(address, credentials.createInsecure(), {
+        new Token(address, options.credentials ?? credentials.createInsecure(), {
           'grpc.max_receive_message_length': MAX_ANSWER_BYTES,
           'grpc.max_send_message_length': MAX_REQUEST_BYTES,
           'grpc.initial_reconnect_backoff_ms': 100,

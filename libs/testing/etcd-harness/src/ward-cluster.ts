@@ -48,6 +48,8 @@ export interface WardCluster extends Target {
   readonly tokenService: ManagedProcess | undefined;
   /** Its HTTP address (JWKS, health, metrics). */
   readonly tokenServiceUrl: string | undefined;
+  /** Its gRPC address (host:port). */
+  readonly tokenServiceEndpoint: string | undefined;
   /** The password-verifier process, when one was asked for. */
   readonly verifier: ManagedProcess | undefined;
   /** host:port of every raft-node's internal API. */
@@ -115,6 +117,7 @@ interface Launched {
   readonly gateway: ManagedProcess;
   readonly tokenService: ManagedProcess | undefined;
   readonly tokenServiceUrl: string | undefined;
+  readonly tokenServiceEndpoint: string | undefined;
   readonly verifier: ManagedProcess | undefined;
   readonly nodeHttpPorts: number[];
   readonly nodeApiEndpoints: string[];
@@ -190,7 +193,8 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
     }),
   });
   const tokenServiceUrl = tokenService === undefined ? undefined : `http://127.0.0.1:${tokenHttpPort}`;
-  return { nodes, gateway, tokenService, tokenServiceUrl, verifier, nodeHttpPorts, nodeApiEndpoints, grpcEndpoint: `127.0.0.1:${grpcPort}`, httpUrl: `http://127.0.0.1:${httpPort}` };
+  const tokenServiceEndpoint = tokenService === undefined ? undefined : `127.0.0.1:${tokenGrpcPort}`;
+  return { nodes, gateway, tokenService, tokenServiceUrl, tokenServiceEndpoint, verifier, nodeHttpPorts, nodeApiEndpoints, grpcEndpoint: `127.0.0.1:${grpcPort}`, httpUrl: `http://127.0.0.1:${httpPort}` };
 }
 
 function allOf(launched: Launched): ManagedProcess[] {
@@ -231,6 +235,7 @@ function handle(launched: Launched, dataDir: string): WardCluster {
     gateway: launched.gateway,
     tokenService: launched.tokenService,
     tokenServiceUrl: launched.tokenServiceUrl,
+    tokenServiceEndpoint: launched.tokenServiceEndpoint,
     verifier: launched.verifier,
     nodeApiEndpoints: launched.nodeApiEndpoints,
     dataDir,
