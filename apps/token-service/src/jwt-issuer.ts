@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IssuedToken, TokenIssuer } from '@ward/etcd/authenticate';
 import { signIssuedToken } from '@ward/auth/tokens';
+import { wireError } from '@ward/etcd/wire-errors';
 import type { Clock } from '@ward/shared/clock';
 import type { KeyRing, ScheduledKey } from './key-ring';
 
@@ -37,7 +38,13 @@ export class JwtIssuer implements TokenIssuer {
 
   async sign(name: string, authRevision: number): Promise<SignedToken> {
     const { ring, clock, ttlMs, issuer, audience } = this.options;
-    const scheduled = await ring.signingKey();
+    let scheduled: ScheduledKey;
+    try {
+      scheduled = await ring.signingKey();
+    } catch {
+      // No key signs now (an operator's key was revoked): unavailable until another is configured.
+      throw wireError('Unhealthy');
+    }
     await this.options.beforeSign?.(scheduled);
     const nowMs = clock.nowMs();
     const expiresAtSeconds = Math.floor((nowMs + ttlMs) / 1000);
