@@ -32,7 +32,12 @@ function recordOf(key: ScheduledKey): SigningKeyRecord {
 export class KeyPublisher {
   /** kid → the record the directory acknowledged. */
   private readonly published = new Map<string, string>();
+  /** kid → the publication count when it was acknowledged (orders acknowledgements and reads). */
+  private readonly acknowledgedAt = new Map<string, number>();
+  private acknowledgements = 0;
   private syncing: Promise<void> | undefined;
+  /** The cluster's directory as last read (every replica's keys). */
+  private directory: readonly SigningKeyRecord[] = [];
 
   constructor(private readonly options: KeyPublisherOptions) {}
 
@@ -62,14 +67,31 @@ export class KeyPublisher {
    * dropped from the ring, which then signs with another one.
    */
   async checkRevocations(signal?: AbortSignal): Promise<void> {
+    // Only a key acknowledged before this read was proposed must be in its answer (the log orders
+    // them); one acknowledged while the read was on its way may be missing without being revoked.
+    const readAfter = this.acknowledgements;
     const bytes = await this.options.cluster.propose(this.entry({ type: 'signingKeyList' }, ''), true, signal);
     const { response } = decodeApplyResponse('signingKeyList', bytes);
     if (response.type !== 'signingKeyList') return;
+    this.directory = response.response.keys;
     const present = new Set(response.response.keys.map((key) => key.keyId));
     const nowMs = this.options.clock.nowMs();
     for (const key of this.options.ring.published()) {
-      if (this.published.has(key.keyId) && !present.has(key.keyId) && key.retireAfterMs > nowMs + 1000) await this.dropRevoked(key.keyId);
+      const acknowledged = this.acknowledgedAt.get(key.keyId);
+      if (acknowledged !== undefined && acknowledged <= readAfter && !present.has(key.keyId) && key.retireAfterMs > nowMs + 1000) await this.dropRevoked(key.keyId);
     }
+  }
+
+  /**
+   * The keys in force cluster-wide, for the JWKS: the directory as last read (every replica's
+   * keys not yet retired) and this replica's own, by kid.
+   */
+  keysInForce(): SigningKeyRecord[] {
+    const nowSeconds = this.options.clock.nowMs() / 1000;
+    const byId = new Map<string, SigningKeyRecord>();
+    for (const record of this.directory) if (record.retireAfterSeconds === 0 || record.retireAfterSeconds > nowSeconds) byId.set(record.keyId, record);
+    for (const key of this.options.ring.published()) byId.set(key.keyId, recordOf(key));
+    return [...byId.values()].sort((a, b) => (a.keyId < b.keyId ? -1 : 1));
   }
 
   /** Proposes the revocation of `keyId` as `username` (checked at apply: admin only). */
@@ -86,18 +108,26 @@ export class KeyPublisher {
       try {
         await this.options.cluster.propose(this.entry({ type: 'signingKeyPublish', request: { key: record, nowSeconds: Math.floor(this.options.clock.nowMs() / 1000) } }, this.options.publishUser), true);
         this.published.set(key.keyId, text);
+        this.acknowledgements += 1;
+        if (!this.acknowledgedAt.has(key.keyId)) this.acknowledgedAt.set(key.keyId, this.acknowledgements);
         this.options.logger.info({ keyId: key.keyId, notBefore: record.notBeforeSeconds, retireAfter: record.retireAfterSeconds }, 'signing key published');
       } catch (error) {
         if (isWireError(error, 'SigningKeyRevoked')) await this.dropRevoked(key.keyId);
         else throw error;
       }
     }
-    for (const keyId of [...this.published.keys()]) if (!this.options.ring.published().some((key) => key.keyId === keyId)) this.published.delete(keyId);
+    for (const keyId of [...this.published.keys()]) {
+      if (this.options.ring.published().some((key) => key.keyId === keyId)) continue;
+      this.published.delete(keyId);
+      this.acknowledgedAt.delete(keyId);
+    }
   }
 
   private async dropRevoked(keyId: string): Promise<void> {
     this.options.logger.warn({ keyId }, 'signing key revoked; no longer used');
+    this.directory = this.directory.filter((record) => record.keyId !== keyId);
     this.published.delete(keyId);
+    this.acknowledgedAt.delete(keyId);
     await this.options.ring.revoke(keyId);
   }
 

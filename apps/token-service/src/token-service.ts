@@ -129,13 +129,14 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   const maxAgeSeconds = jwksMaxAgeSeconds(config);
   const clusterAnswers = readinessProbe(reader, clock);
 
+  // Every replica's keys in force (the directory as last read, and this replica's own).
   const keysAnswer = (): KeysResponse => ({
-    keys: ring.published().map((k) => ({
+    keys: publisher.keysInForce().map((k) => ({
       key_id: k.keyId,
-      alg: k.key.alg,
-      jwk_json: JSON.stringify(k.key.publicJwk),
-      not_before_seconds: String(Math.floor(k.notBeforeMs / 1000)),
-      retire_after_seconds: Number.isFinite(k.retireAfterMs) ? String(Math.ceil(k.retireAfterMs / 1000)) : '0',
+      alg: k.alg,
+      jwk_json: k.publicJwk,
+      not_before_seconds: String(k.notBeforeSeconds),
+      retire_after_seconds: String(k.retireAfterSeconds),
     })),
     max_age_seconds: maxAgeSeconds,
   });
@@ -198,7 +199,8 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   });
   http.get('/.well-known/jwks.json', async (_request, reply) => {
     await ring.maintain();
-    return reply.header('cache-control', `public, max-age=${maxAgeSeconds}`).type('application/jwk-set+json').send(ring.jwks());
+    const keys = publisher.keysInForce().map((record) => JSON.parse(record.publicJwk) as Record<string, unknown>);
+    return reply.header('cache-control', `public, max-age=${maxAgeSeconds}`).type('application/jwk-set+json').send({ keys });
   });
 
   const maintainEveryMs = Math.min(MAX_MAINTAIN_INTERVAL_MS, Math.max(100, Math.floor((config.rotationPeriodSeconds * 1000) / 4)));
@@ -221,6 +223,8 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   publishedKeys.set(ring.published().length);
   // The first keys are published before the service answers (retried by the timer if the cluster is not up yet).
   await publisher.sync().catch((error: unknown) => logger.warn({ err: error }, 'publishing the signing keys failed; retried'));
+  // The other replicas' keys, for the key set served here (read again with every revocation check).
+  await publisher.checkRevocations().catch((error: unknown) => logger.warn({ err: error }, 'reading the key directory failed; retried'));
 
   let grpcPort: number;
   try {

@@ -42,7 +42,7 @@ beforeAll(async () => {
     users: [{ name: 'alice', password: ALICE_PASSWORD, roles: ['app'] }],
     enable: false,
   });
-  expect((await gatewayA.call('Auth', 'AuthEnable', {})).ok).toBe(true);
+  expect(await gatewayA.call('Auth', 'AuthEnable', {})).toMatchObject({ ok: true });
   for (const port of ports) await startReplica(port);
   second = await startGatewayProcess({ GATEWAY_NODE_ENDPOINTS: ward.nodeApiEndpoints.join(','), GATEWAY_BCRYPT_COST: '4', ...gatewayEnv });
   gatewayB = new EtcdGrpcClient(second.grpcEndpoint);
@@ -65,7 +65,7 @@ describe('gateways with a token-service', () => {
     expect(replicaKeys).toContain(header['kid']);
     expect(jwtPart(token, 1)).toMatchObject({ username: 'alice', iss: 'ward-token-service', aud: 'ward' });
     for (const gateway of [gatewayA, gatewayB]) {
-      expect((await gateway.call('KV', 'Put', { key: Buffer.from('app/k'), value: Buffer.from('v') }, { token })).ok).toBe(true);
+      expect(await gateway.call('KV', 'Put', { key: Buffer.from('app/k'), value: Buffer.from('v') }, { token })).toMatchObject({ ok: true });
     }
     const body = await fetch(`${second.httpUrl}/v3/kv/range`, { method: 'POST', headers: { authorization: token }, body: JSON.stringify({ key: Buffer.from('app/k').toString('base64') }) });
     expect(body.status).toBe(200);
@@ -99,10 +99,33 @@ describe('gateways with a token-service', () => {
       try {
         const token = await tokens.token('alice', ALICE_PASSWORD);
         expect(replica.keys.published().map((key) => key.keyId)).toContain(jwtPart(token, 0)['kid']);
-        for (const gateway of [gatewayA, gatewayB]) expect((await gateway.call('KV', 'Range', { key: Buffer.from('app/k') }, { token })).ok).toBe(true);
+        for (const gateway of [gatewayA, gatewayB]) expect(await gateway.call('KV', 'Range', { key: Buffer.from('app/k') }, { token })).toMatchObject({ ok: true });
       } finally {
         tokens.close();
       }
+    }
+  });
+
+  it('each replica’s key set (JWKS and gRPC Keys) holds every replica’s keys, from the directory', async () => {
+    const kids = (replica: TokenService) => replica.keys.published().map((key) => key.keyId);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const jwks = (await (await fetch(`${replicas[0]!.httpUrl}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string; d?: unknown }> };
+      const served = jwks.keys.map((key) => key.kid);
+      if (kids(replicas[1]!).every((kid) => served.includes(kid))) {
+        expect(served).toEqual(expect.arrayContaining(kids(replicas[0]!)));
+        expect(jwks.keys.every((key) => key.d === undefined)).toBe(true);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`replica 1's JWKS lacks replica 2's keys: ${served.join(',')}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const keys = new TokenTestClient(replicas[1]!.grpcAddress);
+    try {
+      const answer = await keys.keys();
+      expect(answer.ok && answer.response.keys.map((key) => key.key_id)).toEqual(expect.arrayContaining([...kids(replicas[0]!), ...kids(replicas[1]!)]));
+    } finally {
+      keys.close();
     }
   });
 
@@ -114,7 +137,7 @@ describe('gateways with a token-service', () => {
       const kid = jwtPart(before, 0)['kid'] as string;
       const stolen: JwtKey = victim.keys.published().find((key) => key.keyId === kid)!.key;
       // Both gateways have the key cached.
-      for (const gateway of [gatewayA, gatewayB]) expect((await gateway.call('KV', 'Range', { key: Buffer.from('app/k') }, { token: before })).ok).toBe(true);
+      for (const gateway of [gatewayA, gatewayB]) expect(await gateway.call('KV', 'Range', { key: Buffer.from('app/k') }, { token: before })).toMatchObject({ ok: true });
       // Revocation is admin-only (checked at apply), and goes through any replica.
       const other = new TokenTestClient(replicas[0]!.grpcAddress);
       try {
@@ -138,7 +161,7 @@ describe('gateways with a token-service', () => {
       }
       // The victim replica notices and signs with a fresh key; its new tokens work.
       const fresh = await waitForToken(tokens, kid);
-      expect((await gatewayB.call('KV', 'Range', { key: Buffer.from('app/k') }, { token: fresh })).ok).toBe(true);
+      expect(await gatewayB.call('KV', 'Range', { key: Buffer.from('app/k') }, { token: fresh })).toMatchObject({ ok: true });
     } finally {
       tokens.close();
     }
@@ -148,7 +171,7 @@ describe('gateways with a token-service', () => {
     await replicas[0]!.stop();
     const token = await gatewayB.authenticate('alice', ALICE_PASSWORD);
     expect(replicas[1]!.keys.published().map((key) => key.keyId)).toContain(jwtPart(token, 0)['kid']);
-    expect((await gatewayA.call('KV', 'Range', { key: Buffer.from('app/k') }, { token })).ok).toBe(true);
+    expect(await gatewayA.call('KV', 'Range', { key: Buffer.from('app/k') }, { token })).toMatchObject({ ok: true });
   });
 
   it('no password, token or private key in any log line', () => {

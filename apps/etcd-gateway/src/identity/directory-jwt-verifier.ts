@@ -5,9 +5,9 @@
 //   key bumps the auth revision, so a token minted after a revocation always makes the gateway
 //   look again, and a revoked key's tokens are refused on every gateway at their next request),
 // - when the cache is older than maxAgeMs.
-// Reads are shared (one at a time) and rate-bounded (minRefreshIntervalMs apart), so garbage
-// kids or revisions cannot make a gateway hammer the cluster; between reads the cached directory
-// decides. A key verifies only within [notBefore, retireAfter] ± the clock tolerance, and only
+// Reads are shared (one at a time) and rate-bounded (minRefreshIntervalMs apart): a token that
+// needs a read waits for the next one, so garbage kids or revisions cannot make a gateway hammer
+// the cluster, and a legitimate token is never refused for arriving just after another read. A key verifies only within [notBefore, retireAfter] ± the clock tolerance, and only
 // tokens with the configured iss and aud.
 import { DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS, KEY_ID_PATTERN, TokenError, loadPublicJwk, verifyJwt, type JwtKey, type JwtPolicy } from '@ward/auth/tokens';
 import type { SigningKeyRecord } from '@ward/etcd/apply';
@@ -131,11 +131,11 @@ export class DirectoryJwtVerifier implements TokenVerifier {
     if (!stale) return;
     const waitMs = this.lastReadStartMs + this.options.minRefreshIntervalMs - nowMs;
     if (this.reading === undefined && waitMs > 0) {
-      // Rate-bounded: an unknown kid is refused from the cache; a newer token waits for the next read.
-      if (!newer) return;
+      // Rate-bounded: the token waits for the next read (at most one interval), shared by every
+      // token waiting meanwhile; garbage kids cost their senders latency, the cluster nothing.
       const readsBefore = this.readsCount;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
-      // A read started since this token arrived answers for it (whatever revision it claims).
+      // A read started since this token arrived answers for it (whatever it claims).
       if (this.readsCount !== readsBefore) return this.reading;
     }
     await this.read();
