@@ -6,6 +6,12 @@
 // Password tier: bcrypt inside the gateway by default; with WARD_REDIS_URL set, the BullMQ tier
 // (a password-verifier process per WARD_PASSWORD_VERIFIERS, default 1) on that Redis.
 //
+// Tokens: etcd's simple tokens by default; with WARD_AUTH_TOKEN=jwt a token-service process
+// (gRPC WARD_TOKEN_SERVICE_PORT, default 2383; JWKS, health and metrics on
+// WARD_TOKEN_SERVICE_HTTP_PORT, default 2384) issues EdDSA JWTs, rotating its keys every
+// WARD_TOKEN_ROTATION_SECONDS (default 86400), and the gateway verifies them against the
+// cluster's signing-key directory and hands Authenticate to it.
+//
 // Overrides (tests use free ports and a temp dir): WARD_DATA_DIR, WARD_CLIENT_PORT (2379),
 // WARD_HTTP_PORT (2381), WARD_NODE_API_PORTS (23791,23792,23793), WARD_NODE_PEER_PORTS
 // (23801,23802,23803), WARD_NODE_HTTP_PORTS (23821,23822,23823: raft-node health and metrics, as
@@ -59,8 +65,13 @@ const tlsFlags = env.WARD_CERT_FILE
   : '';
 const redisUrl = env.WARD_REDIS_URL ?? '';
 const verifierCount = Number(env.WARD_PASSWORD_VERIFIERS ?? '1');
+const authToken = env.WARD_AUTH_TOKEN ?? 'simple';
+if (authToken !== 'simple' && authToken !== 'jwt') fail(`WARD_AUTH_TOKEN must be simple or jwt, got ${authToken}`);
+const jwt = authToken === 'jwt';
+const [tokenServicePort] = ports('WARD_TOKEN_SERVICE_PORT', '2383', 1);
+const [tokenServiceHttpPort] = ports('WARD_TOKEN_SERVICE_HTTP_PORT', '2384', 1);
 
-const apps = ['raft-node', 'etcd-gateway', ...(redisUrl ? ['password-verifier'] : [])];
+const apps = ['raft-node', 'etcd-gateway', ...(redisUrl ? ['password-verifier'] : []), ...(jwt ? ['token-service'] : [])];
 for (const app of apps) {
   execFileSync(process.execPath, [join(root, 'tools', 'build-app.mjs'), `apps/${app}`], { cwd: root, stdio: 'pipe' });
 }
@@ -76,7 +87,7 @@ let stopping = false;
 function childEnv(extra) {
   const base = {};
   for (const [name, value] of Object.entries(env)) {
-    if (!/^(RAFT_NODE|GATEWAY|VERIFIER)_/.test(name)) base[name] = value;
+    if (!/^(RAFT_NODE|GATEWAY|VERIFIER|TOKEN_SERVICE)_/.test(name)) base[name] = value;
   }
   return { ...base, ...extra };
 }
@@ -148,6 +159,20 @@ if (redisUrl) {
     });
   }
 }
+if (jwt) {
+  start('token-service', 'token-service', {
+    TOKEN_SERVICE_GRPC_HOST: HOST,
+    TOKEN_SERVICE_GRPC_PORT: String(tokenServicePort),
+    TOKEN_SERVICE_HTTP_HOST: HOST,
+    TOKEN_SERVICE_HTTP_PORT: String(tokenServiceHttpPort),
+    TOKEN_SERVICE_NODE_ENDPOINTS: gatewayEnv.GATEWAY_NODE_ENDPOINTS,
+    TOKEN_SERVICE_BCRYPT_COST: bcryptCost,
+    TOKEN_SERVICE_ROTATION_PERIOD_SECONDS: env.WARD_TOKEN_ROTATION_SECONDS ?? '86400',
+    TOKEN_SERVICE_LOG_LEVEL: logLevel,
+    ...(redisUrl ? { TOKEN_SERVICE_REDIS_URL: redisUrl, TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS: gatewayEnv.GATEWAY_PASSWORD_PAYLOAD_KEYS } : {}),
+  });
+  gatewayEnv.GATEWAY_TOKEN_SERVICE_ENDPOINTS = `${HOST}:${tokenServicePort}`;
+}
 start('etcd-gateway', 'etcd-gateway', gatewayEnv);
 
 /** Ready when the gateway answers a Range through the cluster (any etcd answer, auth on or off). */
@@ -161,7 +186,10 @@ async function waitReady() {
         signal: AbortSignal.timeout(2000),
       });
       const body = await response.json().catch(() => ({}));
-      if (response.ok || (typeof body.code === 'number' && body.code !== 14 && body.code !== 4)) return true;
+      const gatewayUp = response.ok || (typeof body.code === 'number' && body.code !== 14 && body.code !== 4);
+      // With JWTs, the token-service too: its keys are in the cluster's directory.
+      const tokensUp = !jwt || (await fetch(`http://${HOST}:${tokenServiceHttpPort}/readyz`, { signal: AbortSignal.timeout(2000) })).ok;
+      if (gatewayUp && tokensUp) return true;
     } catch {
       // not listening yet
     }
@@ -174,8 +202,9 @@ async function shutdown(exitCode) {
   if (stopping) return;
   stopping = true;
   console.log('ward: stopping');
-  // Gateway first (it drains client calls), then the verifiers and raft-nodes.
-  const ordered = [...children].sort((a, b) => Number(b.name === 'etcd-gateway') - Number(a.name === 'etcd-gateway'));
+  // Gateway first (it drains client calls), then the token-service, the verifiers and raft-nodes.
+  const rank = (entry) => (entry.name === 'etcd-gateway' ? 2 : entry.name === 'token-service' ? 1 : 0);
+  const ordered = [...children].sort((a, b) => rank(b) - rank(a));
   for (const entry of ordered) {
     if (entry.child.exitCode !== null || entry.child.signalCode !== null) continue;
     entry.child.kill('SIGTERM');
@@ -194,6 +223,7 @@ if (await waitReady()) {
   const tier = redisUrl ? `BullMQ on ${new URL(redisUrl).host} (${verifierCount} password-verifier${verifierCount === 1 ? '' : 's'})` : 'bcrypt in the gateway';
   console.log(`ward: ready — etcd v3 API on ${HOST}:${clientPort}, JSON gateway and /metrics on http://${HOST}:${httpPort}`);
   console.log(`ward: data in ${join(dataDir, 'data')}, password tier: ${tier}. Ctrl-C stops everything.`);
+  if (jwt) console.log(`ward: tokens are JWTs from the token-service on ${HOST}:${tokenServicePort}; keys at http://${HOST}:${tokenServiceHttpPort}/.well-known/jwks.json`);
   console.log(`ward: try   ETCDCTL_API=3 etcdctl --endpoints ${HOST}:${clientPort}${tlsFlags} put foo bar`);
   console.log(`ward: with auth enabled (see README):   etcdctl --endpoints ${HOST}:${clientPort}${tlsFlags} --user root:<password> put foo bar`);
 } else if (!stopping) {

@@ -175,6 +175,30 @@ export function checkVerifierScaling(compose: ComposeFile): string[] {
   return problems;
 }
 
+/**
+ * The token-service scales like the verifiers (no fixed name, no host ports), reads the same
+ * members, shares the payload keys, and the gateway's token-service endpoints name it.
+ */
+export function checkTokenServiceWiring(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const gateway = Object.values(compose.services).find((s) => appOf(s) === 'etcd-gateway')?.environment ?? {};
+  const services = Object.entries(compose.services).filter(([, service]) => appOf(service) === 'token-service');
+  if (services.length === 0) problems.push('no token-service');
+  const grpcAddresses = new Set<string>();
+  for (const [name, service] of services) {
+    const env = service.environment ?? {};
+    if (service.container_name !== undefined) problems.push(`${name}: container_name prevents --scale`);
+    if ((service.ports ?? []).some((spec) => hostPort(spec) !== undefined)) problems.push(`${name}: a host port binding prevents --scale`);
+    if (env.TOKEN_SERVICE_NODE_ENDPOINTS !== gateway.GATEWAY_NODE_ENDPOINTS) problems.push(`${name}: TOKEN_SERVICE_NODE_ENDPOINTS differ from the gateway's GATEWAY_NODE_ENDPOINTS`);
+    if (env.TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS !== gateway.GATEWAY_PASSWORD_PAYLOAD_KEYS) problems.push(`${name}: TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS differ from the gateway's`);
+    grpcAddresses.add(`${name}:${env.TOKEN_SERVICE_GRPC_PORT}`);
+  }
+  for (const endpoint of (gateway.GATEWAY_TOKEN_SERVICE_ENDPOINTS ?? '').split(',').filter((item) => item !== '')) {
+    if (!grpcAddresses.has(endpoint)) problems.push(`etcd-gateway: GATEWAY_TOKEN_SERVICE_ENDPOINTS names ${endpoint}, no token-service gRPC port`);
+  }
+  return problems;
+}
+
 /** The Dockerfile is multi-stage, installs production dependencies only at runtime, and builds every app used. */
 export function checkDockerfile(dockerfile: string, apps: readonly string[], workspaceRoot: string): string[] {
   const problems: string[] = [];

@@ -16,6 +16,7 @@ import {
   checkEnvironment,
   checkPorts,
   checkRaftVolumes,
+  checkTokenServiceWiring,
   checkVerifierScaling,
   interpolate,
   loadAppConfigSchema,
@@ -81,7 +82,7 @@ describe('docker-compose.yml', () => {
     expect(() => interpolate(composeText, {})).toThrow(/WARD_PASSWORD_PAYLOAD_KEYS/);
   });
 
-  it('has redis, three raft-nodes, the gateway, the password-verifier and the mesh-compiler', () => {
+  it('has redis, three raft-nodes, the gateway, the password-verifier, the token-service and the mesh-compiler', () => {
     const apps = Object.entries(load().services).map(([name, service]) => `${name}:${appOf(service) ?? service.image}`);
     expect(apps.sort()).toEqual([
       'etcd-gateway:etcd-gateway',
@@ -91,6 +92,7 @@ describe('docker-compose.yml', () => {
       'raft-node-2:raft-node',
       'raft-node-3:raft-node',
       'redis:redis:7-alpine',
+      'token-service:token-service',
     ]);
   });
 
@@ -120,6 +122,8 @@ describe('docker-compose.yml', () => {
     expect(checkRaftVolumes(compose)).toEqual([]);
     expect(checkClusterWiring(compose)).toEqual([]);
     expect(checkVerifierScaling(compose)).toEqual([]);
+    expect(checkTokenServiceWiring(compose)).toEqual([]);
+    expect(checkTokenServiceWiring(load(interpolate(composeText, { ...variables, WARD_TOKEN_SERVICE_ENDPOINTS: 'token-service:2383' })))).toEqual([]);
   });
 
   it('each semantic check fails on a broken copy', () => {
@@ -149,6 +153,12 @@ describe('docker-compose.yml', () => {
     scaling.services['password-verifier']!.container_name = 'verifier';
     scaling.services['password-verifier']!.ports = ['9471:9471'];
     expect(checkVerifierScaling(scaling as ComposeFile)).toHaveLength(2);
+
+    const tokens = copy();
+    tokens.services['token-service']!.ports = ['127.0.0.1:2384:2384'];
+    (tokens.services['token-service']!.environment as Record<string, string>).TOKEN_SERVICE_NODE_ENDPOINTS = 'raft-node-1:23791';
+    (tokens.services['etcd-gateway']!.environment as Record<string, string>).GATEWAY_TOKEN_SERVICE_ENDPOINTS = 'token-service:9999';
+    expect(checkTokenServiceWiring(tokens as ComposeFile)).toHaveLength(3);
   });
 });
 

@@ -53,6 +53,28 @@ export const gatewayConfigSchema = defineConfig({
       maxItems: 15,
       why: 'further public keys (PEM files, same sign method) accepted for verification: key rotation, external issuers',
     }),
+    tokenServiceEndpoints: list({
+      default: [],
+      pattern: HOST_PORT,
+      maxItems: 16,
+      why: 'token-service gRPC addresses (host:port): when set, tokens are the token-service’s JWTs, verified against the cluster’s signing-key directory, and Authenticate asks a token-service to mint them (GATEWAY_AUTH_TOKEN must stay simple)',
+    }),
+    tokenServiceCaFile: string({
+      default: '',
+      maxLengthChars: 4096,
+      why: 'PEM CA bundle: talk to the token-services over TLS, verifying them against it (and present GATEWAY_NODE_TLS_CERT_FILE/KEY_FILE when set); empty: plaintext',
+    }),
+    jwtIssuer: string({ default: 'ward-token-service', maxLengthChars: 256, pattern: /^[\x21-\x7e]{1,256}$/, why: 'iss that token-service JWTs must carry (TOKEN_SERVICE_ISSUER)' }),
+    jwtAudience: string({ default: 'ward', maxLengthChars: 256, pattern: /^[\x21-\x7e]{1,256}$/, why: 'aud that token-service JWTs must carry (TOKEN_SERVICE_AUDIENCE)' }),
+    jwtKeyRefreshMinIntervalMs: int({ default: 1000, min: 10, max: 60_000, why: 'two reads of the signing-key directory are at least this far apart (unknown kids cannot make the gateway hammer the cluster)' }),
+    jwtKeyDirectoryMaxAgeMs: int({ default: 30_000, min: 100, max: 3_600_000, why: 'a cached signing-key directory older than this is read again at the next token' }),
+    jwtExternalIssuersFile: string({
+      default: '',
+      maxLengthChars: 4096,
+      why: 'JSON file of outside JWT issuers trusted for verification only: [{issuer, audience, algorithms, jwksUrl | keyFile, keyId?}] (empty: none)',
+    }),
+    jwtExternalRefreshMinIntervalMs: int({ default: 10_000, min: 100, max: 3_600_000, why: 'two fetches of one outside issuer’s JWKS are at least this far apart' }),
+    jwtExternalMaxAgeMs: int({ default: 300_000, min: 1000, max: 86_400_000, why: 'an outside issuer’s JWKS older than this is fetched again at the next token' }),
     jwtClockToleranceSeconds: int({ default: 30, min: 0, max: 300, why: 'leeway for exp/nbf between the minting host and this one' }),
     jwtMaxLifetimeSeconds: int({ default: 86_400, min: 1, max: 315_360_000, why: 'tokens whose exp lies further ahead are refused' }),
     jwtRequireExpiry: bool({ default: true, why: 'refuse JWTs without exp (etcd accepts them: such a token would never expire)' }),
@@ -161,6 +183,9 @@ export const gatewayConfigSchema = defineConfig({
       if (option.type === 'none') problems.push('GATEWAY_AUTH_TOKEN: the token type must be simple or jwt');
     } catch (error) {
       problems.push(`GATEWAY_AUTH_TOKEN: ${(error as Error).message}`);
+    }
+    if (config.tokenServiceEndpoints.length > 0 && config.authToken !== 'simple') {
+      problems.push('GATEWAY_TOKEN_SERVICE_ENDPOINTS replaces GATEWAY_AUTH_TOKEN: leave it at simple');
     }
     if (config.nodeEndpoints.length === 0) problems.push('GATEWAY_NODE_ENDPOINTS needs at least one raft-node address');
     if (config.retryBaseDelayMs > config.retryMaxDelayMs) problems.push('GATEWAY_RETRY_BASE_DELAY_MS must be ≤ GATEWAY_RETRY_MAX_DELAY_MS');

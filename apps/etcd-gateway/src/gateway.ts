@@ -5,15 +5,21 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import { CredentialChecker } from '@ward/auth/password-hashing';
 import type { PasswordVerifier } from '@ward/auth/password-jobs';
-import { CryptoRng } from '@ward/auth/tokens';
+import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
 import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
-import { Authenticator, type AuthenticateHooks } from './authenticate/authenticator';
+import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
 import { createPasswordTier, type PasswordTier } from './authenticate/password-tier';
 import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authenticate/token-issuer';
+import { TokenServiceClient } from './authenticate/token-service-client';
+import { decodeApplyResponse } from '@ward/etcd/api-mapping';
+import { encodeApplyRequest } from '@ward/etcd/apply';
+import { DirectoryJwtVerifier } from './identity/directory-jwt-verifier';
+import { ExternalJwtVerifier, parseExternalIssuers } from './identity/external-issuers';
+import { readFile } from 'node:fs/promises';
 import { ClusterClient } from './cluster/cluster-client';
 import { grpcMaxReceiveBytes, type GatewayConfig } from './config';
 import { mapGatewayError } from './errors/error-mapping';
@@ -36,7 +42,7 @@ import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { StreamAccounting } from './services/stream-accounting';
 import { WatchRelay } from './services/watch-relay';
-import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './tls/server-tls';
+import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls, tokenServiceChannelCredentials } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
 import { CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS, startClientPort, type ClientPort } from './client-port/client-port';
 
@@ -66,7 +72,7 @@ export interface Gateway {
   readonly httpAddress: string;
   /** The client URL MemberList reports. */
   readonly advertisedClientUrl: string;
-  readonly tokenType: 'simple' | 'jwt';
+  readonly tokenType: 'simple' | 'jwt' | 'token-service';
   readonly passwordTier: PasswordTier['kind'] | 'injected';
   /** Serves one HTTP request in process (fastify's inject), for tests of the JSON gateway. */
   readonly injectHttp: FastifyInstance['inject'];
@@ -113,13 +119,75 @@ interface Wiring {
   readonly metrics: GatewayMetrics;
   /** The client port's certificate, key and CA bundle (null: plaintext). */
   readonly clientTls: TlsMaterial | null;
+  /** TLS towards the token-services (GATEWAY_TOKEN_SERVICE_CA_FILE). */
+  readonly tokenServiceCredentials: ChannelCredentials | undefined;
+}
+
+/**
+ * Tokens of the token-service: verified against the cluster's signing-key directory, minted by a
+ * token-service on Authenticate.
+ */
+function tokenServiceParts(w: Wiring, ids: RequestIds): { verifier: TokenVerifier; authenticator: TokenServiceClient } {
+  const { config, cluster } = w;
+  const readDirectory = async () => {
+    const entry = encodeApplyRequest({ header: { id: ids.next(), username: '', authRevision: 0 }, operation: { type: 'signingKeyList' } });
+    const { response } = decodeApplyResponse('signingKeyList', await cluster.propose(entry));
+    if (response.type !== 'signingKeyList') throw new TypeError('the cluster answered the key directory read with another response');
+    return response.response;
+  };
+  const verifier = new DirectoryJwtVerifier({
+    readDirectory,
+    clock: w.clock,
+    logger: w.logger.child({ component: 'jwt-keys' }),
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
+    clockToleranceSeconds: config.jwtClockToleranceSeconds,
+    maxLifetimeSeconds: config.jwtMaxLifetimeSeconds,
+    minRefreshIntervalMs: config.jwtKeyRefreshMinIntervalMs,
+    maxAgeMs: config.jwtKeyDirectoryMaxAgeMs,
+  });
+  return {
+    verifier,
+    authenticator: new TokenServiceClient({
+      endpoints: config.tokenServiceEndpoints,
+      requestTimeoutMs: config.requestTimeoutMs,
+      ...(w.tokenServiceCredentials === undefined ? {} : { credentials: w.tokenServiceCredentials }),
+    }),
+  };
+}
+
+/** Outside issuers' tokens (GATEWAY_JWT_EXTERNAL_ISSUERS_FILE) go to their keys, the rest to `inner`. */
+async function withExternalIssuers(w: Wiring, inner: TokenVerifier): Promise<TokenVerifier> {
+  const { config } = w;
+  if (config.jwtExternalIssuersFile === '') return inner;
+  const issuers = parseExternalIssuers(await readFile(config.jwtExternalIssuersFile, 'utf8'));
+  return ExternalJwtVerifier.create(inner, issuers, {
+    clock: w.clock,
+    logger: w.logger.child({ component: 'external-issuers' }),
+    minRefreshIntervalMs: config.jwtExternalRefreshMinIntervalMs,
+    maxAgeMs: config.jwtExternalMaxAgeMs,
+    policy: {
+      ttlMs: 1000,
+      clockToleranceSeconds: config.jwtClockToleranceSeconds,
+      maxTokenLengthChars: DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS,
+      requireExpiry: config.jwtRequireExpiry,
+      maxLifetimeSeconds: config.jwtMaxLifetimeSeconds,
+      includeKeyIdHeader: true,
+      clock: w.clock,
+    },
+  });
 }
 
 /** The etcd API: identity resolution, request execution, Authenticate, every service. */
-async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; keepAlive: KeepAliveRelay; maintenance: MaintenanceApi; advertise: { url: string } }> {
+async function wireApis(
+  w: Wiring,
+): Promise<{ table: readonly UnaryRpc[]; watch: WatchRelay; keepAlive: KeepAliveRelay; maintenance: MaintenanceApi; advertise: { url: string }; closeTokenService: () => void }> {
   const { config, cluster } = w;
   const ids = new RequestIds();
-  const { verifier, issuer } = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
+  const service = config.tokenServiceEndpoints.length > 0 ? tokenServiceParts(w, ids) : undefined;
+  const local = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
+  const verifier = await withExternalIssuers(w, service?.verifier ?? local.verifier);
+  const issuer = local.issuer;
   const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
   const identities = new IdentityResolver(
     verifier,
@@ -131,14 +199,16 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
   const maxReadEntryBytes = config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES;
   const inFlight = new InFlightBounds({ perUser: config.maxInFlightPerUserCount, perAddress: config.maxInFlightPerAddressCount });
   const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
-  const authenticator = new Authenticator({
-    authCheck: (name, signal) => cluster.authCheck(name, signal),
-    checker: await CredentialChecker.create(w.passwords),
-    issuer,
-    maxAttemptsCount: config.authenticateMaxAttemptsCount,
-    logger: w.logger.child({ component: 'authenticate' }),
-    hooks: w.deps.authenticateHooks,
-  });
+  const authenticator =
+    service?.authenticator ??
+    new Authenticator({
+      authCheck: (name, signal) => cluster.authCheck(name, signal),
+      checker: await CredentialChecker.create(w.passwords),
+      issuer,
+      maxAttemptsCount: config.authenticateMaxAttemptsCount,
+      logger: w.logger.child({ component: 'authenticate' }),
+      hooks: w.deps.authenticateHooks,
+    });
   const status = (signal?: AbortSignal) => cluster.status(signal);
   const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
   const advertise = { url: config.advertiseClientUrl };
@@ -175,7 +245,7 @@ async function wireApis(w: Wiring): Promise<{ table: readonly UnaryRpc[]; watch:
     onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
   const keepAlive = new KeepAliveRelay({ lease, maxStreamsCount: config.maxKeepAliveStreamsCount, accounting, identities, idleTimeoutMs: config.streamIdleTimeoutMs });
-  return { table, watch, keepAlive, maintenance, advertise };
+  return { table, watch, keepAlive, maintenance, advertise, closeTokenService: () => service?.authenticator.close() };
 }
 
 /** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */
@@ -229,19 +299,22 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   // TLS files are read first: a bad one fails the start before anything connects.
   const nodeCredentials = nodeChannelCredentials(config);
   const clientTls = clientPortTls(config);
+  const tokenServiceCredentials = tokenServiceChannelCredentials(config);
   const tokenSetup = await createTokenSetup(config, clock);
   const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
   const rng = deps.rng ?? new CryptoRng();
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
-  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls };
+  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls, tokenServiceCredentials };
   let servers: Awaited<ReturnType<typeof createServers>> | undefined;
   let clientPort: ClientPort | undefined;
   let grpcPort: number;
   let advertise: { url: string };
+  let closeTokenService = (): void => undefined;
   try {
     const apis = await wireApis(w);
     advertise = apis.advertise;
+    closeTokenService = apis.closeTokenService;
     servers = await createServers(w, apis.table, apis.watch, apis.keepAlive, apis.maintenance);
     clientPort = await startClientPort({
       host: config.grpcHost,
@@ -261,6 +334,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {
     await Promise.allSettled([clientPort?.close(0), servers?.grpc.stop(0), servers?.http.close(), tier?.close()]);
+    closeTokenService();
     cluster.close();
     throw error;
   }
@@ -270,7 +344,8 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const httpPort = typeof address === 'object' && address !== null ? address.port : config.httpPort;
   if (advertise.url === '') advertise.url = `${servesTls(config) ? 'https' : 'http'}://${hostForUrl(config.grpcHost)}:${grpcPort}`;
   const passwordTier = tier?.kind ?? 'injected';
-  logger.info({ grpcPort, httpPort, tls: servesTls(config), clientCertAuth: config.clientCertAuth, tokenType: tokenSetup.type, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
+  const tokenType = config.tokenServiceEndpoints.length > 0 ? 'token-service' : tokenSetup.type;
+  logger.info({ grpcPort, httpPort, tls: servesTls(config), clientCertAuth: config.clientCertAuth, tokenType, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
   let stopping: Promise<void> | undefined;
   return {
     grpcPort,
@@ -280,13 +355,14 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     get advertisedClientUrl() {
       return advertise.url;
     },
-    tokenType: tokenSetup.type,
+    tokenType,
     passwordTier,
     injectHttp: http.inject.bind(http),
     stop() {
       stopping ??= (async () => {
         await Promise.allSettled([port.close(config.shutdownGraceMs), grpc.stop(config.shutdownGraceMs), http.close()]);
         await tier?.close();
+        closeTokenService();
         cluster.close();
         logger.info('etcd gateway stopped');
       })();

@@ -6,8 +6,7 @@ import { BcryptPasswordVerifier, CredentialChecker } from '@ward/auth/password-h
 import { createLogger } from '@ward/platform/logging';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { AuthCheck__Output } from '@ward/etcd/proto';
-import { Authenticator, type AuthenticateHooks } from './authenticator';
-import type { IssuedToken, TokenIssuer } from './token-issuer';
+import { Authenticator, type AuthenticateHooks, type IssuedToken, type TokenIssuer } from '@ward/etcd/authenticate';
 
 const bcrypt = new BcryptPasswordVerifier({ cost: 4 });
 let checker: CredentialChecker;

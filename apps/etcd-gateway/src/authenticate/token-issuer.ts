@@ -6,19 +6,10 @@ import type { Rng } from '@ward/shared/clock';
 import { authenticateOperation, decodeEtcdMessage, encodeEtcdMessage } from '@ward/etcd/api-mapping';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { wireError } from '@ward/etcd/wire-errors';
+import type { IssuedToken, TokenIssuer } from '@ward/etcd/authenticate';
 import type { RequestIds } from '../requests/request-ids';
 
-/** An issued token: the encoded AuthenticateResponse from the cluster, or a JWT to wrap. */
-export type IssuedToken = { readonly kind: 'response'; readonly bytes: Buffer } | { readonly kind: 'token'; readonly token: string };
-
-export interface TokenIssuer {
-  /**
-   * Whether the auth revision must be read again after issuing: a simple token is assigned when
-   * its entry applies, which may be after a password change; a JWT is signed here and now.
-   */
-  readonly recheckAfterIssue: boolean;
-  issue(name: string, authRevision: number, signal?: AbortSignal): Promise<IssuedToken>;
-}
+export type { IssuedToken, TokenIssuer };
 
 const AUTHENTICATE_RESPONSE = 'etcdserverpb.AuthenticateResponse';
 

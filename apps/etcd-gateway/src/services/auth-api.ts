@@ -20,7 +20,7 @@ import type {
   NodeStatusResponse__Output,
 } from '@ward/etcd/proto';
 import { wireError } from '@ward/etcd/wire-errors';
-import type { Authenticator } from '../authenticate/authenticator';
+import type { Authenticator } from '@ward/etcd/authenticate';
 import * as requests from '@ward/etcd/api-mapping';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { nameOrUndefined, nameText, passwordBytes, type WireText, type WithWireText } from './auth-fields';
@@ -28,7 +28,8 @@ import { responseHeaderOf } from './response-header';
 
 export interface AuthApiOptions {
   readonly executor: RequestExecutor;
-  readonly authenticator: Authenticator;
+  /** etcd's rule in the gateway, or a token-service doing it. */
+  readonly authenticator: Pick<Authenticator, 'authenticate'>;
   readonly passwords: PasswordVerifier;
   readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
 }

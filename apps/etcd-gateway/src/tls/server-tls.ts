@@ -2,7 +2,8 @@
 // is what client certificates are verified against, --client-cert-auth requires one. Files are read
 // once at start (@ward/platform/grpc-server's loadTlsMaterial names the option and file of any
 // problem, never the contents).
-import { ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
+import { readFileSync } from 'node:fs';
+import { ServerCredentials, credentials, type ChannelCredentials } from '@grpc/grpc-js';
 import { loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { GatewayConfig } from '../config';
 
@@ -18,6 +19,34 @@ export function nodeChannelCredentials(config: Pick<GatewayConfig, 'nodeTlsCertF
     names: { cert: 'GATEWAY_NODE_TLS_CERT_FILE', key: 'GATEWAY_NODE_TLS_KEY_FILE', ca: 'GATEWAY_NODE_TLS_CA_FILE' },
   });
   return tlsChannelCredentials(material);
+}
+
+/**
+ * TLS towards the token-services: their certificates verified against GATEWAY_TOKEN_SERVICE_CA_FILE;
+ * the gateway presents its node certificate (GATEWAY_NODE_TLS_*) when it has one.
+ */
+export function tokenServiceChannelCredentials(
+  config: Pick<GatewayConfig, 'tokenServiceCaFile' | 'nodeTlsCertFile' | 'nodeTlsKeyFile'>,
+): ChannelCredentials | undefined {
+  if (config.tokenServiceCaFile === '') return undefined;
+  const ca = loadTlsMaterialCaOnly(config.tokenServiceCaFile);
+  if (config.nodeTlsCertFile === '') return credentials.createSsl(ca);
+  const material = loadTlsMaterial({
+    certFile: config.nodeTlsCertFile,
+    keyFile: config.nodeTlsKeyFile,
+    caFile: config.tokenServiceCaFile,
+    names: { cert: 'GATEWAY_NODE_TLS_CERT_FILE', key: 'GATEWAY_NODE_TLS_KEY_FILE', ca: 'GATEWAY_TOKEN_SERVICE_CA_FILE' },
+  });
+  return tlsChannelCredentials(material);
+}
+
+/** A CA bundle file's bytes (bounded, checked to hold a certificate). */
+function loadTlsMaterialCaOnly(path: string): Buffer {
+  const bytes = readFileSync(path);
+  if (bytes.length > 1024 * 1024 || !bytes.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) {
+    throw new TypeError('GATEWAY_TOKEN_SERVICE_CA_FILE: not a PEM CA bundle');
+  }
+  return bytes;
 }
 
 /** Whether the configuration serves TLS on the client port. */

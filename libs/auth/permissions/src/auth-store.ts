@@ -103,6 +103,14 @@ export class AuthStore {
     this.state.enabled = true;
   }
 
+  /**
+   * ward: bumps the revision with no other change, so every token issued before (they carry an
+   * older revision) is refused as stale: what revoking a token-signing key does.
+   */
+  invalidateTokens(): void {
+    this.bump();
+  }
+
   /** Turns auth off and bumps the revision; a no-op (no bump) when already off. */
   authDisable(): void {
     if (!this.state.enabled) return;

@@ -21,13 +21,14 @@ export type TokenErrorCode = (typeof TOKEN_ERROR_CODES)[number];
 export const TOKEN_INVALID_REASONS = [
   'too-long', // longer than maxTokenLengthChars: refused before parsing
   'malformed', // not a compact JWS, undecodable header or payload, unsupported crit
+  'header-not-allowed', // jku, x5u, jwk or x5c in the header: keys are never taken from a token
   'alg-not-allowed', // `alg` is none, or no configured key uses it (pinning; HS/RS confusion)
   'unknown-key', // `kid` names no configured key
   'signature', // no candidate key verifies the signature
   'expired', // `exp` passed (beyond clock tolerance)
-  'not-yet-valid', // `nbf` in the future (beyond clock tolerance)
+  'not-yet-valid', // `nbf` or `iat` in the future (beyond clock tolerance)
   'claim-missing', // `username`, `revision` or (when required) `exp` absent
-  'claim-invalid', // a claim of the wrong type or range
+  'claim-invalid', // a claim of the wrong type or range; `iss` or `aud` not the key's issuer
   'lifetime-too-long', // `exp` further ahead than maxLifetimeSeconds
 ] as const;
 

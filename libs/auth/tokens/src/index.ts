@@ -8,7 +8,10 @@ export {
 } from './errors';
 export { JWT_SIGN_METHODS, MIN_RSA_MODULUS_BITS, isJwtSignMethod, type JwtSignMethod } from './sign-method';
 export { KEY_ID_PATTERN } from './key-id';
-export { MAX_KEY_MATERIAL_BYTES, type JwtKeyConfig } from './key-material';
+export { MAX_KEY_MATERIAL_BYTES, loadJwtKey, loadPublicJwk, type JwtKey, type JwtKeyConfig } from './key-material';
+export { GENERATED_RSA_MODULUS_BITS, generateJwtKeyPem, type GeneratedKeyPem } from './key-generation';
+export { signIssuedToken, type IssuedTokenClaims } from './jwt-issue';
+export { FORBIDDEN_JWT_HEADERS, verifyJwt } from './jwt-verify';
 export {
   DEFAULT_JWT_CLOCK_TOLERANCE_SECONDS,
   DEFAULT_JWT_MAX_LIFETIME_SECONDS,

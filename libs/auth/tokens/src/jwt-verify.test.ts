@@ -225,3 +225,48 @@ describe('key ids', () => {
     expect((await rsProvider.verify(forge({ ...RS256, kid }, claims(), { rsaPem: RSA_PEM }))).keyId).toBe(kid);
   });
 });
+
+describe('headers that would bring their own key are refused, never followed', () => {
+  it.each(['jku', 'x5u', 'jwk', 'x5c'])('rejects a correctly signed token carrying %s', async (name) => {
+    const value = name === 'jwk' ? { kty: 'RSA', n: 'AQAB', e: 'AQAB' } : name === 'x5c' ? ['MIIB'] : 'http://127.0.0.1:1/keys';
+    expect(await reasonOf(rsProvider, forge({ ...RS256, [name]: value }, claims(), { rsaPem: RSA_PEM }))).toBe('header-not-allowed');
+  });
+
+  it.each([
+    ['an oversized kid', 'k'.repeat(65)],
+    ['a path in the kid', '../../etc/passwd'],
+    ['a quote in the kid', "x' OR '1'='1"],
+    ['a NUL in the kid', 'a\u0000b'],
+  ])('rejects %s without looking it up', async (_case, kid) => {
+    expect(await reasonOf(rsProvider, forge({ ...RS256, kid }, claims(), { rsaPem: RSA_PEM }))).toBe('unknown-key');
+  });
+
+  it('rejects an iat in the future beyond the tolerance, accepts one within it', async () => {
+    expect(await reasonOf(rsProvider, forge(RS256, claims({ iat: NOW_S + 60 }), { rsaPem: RSA_PEM }))).toBe('not-yet-valid');
+    expect(await reasonOf(rsProvider, forge(RS256, claims({ iat: NOW_S + 4 }), { rsaPem: RSA_PEM }))).toBeUndefined();
+  });
+});
+
+describe('issuer keys: iss, aud and the algorithm they are bound to', () => {
+  it('a key with an expected issuer and audience refuses tokens for others; EdDSA/ES256 confusion finds no key', async () => {
+    const { loadJwtKey, generateJwtKeyPem, signIssuedToken, verifyJwt } = await import('./index');
+    const key = await loadJwtKey({ signMethod: 'EdDSA', privateKeyPem: generateJwtKeyPem('EdDSA').privateKeyPem, keyId: 'ed', expectedIssuer: 'https://issuer', expectedAudience: 'ward' });
+    const policy = testPolicy(clock, { clockToleranceSeconds: 5, maxLifetimeSeconds: 3600 });
+    const sign = (issuer: string, audience: string) =>
+      signIssuedToken(key, { username: 'alice', revision: 4, issuer, audience, issuedAtSeconds: NOW_S, expiresAtSeconds: NOW_S + 60, jwtId: 'j' });
+    expect(await verifyJwt(await sign('https://issuer', 'ward'), [key], policy)).toMatchObject({ username: 'alice' });
+    for (const token of [await sign('https://elsewhere', 'ward'), await sign('https://issuer', 'other')]) {
+      await expect(verifyJwt(token, [key], policy)).rejects.toMatchObject({ reason: 'claim-invalid' });
+    }
+    const es = generateJwtKeyPem('ES256');
+    const esToken = forgeEs256({ alg: 'ES256', kid: 'ed', typ: 'JWT' }, claims({ iss: 'https://issuer', aud: 'ward' }), es.privateKeyPem);
+    await expect(verifyJwt(esToken, [key], policy)).rejects.toMatchObject({ reason: 'alg-not-allowed' });
+  });
+});
+
+/** An ES256 JWS made with node:crypto (IEEE P1363 signature, as JWS wants). */
+function forgeEs256(header: Record<string, unknown>, payload: unknown, pem: string): string {
+  const input = `${b64json(header)}.${b64json(payload)}`;
+  const signature = nodeSign('sha256', Buffer.from(input), { key: createPrivateKey(pem), dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
+}

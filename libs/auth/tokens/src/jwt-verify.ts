@@ -6,6 +6,10 @@ import { invalidToken, type TokenError, type TokenInvalidReason } from './errors
 import { readEtcdClaims, type JwtIdentity } from './jwt-claims';
 import type { JwtPolicy } from './jwt-options';
 import type { JwtKey } from './key-material';
+import { KEY_ID_PATTERN } from './key-id';
+
+/** Header parameters that would bring their own key or a URL to fetch one: refused, never used. */
+export const FORBIDDEN_JWT_HEADERS = ['jku', 'x5u', 'jwk', 'x5c'] as const;
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -33,10 +37,12 @@ function readHeader(token: string): ProtectedHeaderParameters {
 
 function candidateKeys(header: ProtectedHeaderParameters, keys: readonly JwtKey[]): readonly JwtKey[] {
   if (typeof header.alg !== 'string') throw invalidToken('malformed');
+  for (const name of FORBIDDEN_JWT_HEADERS) if (name in header) throw invalidToken('header-not-allowed');
   const sameAlg = keys.filter((key) => key.alg === header.alg);
   if (sameAlg.length === 0) throw invalidToken('alg-not-allowed');
   if (header.kid === undefined) return sameAlg;
   if (typeof header.kid !== 'string') throw invalidToken('malformed');
+  if (!KEY_ID_PATTERN.test(header.kid)) throw invalidToken('unknown-key');
   const named = sameAlg.filter((key) => key.keyId === header.kid);
   if (named.length === 0) throw invalidToken('unknown-key');
   return named;
@@ -51,12 +57,16 @@ async function verifyWithKey(token: string, key: JwtKey, policy: JwtPolicy): Pro
       currentDate: new Date(policy.clock.nowMs()),
       clockTolerance: policy.clockToleranceSeconds,
       requiredClaims: policy.requireExpiry ? ['exp'] : [],
+      ...(key.expectedIssuer === undefined ? {} : { issuer: key.expectedIssuer }),
+      ...(key.expectedAudience === undefined ? {} : { audience: key.expectedAudience }),
     });
     payload = result.payload;
   } catch (error) {
     if (error instanceof joseErrors.JWSSignatureVerificationFailed) return undefined;
     throw fromJoseError(error);
   }
+  const nowSeconds = policy.clock.nowMs() / 1000;
+  if (typeof payload.iat === 'number' && payload.iat > nowSeconds + policy.clockToleranceSeconds) throw invalidToken('not-yet-valid', { claim: 'iat' });
   const { username, revision } = readEtcdClaims(payload);
   const expiresAtSeconds = typeof payload.exp === 'number' ? payload.exp : undefined;
   const latestExpirySeconds = Math.floor(policy.clock.nowMs() / 1000) + policy.maxLifetimeSeconds + policy.clockToleranceSeconds;

@@ -23,6 +23,10 @@ export interface JwtKeyConfig {
   readonly secret?: Uint8Array;
   /** `kid`; defaults to the RFC 7638 thumbprint of the public key (asymmetric keys only). */
   readonly keyId?: string;
+  /** Tokens this key verifies must carry this `iss` (an external issuer's, or the token-service's). */
+  readonly expectedIssuer?: string;
+  /** … and list this `aud`. */
+  readonly expectedAudience?: string;
 }
 
 /** A usable key: what it may do is fixed here, once. */
@@ -34,6 +38,8 @@ export interface JwtKey {
   readonly verifyingKey: CryptoKey;
   /** The public JWK for JWKS (asymmetric keys only; never secret material). */
   readonly publicJwk: JWK | undefined;
+  readonly expectedIssuer?: string;
+  readonly expectedAudience?: string;
 }
 
 function keyError(code: 'ERR_AUTH_TOKEN_KEY_INVALID' | 'ERR_AUTH_TOKEN_KEY_MISSING' | 'ERR_AUTH_TOKEN_KEY_MISMATCH', detail: string, cause?: unknown): TokenError {
@@ -48,8 +54,12 @@ export async function loadJwtKey(config: JwtKeyConfig): Promise<JwtKey> {
   }
   const alg = config.signMethod;
   const requirement = keyRequirementOf(alg);
-  if (requirement.family === 'hmac') return loadHmacKey(alg, requirement.minSecretBytes, config);
-  return loadAsymmetricKey(alg, requirement, config);
+  const key = requirement.family === 'hmac' ? await loadHmacKey(alg, requirement.minSecretBytes, config) : await loadAsymmetricKey(alg, requirement, config);
+  const expected = {
+    ...(config.expectedIssuer === undefined ? {} : { expectedIssuer: config.expectedIssuer }),
+    ...(config.expectedAudience === undefined ? {} : { expectedAudience: config.expectedAudience }),
+  };
+  return { ...key, ...expected };
 }
 
 async function loadHmacKey(alg: JwtSignMethod, minSecretBytes: number, config: JwtKeyConfig): Promise<JwtKey> {
@@ -121,4 +131,47 @@ function checkKeyFits(publicKey: KeyObject, requirement: KeyRequirement, alg: Jw
     case 'hmac':
       assert(false, 'HMAC keys are loaded by loadHmacKey');
   }
+}
+
+/** Members of a JWK that only a private or secret key has: a published key carrying one is refused. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/**
+ * A verify-only key from a published public JWK (a key directory, an issuer's JWKS). The key is
+ * bound to `alg`, which must be asymmetric and fit the JWK (an RSA JWK cannot verify EdDSA);
+ * its kid is `keyId`.
+ */
+export async function loadPublicJwk(config: {
+  readonly signMethod: string;
+  readonly jwk: unknown;
+  readonly keyId: string;
+  readonly expectedIssuer?: string;
+  readonly expectedAudience?: string;
+}): Promise<JwtKey> {
+  if (!isJwtSignMethod(config.signMethod)) throw new TokenError('ERR_AUTH_TOKEN_METHOD_INVALID', { detail: 'unknown sign method' });
+  if (!KEY_ID_PATTERN.test(config.keyId)) throw new TokenError('ERR_AUTH_TOKEN_OPTIONS_INVALID', { detail: 'keyId must match [A-Za-z0-9._-]{1,64}' });
+  const alg = config.signMethod;
+  const requirement = keyRequirementOf(alg);
+  if (requirement.family === 'hmac') throw keyError('ERR_AUTH_TOKEN_KEY_INVALID', 'a published key is asymmetric');
+  if (typeof config.jwk !== 'object' || config.jwk === null || Array.isArray(config.jwk)) throw keyError('ERR_AUTH_TOKEN_KEY_INVALID', 'JWK is not an object');
+  const given = config.jwk as Record<string, unknown>;
+  for (const name of PRIVATE_JWK_MEMBERS) if (name in given) throw keyError('ERR_AUTH_TOKEN_KEY_INVALID', 'a published JWK carries no private part');
+  let publicKey: KeyObject;
+  try {
+    publicKey = createPublicKey({ key: given as never, format: 'jwk' });
+  } catch (error) {
+    throw keyError('ERR_AUTH_TOKEN_KEY_INVALID', 'JWK is unreadable', error);
+  }
+  checkKeyFits(publicKey, requirement, alg);
+  const verifyingKey = await importSPKI(publicKey.export({ type: 'spki', format: 'pem' }).toString(), alg, { extractable: false });
+  const exported = publicKey.export({ format: 'jwk' }) as JWK;
+  return {
+    alg,
+    keyId: config.keyId,
+    signingKey: undefined,
+    verifyingKey,
+    publicJwk: { ...exported, kid: config.keyId, alg, use: 'sig' },
+    ...(config.expectedIssuer === undefined ? {} : { expectedIssuer: config.expectedIssuer }),
+    ...(config.expectedAudience === undefined ? {} : { expectedAudience: config.expectedAudience }),
+  };
 }

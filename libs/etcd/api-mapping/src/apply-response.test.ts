@@ -18,8 +18,12 @@ import { responseFromBytes, responseViaWire } from './test/wire';
 const context: ResponseContext = { clusterId: 0xcdf818194e3a8c32n, memberId: 0x8e9e05c52164694dn, raftTerm: 7 };
 const u8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
+/** ward's own operations, answered with a wardtoken message (no etcd method). */
+const SIGNING_KEY_OPERATIONS = ['signingKeyPublish', 'signingKeyRevoke', 'signingKeyList'] as const;
+type EtcdOperationType = Exclude<RespondingOperationType, (typeof SIGNING_KEY_OPERATIONS)[number]>;
+
 /** The etcd gRPC method whose response message each operation answers with. */
-const METHOD: Readonly<Record<RespondingOperationType, readonly ['KV' | 'Lease' | 'Auth', string]>> = {
+const METHOD: Readonly<Record<EtcdOperationType, readonly ['KV' | 'Lease' | 'Auth', string]>> = {
   range: ['KV', 'Range'],
   put: ['KV', 'Put'],
   deleteRange: ['KV', 'DeleteRange'],
@@ -48,9 +52,17 @@ const METHOD: Readonly<Record<RespondingOperationType, readonly ['KV' | 'Lease' 
 
 describe('ApplyResult → etcd response messages', () => {
   it('names one etcd message per responding operation, and none for simpleTokenExpire', () => {
-    expect(Object.keys(RESPONSE_MESSAGE_TYPES).sort()).toEqual(Object.keys(METHOD).sort());
+    expect(Object.keys(RESPONSE_MESSAGE_TYPES).sort()).toEqual([...Object.keys(METHOD), ...SIGNING_KEY_OPERATIONS].sort());
     expect(hasEtcdResponse('simpleTokenExpire')).toBe(false);
     expect(() => applyResponseToProto({ type: 'simpleTokenExpire', response: {} }, 1, context)).toThrow(TypeError);
+  });
+
+  it('the signing-key directory round-trips through wardtoken.SigningKeysAnswer', () => {
+    const keys = [{ keyId: 'k1', alg: 'EdDSA', publicJwk: '{"kty":"OKP"}', notBeforeSeconds: 100, retireAfterSeconds: 0 }];
+    const bytes = encodeApplyResponse({ type: 'signingKeyList', response: { keys, authRevision: 9 } }, 3, context);
+    const decoded = decodeApplyResponse('signingKeyList', bytes);
+    expect(decoded.response).toEqual({ type: 'signingKeyList', response: { keys, authRevision: 9 } });
+    expect(decoded.header.revision).toBe(3);
   });
 
   it('fills the header from the member context and the result revision (etcd header.fill)', () => {
@@ -122,7 +134,7 @@ describe('ApplyResult → etcd response messages', () => {
           fc.property(applyResponse(revision), (response) => {
             const ctx = { ...context, raftTerm };
             const { message } = applyResponseToProto(response, revision, ctx);
-            const [service, method] = METHOD[response.type as RespondingOperationType];
+            const [service, method] = METHOD[response.type as EtcdOperationType];
             const back = applyResponseFromProto(response.type, responseViaWire(service, method, message));
             expect(normalize(back.response)).toEqual(normalize(response));
             expect(back.header).toEqual({ ...ctx, revision });

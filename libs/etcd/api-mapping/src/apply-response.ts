@@ -1,7 +1,8 @@
 // ApplyResult → etcd's response message of the operation, header filled in (what a raft-node
 // sends a gateway as NodeResponse.response), and back.
 import type { ApplyResponse } from '@ward/etcd/apply';
-import type { AuthRoleGetResponse__Output, LeaseGrantResponse__Output } from '@ward/etcd/proto';
+import type { AuthRoleGetResponse__Output, LeaseGrantResponse__Output, PublicKey, PublicKey__Output } from '@ward/etcd/proto';
+import type { SigningKeyRecord } from '@ward/etcd/apply';
 import { permissionFromProto, permissionToProto } from './auth-request';
 import { boolFromProto, stringFromProto } from './bytes-field';
 import { responseHeaderFromProto, responseHeaderToProto, type ResponseContext, type ResponseHeaderFields } from './header';
@@ -48,6 +49,10 @@ export const RESPONSE_MESSAGE_TYPES: Readonly<Record<RespondingOperationType, st
   roleList: 'etcdserverpb.AuthRoleListResponse',
   roleGrantPermission: 'etcdserverpb.AuthRoleGrantPermissionResponse',
   roleRevokePermission: 'etcdserverpb.AuthRoleRevokePermissionResponse',
+  // ward's signing-key directory (no etcd counterpart).
+  signingKeyPublish: 'wardtoken.SigningKeysAnswer',
+  signingKeyRevoke: 'wardtoken.SigningKeysAnswer',
+  signingKeyList: 'wardtoken.SigningKeysAnswer',
 });
 
 /** An etcd response message: its full proto name and the object grpc-js would decode it to. */
@@ -98,6 +103,8 @@ export function applyResponseToProto(response: ApplyResponse, revision: number, 
       return { typeName, message: { header, perm: response.response.perm.map(permissionToProto) } satisfies AuthRoleGetResponse__Output };
     case 'roleList':
       return { typeName, message: { header, roles: [...response.response.roles] } };
+    case 'signingKeyList':
+      return { typeName, message: { header, keys: response.response.keys.map(signingKeyToProto), auth_revision: String(response.response.authRevision) } };
     default:
       return { typeName, message: { header } };
   }
@@ -143,6 +150,14 @@ export function applyResponseFromProto(type: ApplyResponse['type'], message: obj
         return { type, response: { perm: ((m.perm as AuthRoleGetResponse__Output['perm'] | undefined) ?? []).map((p, i) => permissionFromProto(p, `AuthRoleGetResponse.perm[${i}]`)) } };
       case 'roleList':
         return { type, response: { roles: strings(m.roles, 'AuthRoleListResponse.roles') } };
+      case 'signingKeyList':
+        return {
+          type,
+          response: {
+            keys: ((m.keys as PublicKey__Output[] | undefined) ?? []).map(signingKeyFromProto),
+            authRevision: uint64ToNumber(m.auth_revision as string, 'SigningKeysAnswer.auth_revision'),
+          },
+        };
       default:
         return { type, response: {} } as ApplyResponse;
     }
@@ -153,4 +168,18 @@ export function applyResponseFromProto(type: ApplyResponse['type'], message: obj
 /** Decodes NodeResponse.response bytes of operation `type`. */
 export function decodeApplyResponse(type: ApplyResponse['type'], bytes: Uint8Array): { response: ApplyResponse; header: ResponseHeaderFields } {
   return applyResponseFromProto(type, decodeEtcdMessage(messageTypeOf(type), bytes));
+}
+
+function signingKeyToProto(key: SigningKeyRecord): PublicKey {
+  return { key_id: key.keyId, alg: key.alg, jwk_json: key.publicJwk, not_before_seconds: String(key.notBeforeSeconds), retire_after_seconds: String(key.retireAfterSeconds) };
+}
+
+function signingKeyFromProto(key: PublicKey__Output): SigningKeyRecord {
+  return {
+    keyId: key.key_id,
+    alg: key.alg,
+    publicJwk: key.jwk_json,
+    notBeforeSeconds: int64ToNumber(key.not_before_seconds, 'PublicKey.not_before_seconds'),
+    retireAfterSeconds: int64ToNumber(key.retire_after_seconds, 'PublicKey.retire_after_seconds'),
+  };
 }

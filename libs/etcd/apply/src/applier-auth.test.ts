@@ -56,6 +56,12 @@ const EVERY_OPERATION: Record<ApplyOperationType, ApplyOperation> = {
   roleList: { type: 'roleList' },
   roleGrantPermission: { type: 'roleGrantPermission', request: { name: 'y', perm: null } },
   roleRevokePermission: { type: 'roleRevokePermission', request: { role: 'y', key: b('k'), rangeEnd: NONE } },
+  signingKeyPublish: {
+    type: 'signingKeyPublish',
+    request: { key: { keyId: 'k1', alg: 'EdDSA', publicJwk: '{"kty":"OKP","crv":"Ed25519","x":"AA"}', notBeforeSeconds: 10, retireAfterSeconds: 20 }, nowSeconds: 10 },
+  },
+  signingKeyRevoke: { type: 'signingKeyRevoke', request: { keyId: 'k1' } },
+  signingKeyList: { type: 'signingKeyList' },
 };
 
 // etcd's needAdminPermission list, plus Compact (admin since 3.7, checked here at apply) and
@@ -63,6 +69,8 @@ const EVERY_OPERATION: Record<ApplyOperationType, ApplyOperation> = {
 const ADMIN_GATED = new Set<ApplyOperationType>([
   'authEnable', 'authDisable', 'userAdd', 'userDelete', 'userChangePassword', 'userGrantRole', 'userRevokeRole',
   'userList', 'roleAdd', 'roleDelete', 'roleGrantPermission', 'roleRevokePermission', 'roleList', 'compact', 'simpleTokenExpire',
+  // ward's signing-key directory: publishing and revoking are admin-only, the list is public.
+  'signingKeyPublish', 'signingKeyRevoke',
 ]);
 
 describe('etcd server/etcdserver/apply/auth_test.go', () => {

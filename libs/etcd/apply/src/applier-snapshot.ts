@@ -7,6 +7,14 @@
 //   kv           bytes: the key space's snapshot (its own canonical format)
 //   leases       count, then per lease in ascending ID order: id zigzag varint, TTL zigzag varint
 //   tokens       count, then per simple token in ascending token order: token string, user string
+//   (version 2 only)
+//   signing keys count, then per key in ascending id order: id, alg, public JWK (strings),
+//                notBefore uvarint, retireAfter uvarint; then count, then each revoked id (string)
+//                oldest first
+//
+// Version 1 is written while the signing-key directory is empty (so a state without signing keys
+// has exactly the bytes, and the hash, it had before the directory existed), version 2 otherwise;
+// both are read.
 //
 // A token's log index is the number after its '.', so it is not stored twice. Decoding accepts only
 // this canonical form (sorted, duplicate-free, tokens only while auth is on and only for existing
@@ -17,11 +25,13 @@ import type { KVStore } from '@ward/etcd/kv-store';
 import { BinaryReader, BinaryWriter } from '@ward/shared/binary';
 import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
+import { MAX_REVOKED_KEY_IDS, MAX_SIGNING_KEYS, MAX_PUBLIC_JWK_CHARS, type SigningKeyDirectory } from './key-directory';
 import type { LeaseTable } from './lease-table';
 import { isSimpleTokenPrefix, type SimpleTokenTable } from './simple-tokens';
 
 const MAGIC = Uint8Array.of(0x57, 0x41, 0x50, 0x4c);
 const FORMAT_VERSION = 1;
+const FORMAT_VERSION_WITH_SIGNING_KEYS = 2;
 const SECTION_MAX_BYTES = 0x7fff_ffff;
 
 export function encodeApplierSnapshot(
@@ -30,17 +40,26 @@ export function encodeApplierSnapshot(
   kv: KVStore,
   leases: LeaseTable,
   tokens: SimpleTokenTable,
+  signingKeys: SigningKeyDirectory,
 ): Uint8Array {
   const authBytes = auth.snapshot();
   const kvBytes = kv.snapshot();
   const writer = new BinaryWriter({ initialCapacityBytes: authBytes.length + kvBytes.length + 1024 });
-  writer.raw(MAGIC).uvarint(FORMAT_VERSION).uvarint(appliedIndex).bytes(authBytes).bytes(kvBytes);
+  writer.raw(MAGIC).uvarint(signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS).uvarint(appliedIndex).bytes(authBytes).bytes(kvBytes);
   const leaseEntries = leases.entries();
   writer.uvarint(leaseEntries.length);
   for (const [id, ttlSeconds] of leaseEntries) writer.svarint64(id).svarint64(BigInt(ttlSeconds));
   const tokenEntries = tokens.entries();
   writer.uvarint(tokenEntries.length);
   for (const [token, owner] of tokenEntries) writer.string(token).string(owner.username);
+  if (!signingKeys.empty) {
+    const keys = signingKeys.list();
+    writer.uvarint(keys.length);
+    for (const key of keys) writer.string(key.keyId).string(key.alg).string(key.publicJwk).uvarint(key.notBeforeSeconds).uvarint(key.retireAfterSeconds);
+    const revoked = signingKeys.revokedIds();
+    writer.uvarint(revoked.length);
+    for (const id of revoked) writer.string(id);
+  }
   return writer.finish();
 }
 
@@ -49,6 +68,7 @@ export interface SnapshotParts {
   readonly kv: KVStore;
   readonly leases: LeaseTable;
   readonly tokens: SimpleTokenTable;
+  readonly signingKeys: SigningKeyDirectory;
   readonly appliedIndex: number;
 }
 
@@ -58,6 +78,7 @@ export interface SnapshotRestorers {
   /** Empty tables to fill (the key space is built around `leases`). */
   readonly leases: LeaseTable;
   readonly tokens: SimpleTokenTable;
+  readonly signingKeys: SigningKeyDirectory;
 }
 
 function invalid(reason: string, cause?: unknown): never {
@@ -79,14 +100,19 @@ export function decodeApplierSnapshot(bytes: Uint8Array, restorers: SnapshotRest
 function readSnapshot(reader: BinaryReader, restorers: SnapshotRestorers): SnapshotParts {
   const magic = reader.raw(MAGIC.length);
   if (!MAGIC.every((byte, i) => magic[i] === byte)) invalid('not a state machine snapshot');
-  if (reader.uvarint() !== FORMAT_VERSION) invalid('unknown snapshot version');
+  const version = reader.uvarint();
+  if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_WITH_SIGNING_KEYS) invalid('unknown snapshot version');
   const appliedIndex = reader.uvarint();
   const auth = restorers.restoreAuth(reader.bytes(SECTION_MAX_BYTES));
   const kv = restorers.restoreKv(reader.bytes(SECTION_MAX_BYTES));
   readLeases(reader, restorers.leases);
   readTokens(reader, restorers.tokens, auth, appliedIndex);
+  if (version === FORMAT_VERSION_WITH_SIGNING_KEYS) {
+    readSigningKeys(reader, restorers.signingKeys);
+    if (restorers.signingKeys.empty) invalid('an empty signing-key section is written as version 1');
+  }
   reader.expectEnd();
-  return { auth, kv, leases: restorers.leases, tokens: restorers.tokens, appliedIndex };
+  return { auth, kv, leases: restorers.leases, tokens: restorers.tokens, signingKeys: restorers.signingKeys, appliedIndex };
 }
 
 function readLeases(reader: BinaryReader, leases: LeaseTable): void {
@@ -118,4 +144,19 @@ function readTokens(reader: BinaryReader, tokens: SimpleTokenTable, auth: AuthSt
     if (!auth.hasUser(username)) invalid('simple token of a missing user');
     tokens.restore(token, { username, index });
   }
+}
+
+function readSigningKeys(reader: BinaryReader, directory: SigningKeyDirectory): void {
+  const count = reader.count(MAX_SIGNING_KEYS);
+  let previous: string | undefined;
+  for (let i = 0; i < count; i++) {
+    const keyId = reader.string(64);
+    if (previous !== undefined && !(previous < keyId)) invalid('signing keys must ascend');
+    previous = keyId;
+    const alg = reader.string(16);
+    const publicJwk = reader.string(MAX_PUBLIC_JWK_CHARS * 4);
+    directory.restoreKey({ keyId, alg, publicJwk, notBeforeSeconds: reader.uvarint(), retireAfterSeconds: reader.uvarint() });
+  }
+  const revoked = reader.count(MAX_REVOKED_KEY_IDS);
+  for (let i = 0; i < revoked; i++) directory.restoreRevoked(reader.string(64));
 }

@@ -17,6 +17,7 @@ import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
 import { decodeApplierSnapshot, encodeApplierSnapshot } from './applier-snapshot';
 import { ApplyError } from './errors';
+import { SigningKeyDirectory } from './key-directory';
 import { LeaseTable } from './lease-table';
 import {
   checkAuthenticated,
@@ -74,6 +75,7 @@ interface ApplierParts {
   readonly kv: KVStore;
   readonly leases: LeaseTable;
   readonly tokens: SimpleTokenTable;
+  readonly signingKeys: SigningKeyDirectory;
   readonly appliedIndex: number;
 }
 
@@ -98,6 +100,7 @@ export class Applier {
   private readonly kv: KVStore;
   private readonly leases: LeaseTable;
   private readonly tokens: SimpleTokenTable;
+  private readonly signingKeys: SigningKeyDirectory;
   private appliedIndexValue: number;
 
   private constructor(parts: ApplierParts) {
@@ -105,6 +108,7 @@ export class Applier {
     this.kv = parts.kv;
     this.leases = parts.leases;
     this.tokens = parts.tokens;
+    this.signingKeys = parts.signingKeys;
     this.appliedIndexValue = parts.appliedIndex;
   }
 
@@ -116,6 +120,7 @@ export class Applier {
       kv: KVStore.create(kvOptions(options, leases)),
       leases,
       tokens: simpleTokenTable(options),
+      signingKeys: new SigningKeyDirectory(),
       appliedIndex: 0,
     });
   }
@@ -129,6 +134,7 @@ export class Applier {
       restoreKv: (bytes) => KVStore.restore(bytes, kvOptions(options, leases)),
       leases,
       tokens,
+      signingKeys: new SigningKeyDirectory(),
     });
     return new Applier(parts);
   }
@@ -215,7 +221,7 @@ export class Applier {
 
   /** Canonical bytes of the whole state (see applier-snapshot.ts). */
   snapshot(): Uint8Array {
-    return encodeApplierSnapshot(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens);
+    return encodeApplierSnapshot(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys);
   }
 
   /** SHA-256 of the snapshot, in hex: equal on replicas that applied the same entries. */
@@ -327,6 +333,16 @@ export class Applier {
       case 'simpleTokenExpire':
         this.tokens.expire(operation.request.tokens);
         return { type: operation.type, response: NO_CHANGE };
+      case 'signingKeyPublish':
+        this.signingKeys.publish(operation.request.key, operation.request.nowSeconds);
+        return { type: operation.type, response: NO_CHANGE };
+      case 'signingKeyRevoke':
+        this.signingKeys.revoke(operation.request.keyId);
+        // Every token issued so far carries an older revision: refused as stale from here on.
+        auth.invalidateTokens();
+        return { type: operation.type, response: NO_CHANGE };
+      case 'signingKeyList':
+        return { type: 'signingKeyList', response: { keys: this.signingKeys.list(), authRevision: auth.revision } };
       default:
         return this.dispatchUsers(context, operation);
     }

@@ -10,6 +10,11 @@ export const APPLY_ERROR_CODES = [
   'ERR_APPLY_ENTRY_INVALID', // ward: log entry bytes that are not a valid request
   'ERR_APPLY_ENTRY_TOO_LARGE', // ward: a request above the entry size limit
   'ERR_APPLY_SNAPSHOT_INVALID', // ward: snapshot bytes that do not decode
+  'ERR_APPLY_SIGNING_KEY_INVALID', // ward: a malformed token signing key record
+  'ERR_APPLY_SIGNING_KEY_CONFLICT', // ward: a key id published with another key
+  'ERR_APPLY_SIGNING_KEY_REVOKED', // ward: publishing a revoked key id
+  'ERR_APPLY_SIGNING_KEY_NOT_FOUND', // ward: revoking an unknown key id
+  'ERR_APPLY_SIGNING_KEY_LIMIT', // ward: the key directory is full
 ] as const;
 
 export type ApplyErrorCode = (typeof APPLY_ERROR_CODES)[number];

@@ -9,6 +9,7 @@ export {
 } from './codec/entry-codec';
 export { APPLY_ERROR_CODES, ApplyError, type ApplyErrorCode } from './errors';
 export { MAX_LEASE_TTL_SECONDS } from './lease-table';
+export { MAX_PUBLIC_JWK_CHARS, MAX_REVOKED_KEY_IDS, MAX_SIGNING_KEYS, checkSigningKeyRecord, type SigningKeyRecord } from './key-directory';
 export { BCRYPT_HASH_BYTES, isBcryptHash, toPasswordHash, type PasswordHash } from './password-hash';
 export {
   ADMIN_OPERATIONS,
@@ -22,6 +23,7 @@ export {
   type RequestHeader,
   type RoleGrantPermissionRequest,
   type RoleRevokePermissionRequest,
+  type SigningKeyPublishRequest,
   type SimpleTokenExpireRequest,
   type UserAddRequest,
   type UserChangePasswordRequest,

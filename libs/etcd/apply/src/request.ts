@@ -5,6 +5,7 @@
 
 import type { Permission } from '@ward/auth/permissions';
 import type { DeleteRangeRequest, LeaseId, PutRequest, RangeRequest, TxnRequest } from '@ward/etcd/kv-store';
+import type { SigningKeyRecord } from './key-directory';
 import type { PasswordHash } from './password-hash';
 
 /** etcd's RequestHeader: request ID, the token's user and the auth revision the token carried. */
@@ -72,6 +73,12 @@ export interface RoleRevokePermissionRequest {
   readonly rangeEnd: Uint8Array;
 }
 
+/** Publish a token-signing public key (admin-only); `nowSeconds` is the proposer's clock. */
+export interface SigningKeyPublishRequest {
+  readonly key: SigningKeyRecord;
+  readonly nowSeconds: number;
+}
+
 /** Exactly one operation, tagged by `type`. */
 export type ApplyOperation =
   | { readonly type: 'range'; readonly request: RangeRequest }
@@ -98,7 +105,10 @@ export type ApplyOperation =
   | { readonly type: 'roleGet'; readonly request: { readonly role: string } }
   | { readonly type: 'roleList' }
   | { readonly type: 'roleGrantPermission'; readonly request: RoleGrantPermissionRequest }
-  | { readonly type: 'roleRevokePermission'; readonly request: RoleRevokePermissionRequest };
+  | { readonly type: 'roleRevokePermission'; readonly request: RoleRevokePermissionRequest }
+  | { readonly type: 'signingKeyPublish'; readonly request: SigningKeyPublishRequest }
+  | { readonly type: 'signingKeyRevoke'; readonly request: { readonly keyId: string } }
+  | { readonly type: 'signingKeyList' };
 
 export type ApplyOperationType = ApplyOperation['type'];
 
@@ -124,4 +134,6 @@ export const ADMIN_OPERATIONS: ReadonlySet<ApplyOperationType> = new Set<ApplyOp
   'roleRevokePermission',
   'roleList',
   'simpleTokenExpire',
+  'signingKeyPublish',
+  'signingKeyRevoke',
 ]);

@@ -8,6 +8,7 @@ import type {
   TxnResponse,
 } from '@ward/etcd/kv-store';
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
+import type { SigningKeyRecord } from './key-directory';
 
 /**
  * What every successful answer carries: the key space's revision after the operation (etcd's
@@ -31,6 +32,8 @@ export type ApplyResponse =
   | { readonly type: 'userList'; readonly response: { readonly users: string[] } }
   | { readonly type: 'roleGet'; readonly response: { readonly perm: Permission[] } }
   | { readonly type: 'roleList'; readonly response: { readonly roles: string[] } }
+  /** The directory and the auth revision it was read at (a verifier refreshes when tokens are newer). */
+  | { readonly type: 'signingKeyList'; readonly response: { readonly keys: SigningKeyRecord[]; readonly authRevision: number } }
   | {
       readonly type:
         | 'leaseRevoke'
@@ -45,7 +48,9 @@ export type ApplyResponse =
         | 'roleAdd'
         | 'roleDelete'
         | 'roleGrantPermission'
-        | 'roleRevokePermission';
+        | 'roleRevokePermission'
+        | 'signingKeyPublish'
+        | 'signingKeyRevoke';
       readonly response: Record<string, never>;
     };
 

@@ -48,6 +48,11 @@ const APPLY_WIRE: Readonly<Record<ApplyErrorCode, WireErrorName>> = {
   ERR_APPLY_ENTRY_INVALID: 'Corrupt',
   ERR_APPLY_ENTRY_TOO_LARGE: 'RequestTooLarge',
   ERR_APPLY_SNAPSHOT_INVALID: 'Corrupt',
+  ERR_APPLY_SIGNING_KEY_INVALID: 'SigningKeyInvalid',
+  ERR_APPLY_SIGNING_KEY_CONFLICT: 'SigningKeyConflict',
+  ERR_APPLY_SIGNING_KEY_REVOKED: 'SigningKeyRevoked',
+  ERR_APPLY_SIGNING_KEY_NOT_FOUND: 'SigningKeyNotFound',
+  ERR_APPLY_SIGNING_KEY_LIMIT: 'NoSpace',
 };
 
 /** The wire error for an auth store code (the apply layer's checks return codes, not errors). */

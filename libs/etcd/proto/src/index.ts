@@ -10,6 +10,8 @@ export {
   RAW_STRING_REQUEST_PATTERN,
   wardNodeGrpc,
   wardNodeServiceDefinition,
+  wardTokenGrpc,
+  wardTokenServiceDefinition,
   type EtcdServiceName,
 } from './load';
 // Message, enum and service types generated from etcd's protos (one named export each).

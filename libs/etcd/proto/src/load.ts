@@ -7,6 +7,7 @@ import protobuf, { type Root, type Type } from 'protobufjs';
 import { etcdDescriptor } from './generated/descriptor';
 import type { ProtoGrpcType } from './generated/types/rpc';
 import type { ProtoGrpcType as WardNodeProtoGrpcType } from './generated/types/node';
+import type { ProtoGrpcType as WardTokenProtoGrpcType } from './generated/types/token';
 
 /**
  * How messages map to JavaScript. The generated types (tools/gen-proto.mjs) assume exactly these:
@@ -107,6 +108,15 @@ export function wardNodeGrpc(): WardNodeProtoGrpcType['wardnode'] {
 
 export function wardNodeServiceDefinition(): ServiceDefinition {
   return etcdPackageDefinition()['wardnode.Node'] as ServiceDefinition;
+}
+
+/** ward's token-service API (`wardtoken.Token`): client constructor and definition. */
+export function wardTokenGrpc(): WardTokenProtoGrpcType['wardtoken'] {
+  return (etcdGrpc() as unknown as WardTokenProtoGrpcType).wardtoken;
+}
+
+export function wardTokenServiceDefinition(): ServiceDefinition {
+  return etcdPackageDefinition()['wardtoken.Token'] as ServiceDefinition;
 }
 
 /** The protobufjs reflection root, for encoding single messages (e.g. inside log entries). */

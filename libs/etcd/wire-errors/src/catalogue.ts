@@ -87,6 +87,11 @@ export const WIRE_ERRORS = {
   RoleNameNotUtf8: { code: S.INVALID_ARGUMENT, message: 'etcdserver: role name is not valid UTF-8' },
   UserNameTooLong: { code: S.INVALID_ARGUMENT, message: 'etcdserver: user name is too long' },
   RoleNameTooLong: { code: S.INVALID_ARGUMENT, message: 'etcdserver: role name is too long' },
+  // ward's directory of token-signing public keys (no etcd counterpart: etcd's keys are files).
+  SigningKeyInvalid: { code: S.INVALID_ARGUMENT, message: 'ward: invalid token signing key' },
+  SigningKeyConflict: { code: S.FAILED_PRECONDITION, message: 'ward: token signing key id already in use' },
+  SigningKeyRevoked: { code: S.FAILED_PRECONDITION, message: 'ward: token signing key was revoked' },
+  SigningKeyNotFound: { code: S.NOT_FOUND, message: 'ward: token signing key not found' },
 
   // Leadership, availability and timeouts.
   NoLeader: { code: S.UNAVAILABLE, message: 'etcdserver: no leader' },

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { findFreePorts } from './free-ports';
 import { EtcdGrpcClient } from './grpc-client';
 import { ManagedProcess } from './managed-process';
@@ -30,6 +30,13 @@ export interface WardClusterOptions {
   readonly cpuProfileDir?: string;
   /** Build the app bundles first (default true; esbuild takes about a second per app). */
   readonly build?: boolean;
+  /**
+   * Run a token-service process too (extra TOKEN_SERVICE_* variables): the gateway then hands
+   * Authenticate to it and verifies its JWTs against the cluster's signing-key directory.
+   */
+  readonly tokenServiceEnv?: Readonly<Record<string, string>>;
+  /** Run password-verifier processes (the BullMQ tier) with these VERIFIER_* variables. */
+  readonly verifierEnv?: Readonly<Record<string, string>>;
 }
 
 /** ward as processes: raft-nodes behind one etcd-gateway, all on 127.0.0.1, data in a temp dir. */
@@ -37,6 +44,14 @@ export interface WardCluster extends Target {
   readonly kind: 'ward';
   readonly nodes: readonly ManagedProcess[];
   readonly gateway: ManagedProcess;
+  /** The token-service process, when one was asked for. */
+  readonly tokenService: ManagedProcess | undefined;
+  /** Its HTTP address (JWKS, health, metrics). */
+  readonly tokenServiceUrl: string | undefined;
+  /** Its gRPC address (host:port). */
+  readonly tokenServiceEndpoint: string | undefined;
+  /** The password-verifier process, when one was asked for. */
+  readonly verifier: ManagedProcess | undefined;
   /** host:port of every raft-node's internal API. */
   readonly nodeApiEndpoints: readonly string[];
   readonly dataDir: string;
@@ -49,7 +64,8 @@ export function buildWardBundles(): { raftNode: string; gateway: string } {
   const raftNode = join(WORKSPACE_ROOT, 'dist', 'apps', 'raft-node', 'main.js');
   const gateway = join(WORKSPACE_ROOT, 'dist', 'apps', 'etcd-gateway', 'main.js');
   if (!bundlesBuilt) {
-    for (const app of ['apps/raft-node', 'apps/etcd-gateway']) {
+    // All four apps: token-service and password-verifier processes are optional per cluster.
+    for (const app of ['apps/raft-node', 'apps/etcd-gateway', 'apps/token-service', 'apps/password-verifier']) {
       execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'tools', 'build-app.mjs'), app], { cwd: WORKSPACE_ROOT, stdio: 'pipe' });
     }
     bundlesBuilt = true;
@@ -66,7 +82,7 @@ function profileArgs(options: WardClusterOptions): string[] {
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('RAFT_NODE_') && !name.startsWith('GATEWAY_')) env[name] = value;
+    if (!/^(RAFT_NODE|GATEWAY|TOKEN_SERVICE|VERIFIER)_/.test(name)) env[name] = value;
   }
   return { ...env, ...extra };
 }
@@ -82,7 +98,7 @@ export async function startWardCluster(options: WardClusterOptions = {}): Promis
       await waitReady(launched);
       return handle(launched, dataDir);
     } catch (error) {
-      const all = [...launched.nodes, launched.gateway];
+      const all = allOf(launched);
       const output = all.map((p) => `--- ${p.name}\n${p.output().slice(-2000)}`).join('\n');
       await Promise.all(all.map((p) => p.stop('SIGKILL')));
       await rm(dataDir, { recursive: true, force: true });
@@ -99,6 +115,10 @@ function buildWardBundlesPaths(): { raftNode: string; gateway: string } {
 interface Launched {
   readonly nodes: ManagedProcess[];
   readonly gateway: ManagedProcess;
+  readonly tokenService: ManagedProcess | undefined;
+  readonly tokenServiceUrl: string | undefined;
+  readonly tokenServiceEndpoint: string | undefined;
+  readonly verifier: ManagedProcess | undefined;
   readonly nodeHttpPorts: number[];
   readonly nodeApiEndpoints: string[];
   readonly grpcEndpoint: string;
@@ -107,7 +127,8 @@ interface Launched {
 
 async function launch(options: WardClusterOptions, bundles: { raftNode: string; gateway: string }, dataDir: string): Promise<Launched> {
   const count = options.nodes ?? 3;
-  const ports = await findFreePorts(count * 3 + 2);
+  const ports = await findFreePorts(count * 3 + 4);
+  const [tokenGrpcPort, tokenHttpPort] = ports.slice(count * 3 + 2) as [number, number];
   const apiPorts = ports.slice(0, count);
   const peerPorts = ports.slice(count, 2 * count);
   const nodeHttpPorts = ports.slice(2 * count, 3 * count);
@@ -130,6 +151,32 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
         }),
       }),
   );
+  const bundle = (app: string): string => join(dirname(bundles.gateway), '..', app, 'main.js');
+  const verifier =
+    options.verifierEnv === undefined
+      ? undefined
+      : new ManagedProcess({
+          name: 'password-verifier',
+          command: process.execPath,
+          args: [...profileArgs(options), bundle('password-verifier')],
+          env: childEnv({ VERIFIER_HTTP_PORT: '0', VERIFIER_BCRYPT_COST: String(options.bcryptCost ?? 10), VERIFIER_LOG_LEVEL: 'warn', ...options.verifierEnv }),
+        });
+  const tokenService =
+    options.tokenServiceEnv === undefined
+      ? undefined
+      : new ManagedProcess({
+          name: 'token-service',
+          command: process.execPath,
+          args: [...profileArgs(options), bundle('token-service')],
+          env: childEnv({
+            TOKEN_SERVICE_GRPC_PORT: String(tokenGrpcPort),
+            TOKEN_SERVICE_HTTP_PORT: String(tokenHttpPort),
+            TOKEN_SERVICE_NODE_ENDPOINTS: nodeApiEndpoints.join(','),
+            TOKEN_SERVICE_BCRYPT_COST: String(options.bcryptCost ?? 10),
+            TOKEN_SERVICE_LOG_LEVEL: 'warn',
+            ...options.tokenServiceEnv,
+          }),
+        });
   const gateway = new ManagedProcess({
     name: 'etcd-gateway',
     command: process.execPath,
@@ -141,14 +188,21 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
       GATEWAY_BCRYPT_COST: String(options.bcryptCost ?? 10),
       GATEWAY_AUTH_TOKEN: options.authToken ?? 'simple',
       GATEWAY_LOG_LEVEL: 'warn',
+      ...(tokenService === undefined ? {} : { GATEWAY_TOKEN_SERVICE_ENDPOINTS: `127.0.0.1:${tokenGrpcPort}` }),
       ...options.gatewayEnv,
     }),
   });
-  return { nodes, gateway, nodeHttpPorts, nodeApiEndpoints, grpcEndpoint: `127.0.0.1:${grpcPort}`, httpUrl: `http://127.0.0.1:${httpPort}` };
+  const tokenServiceUrl = tokenService === undefined ? undefined : `http://127.0.0.1:${tokenHttpPort}`;
+  const tokenServiceEndpoint = tokenService === undefined ? undefined : `127.0.0.1:${tokenGrpcPort}`;
+  return { nodes, gateway, tokenService, tokenServiceUrl, tokenServiceEndpoint, verifier, nodeHttpPorts, nodeApiEndpoints, grpcEndpoint: `127.0.0.1:${grpcPort}`, httpUrl: `http://127.0.0.1:${httpPort}` };
+}
+
+function allOf(launched: Launched): ManagedProcess[] {
+  return [...launched.nodes, launched.gateway, ...(launched.tokenService === undefined ? [] : [launched.tokenService]), ...(launched.verifier === undefined ? [] : [launched.verifier])];
 }
 
 async function waitReady(launched: Launched): Promise<void> {
-  const all = [...launched.nodes, launched.gateway];
+  const all = allOf(launched);
   const client = new EtcdGrpcClient(launched.grpcEndpoint);
   try {
     await waitUntil(
@@ -160,7 +214,9 @@ async function waitReady(launched: Launched): Promise<void> {
         if (!nodesUp.every(Boolean)) return false;
         const range = await client.call('KV', 'Range', { key: Buffer.from('ward-ready') }, { deadlineMs: 2000 });
         // Any etcd answer proves the path gateway -> leader works (auth may already be on after a restart).
-        return range.ok || (range.code !== 14 && range.code !== 4 && range.code !== 2);
+        const gatewayUp = range.ok || (range.code !== 14 && range.code !== 4 && range.code !== 2);
+        // A token-service is ready once its keys are in the cluster's directory.
+        return gatewayUp && (launched.tokenServiceUrl === undefined || (await httpOk(`${launched.tokenServiceUrl}/readyz`).catch(() => false)));
       },
       WARD_READY_TIMEOUT_MS,
       200,
@@ -171,12 +227,16 @@ async function waitReady(launched: Launched): Promise<void> {
 }
 
 function handle(launched: Launched, dataDir: string): WardCluster {
-  const all = [...launched.nodes, launched.gateway];
+  const all = allOf(launched);
   let stopping: Promise<void> | undefined;
   return {
     kind: 'ward',
     nodes: launched.nodes,
     gateway: launched.gateway,
+    tokenService: launched.tokenService,
+    tokenServiceUrl: launched.tokenServiceUrl,
+    tokenServiceEndpoint: launched.tokenServiceEndpoint,
+    verifier: launched.verifier,
     nodeApiEndpoints: launched.nodeApiEndpoints,
     dataDir,
     serverProcesses: () => all.flatMap((p) => (p.pid === undefined ? [] : [{ name: p.name, pid: p.pid }])),
@@ -187,6 +247,7 @@ function handle(launched: Launched, dataDir: string): WardCluster {
     stop: () => {
       stopping ??= (async () => {
         await launched.gateway.stop();
+        await Promise.all([launched.tokenService?.stop(), launched.verifier?.stop()]);
         await Promise.all(launched.nodes.map((p) => p.stop()));
         await rm(dataDir, { recursive: true, force: true });
       })();

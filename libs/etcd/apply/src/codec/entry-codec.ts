@@ -14,6 +14,7 @@
 
 import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter } from '@ward/shared/binary';
 import { ApplyError } from '../errors';
+import { MAX_PUBLIC_JWK_CHARS } from '../key-directory';
 import type { ApplyOperation, ApplyOperationType, ApplyRequest } from '../request';
 import {
   readName,
@@ -73,7 +74,14 @@ export const OPERATION_TAGS: Readonly<Record<ApplyOperationType, number>> = {
   roleList: 51,
   roleGrantPermission: 52,
   roleRevokePermission: 53,
+  signingKeyPublish: 64,
+  signingKeyRevoke: 65,
+  signingKeyList: 66,
 };
+
+/** Bounds of the signing-key fields (the directory checks their content at apply). */
+const SIGNING_KEY_ID_MAX_BYTES = 64;
+const SIGNING_KEY_ALG_MAX_BYTES = 16;
 
 const TYPE_BY_TAG: ReadonlyMap<number, ApplyOperationType> = new Map(
   Object.entries(OPERATION_TAGS).map(([type, tag]) => [tag, type as ApplyOperationType]),
@@ -166,6 +174,15 @@ function writeOperation(writer: BinaryWriter, operation: ApplyOperation): void {
     case 'authStatus':
     case 'userList':
     case 'roleList':
+    case 'signingKeyList':
+      return;
+    case 'signingKeyPublish': {
+      const { key, nowSeconds } = operation.request;
+      writer.string(key.keyId).string(key.alg).string(key.publicJwk).uvarint(key.notBeforeSeconds).uvarint(key.retireAfterSeconds).uvarint(nowSeconds);
+      return;
+    }
+    case 'signingKeyRevoke':
+      writer.string(operation.request.keyId);
       return;
     default:
       return writeAuthOperation(writer, operation);
@@ -232,7 +249,18 @@ function readOperation(reader: BinaryReader, type: ApplyOperationType): ApplyOpe
     case 'authStatus':
     case 'userList':
     case 'roleList':
+    case 'signingKeyList':
       return { type };
+    case 'signingKeyPublish': {
+      const keyId = reader.string(SIGNING_KEY_ID_MAX_BYTES);
+      const alg = reader.string(SIGNING_KEY_ALG_MAX_BYTES);
+      const publicJwk = reader.string(MAX_PUBLIC_JWK_CHARS * 4);
+      const notBeforeSeconds = reader.uvarint();
+      const retireAfterSeconds = reader.uvarint();
+      return { type, request: { key: { keyId, alg, publicJwk, notBeforeSeconds, retireAfterSeconds }, nowSeconds: reader.uvarint() } };
+    }
+    case 'signingKeyRevoke':
+      return { type, request: { keyId: reader.string(SIGNING_KEY_ID_MAX_BYTES) } };
     default:
       return readAuthOperation(reader, type);
   }

@@ -68,6 +68,8 @@ const hash = fc.oneof(fc.constant(null), fc.nat(1000).map((seed) => fakeHash(see
 const prefix = fc.stringMatching(/^[A-Za-z]{16}$/);
 const perm = fc.record({ permType: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), key: bytes, rangeEnd: bytes });
 
+const keyId = fc.stringMatching(/^[A-Za-z0-9._-]{1,64}$/);
+
 export const applyOperation: fc.Arbitrary<ApplyOperation> = fc.oneof(
   fc.record({ type: fc.constant('range' as const), request: rangeRequest }),
   fc.record({ type: fc.constant('put' as const), request: putRequest }),
@@ -82,7 +84,16 @@ export const applyOperation: fc.Arbitrary<ApplyOperation> = fc.oneof(
     { type: 'authStatus' as const },
     { type: 'userList' as const },
     { type: 'roleList' as const },
+    { type: 'signingKeyList' as const },
   ),
+  fc.record({
+    type: fc.constant('signingKeyPublish' as const),
+    request: fc.record({
+      key: fc.record({ keyId, alg: fc.constantFrom('EdDSA', 'ES256', 'RS256'), publicJwk: fc.string({ maxLength: 100 }), notBeforeSeconds: fc.nat(), retireAfterSeconds: fc.nat() }),
+      nowSeconds: fc.nat(),
+    }),
+  }),
+  fc.record({ type: fc.constant('signingKeyRevoke' as const), request: fc.record({ keyId }) }),
   fc.record({ type: fc.constant('authenticate' as const), request: fc.record({ name, simpleTokenPrefix: prefix }) }),
   fc.record({ type: fc.constant('simpleTokenExpire' as const), request: fc.record({ tokens: fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 }) }) }),
   fc.record({ type: fc.constant('userAdd' as const), request: fc.record({ name, passwordHash: hash, noPassword: fc.boolean() }) }),

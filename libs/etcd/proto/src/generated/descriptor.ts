@@ -2688,6 +2688,134 @@ export const etcdDescriptor = {
           }
         }
       }
+    },
+    "wardtoken": {
+      "nested": {
+        "Token": {
+          "methods": {
+            "Issue": {
+              "requestType": "IssueRequest",
+              "responseType": "IssueResponse"
+            },
+            "Keys": {
+              "requestType": "KeysRequest",
+              "responseType": "KeysResponse"
+            },
+            "Revoke": {
+              "requestType": "RevokeRequest",
+              "responseType": "RevokeResponse"
+            }
+          }
+        },
+        "IssueRequest": {
+          "fields": {
+            "name": {
+              "type": "bytes",
+              "id": 1
+            },
+            "password": {
+              "type": "bytes",
+              "id": 2
+            }
+          }
+        },
+        "IssueResponse": {
+          "fields": {
+            "token": {
+              "type": "string",
+              "id": 1
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 2
+            },
+            "expires_at_seconds": {
+              "type": "int64",
+              "id": 3
+            },
+            "key_id": {
+              "type": "string",
+              "id": 4
+            }
+          }
+        },
+        "KeysRequest": {
+          "fields": {}
+        },
+        "RevokeRequest": {
+          "fields": {
+            "name": {
+              "type": "bytes",
+              "id": 1
+            },
+            "password": {
+              "type": "bytes",
+              "id": 2
+            },
+            "key_id": {
+              "type": "string",
+              "id": 3
+            }
+          }
+        },
+        "RevokeResponse": {
+          "fields": {}
+        },
+        "PublicKey": {
+          "fields": {
+            "key_id": {
+              "type": "string",
+              "id": 1
+            },
+            "alg": {
+              "type": "string",
+              "id": 2
+            },
+            "jwk_json": {
+              "type": "string",
+              "id": 3
+            },
+            "not_before_seconds": {
+              "type": "int64",
+              "id": 4
+            },
+            "retire_after_seconds": {
+              "type": "int64",
+              "id": 5
+            }
+          }
+        },
+        "KeysResponse": {
+          "fields": {
+            "keys": {
+              "rule": "repeated",
+              "type": "PublicKey",
+              "id": 1
+            },
+            "max_age_seconds": {
+              "type": "uint32",
+              "id": 2
+            }
+          }
+        },
+        "SigningKeysAnswer": {
+          "fields": {
+            "header": {
+              "type": "etcdserverpb.ResponseHeader",
+              "id": 1
+            },
+            "keys": {
+              "rule": "repeated",
+              "type": "PublicKey",
+              "id": 2
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 3
+            }
+          }
+        }
+      }
     }
   }
 } as const;

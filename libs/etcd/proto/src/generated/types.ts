@@ -133,5 +133,15 @@ export { type ReadRequest, type ReadRequest__Output } from './types/wardnode/Rea
 export { type ResolveTokenRequest, type ResolveTokenRequest__Output } from './types/wardnode/ResolveTokenRequest';
 export { type ResolveTokenResponse, type ResolveTokenResponse__Output } from './types/wardnode/ResolveTokenResponse';
 export { type WireError, type WireError__Output } from './types/wardnode/WireError';
+export { type IssueRequest, type IssueRequest__Output } from './types/wardtoken/IssueRequest';
+export { type IssueResponse, type IssueResponse__Output } from './types/wardtoken/IssueResponse';
+export { type KeysRequest, type KeysRequest__Output } from './types/wardtoken/KeysRequest';
+export { type KeysResponse, type KeysResponse__Output } from './types/wardtoken/KeysResponse';
+export { type PublicKey, type PublicKey__Output } from './types/wardtoken/PublicKey';
+export { type RevokeRequest, type RevokeRequest__Output } from './types/wardtoken/RevokeRequest';
+export { type RevokeResponse, type RevokeResponse__Output } from './types/wardtoken/RevokeResponse';
+export { type SigningKeysAnswer, type SigningKeysAnswer__Output } from './types/wardtoken/SigningKeysAnswer';
+export { type TokenClient, type TokenHandlers, type TokenDefinition } from './types/wardtoken/Token';
 export type { ProtoGrpcType } from './types/rpc';
 export type { ProtoGrpcType as WardNodeProtoGrpcType } from './types/node';
+export type { ProtoGrpcType as WardTokenProtoGrpcType } from './types/token';

@@ -1,15 +1,29 @@
-// etcd's Authenticate (v3_server.go), off the Raft path: read the user and the auth revision R
-// (linearizable), verify the password with bcrypt, read again and retry if R moved — a password
-// change or user delete raced the check — then issue the token. A simple token is assigned by a
-// log entry carrying R; its apply refuses it (AuthOldRevision, retried here) when a change was
-// ordered before it, and R is read a third time after it; a token issued across a change is never
-// handed out, nor created. The plaintext password (the exact bytes the client sent) goes nowhere
-// but bcrypt, and is not changed, so every round checks the same bytes.
-import type { CredentialChecker, StoredCredential } from '@ward/auth/password-hashing';
+// etcd's Authenticate rule (v3_server.go; spec §5), shared by the gateway and the token-service,
+// off the Raft path: read the user and the auth revision R (linearizable), verify the password
+// with bcrypt, read again and retry if R moved — a password change or user delete raced the
+// check — then issue the token. A simple token is assigned by a log entry carrying R; its apply
+// refuses it (AuthOldRevision, retried here) when a change was ordered before it, and R is read a
+// third time after it; a token issued across a change is never handed out, nor created. The
+// plaintext password (the exact bytes the client sent) goes nowhere but bcrypt, and is not
+// changed, so every round checks the same bytes.
 import type { Logger } from '@ward/platform/logging';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { AuthCheck__Output } from '@ward/etcd/proto';
 import type { IssuedToken, TokenIssuer } from './token-issuer';
+
+/** What the auth store holds for the name being authenticated (password-hashing's StoredCredential). */
+export type StoredCredential =
+  | { readonly kind: 'password'; readonly hash: Uint8Array }
+  | { readonly kind: 'no-password' }
+  | { readonly kind: 'unknown-user' };
+
+/**
+ * The password step (password-hashing's CredentialChecker: bcrypt in process or through the BullMQ
+ * tier, constant work for unknown users).
+ */
+export interface PasswordCheck {
+  check(password: Uint8Array, stored: StoredCredential): Promise<'match' | 'mismatch' | 'no-password-user' | 'malformed-hash'>;
+}
 
 /** Test hooks: run at fixed points of the loop, so a race can be forced deterministically. */
 export interface AuthenticateHooks {
@@ -23,7 +37,7 @@ export interface AuthenticateHooks {
 
 export interface AuthenticatorOptions {
   readonly authCheck: (name: string, signal?: AbortSignal) => Promise<AuthCheck__Output>;
-  readonly checker: CredentialChecker;
+  readonly checker: PasswordCheck;
   readonly issuer: TokenIssuer;
   /** Rounds of the loop at most (each one bcrypt verification). */
   readonly maxAttemptsCount: number;

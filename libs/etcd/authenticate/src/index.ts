@@ -1,0 +1,2 @@
+export { Authenticator, type AuthenticateHooks, type AuthenticateOutcome, type AuthenticatorOptions, type PasswordCheck, type StoredCredential } from './authenticator';
+export type { IssuedToken, TokenIssuer } from './token-issuer';
