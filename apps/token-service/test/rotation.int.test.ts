@@ -1,4 +1,4 @@
-// Key rotation under load, scaled to stay well under a minute: one token-service replica rotating
+// Key rotation under load for a minute (the test): one token-service replica rotating
 // its key every 2 s (tokens live 3 s), clients looping across two gateways — each holds a token,
 // fetches a fresh one through Authenticate before it expires, and writes and reads with it. No
 // request may fail while keys come and go; a key that retired (its last token's lifetime and the
@@ -10,7 +10,7 @@ import { createTokenService, tokenServiceConfig, type ScheduledKey, type TokenSe
 import { capturingLogger, jwtPart, startGatewayProcess } from './support';
 
 const ALICE_PASSWORD = 'alice-pw-Zq81';
-const LOOP_MS = 20_000;
+const LOOP_MS = 60_000;
 const PERIOD_SECONDS = 2;
 const TTL_SECONDS = 3;
 const TOLERANCE_SECONDS = 1;
@@ -92,7 +92,7 @@ async function clientLoop(endpoint: string, name: string, untilMs: number): Prom
 }
 
 describe('rotation under load', () => {
-  it('keys rotate every 2 s for 20 s across two gateways: no request fails', async () => {
+  it('keys rotate every 2 s for a minute across two gateways: no request fails', async () => {
     const untilMs = Date.now() + LOOP_MS;
     const results = await Promise.all([
       clientLoop(ward.clientEndpoint, 'a1', untilMs),
