@@ -9,7 +9,7 @@
 //   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -217,6 +217,18 @@ if (etcd === undefined || ward === undefined) {
   process.exit(0);
 }
 const rendered = table(etcd, ward);
+const OWN_SECTIONS = new Set(['Setup', 'Machine and load', 'Results', 'Server CPU per process']);
+
+/** The page's other sections (other benches' figures, written by hand), kept as they are. */
+function keptSections(path: string): string {
+  if (!existsSync(path)) return '';
+  const sections = readFileSync(path, 'utf8').split(/\n(?=## )/).slice(1);
+  return sections
+    .filter((section) => !OWN_SECTIONS.has(section.slice(3, section.indexOf('\n')).trim()))
+    .map((section) => `\n${section.trimEnd()}\n`)
+    .join('');
+}
+const kept = keptSections(OUT);
 console.log(`\n${rendered}\n`);
 writeFileSync(
   OUT,
@@ -265,6 +277,6 @@ ${rendered}
 ${processTable('etcd 3.4.23', etcd)}
 
 ${processTable('ward', ward)}
-`,
+${kept}`,
 );
 console.log(`wrote ${OUT}`);
