@@ -3,8 +3,9 @@
 // behind. Stateless: run as many as you like against the same cluster.
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
-import { CredentialChecker } from '@ward/auth/password-hashing';
-import type { PasswordVerifier } from '@ward/auth/password-jobs';
+import { CredentialChecker, inProcessPasswordTier } from '@ward/auth/password-hashing';
+import type { PasswordTier, PasswordVerifier } from '@ward/auth/password-jobs';
+import { createPasswordTier } from '@ward/auth/password-queue';
 import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
 import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
@@ -12,7 +13,6 @@ import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
 import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
-import { createPasswordTier, type PasswordTier } from './authenticate/password-tier';
 import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authenticate/token-issuer';
 import { TokenServiceClient } from './authenticate/token-service-client';
 import { decodeApplyResponse } from '@ward/etcd/api-mapping';
@@ -301,7 +301,10 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const clientTls = clientPortTls(config);
   const tokenServiceCredentials = tokenServiceChannelCredentials(config);
   const tokenSetup = await createTokenSetup(config, clock);
-  const tier = deps.passwordVerifier === undefined ? await createPasswordTier(config, { logger, clock }) : undefined;
+  const tier =
+    deps.passwordVerifier === undefined
+      ? await createPasswordTier(config, { logger, clock, connectionName: `etcd-gateway:${process.pid}`, inProcess: () => inProcessPasswordTier(config) })
+      : undefined;
   const rng = deps.rng ?? new CryptoRng();
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);

@@ -5,8 +5,9 @@
 import { readFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { CredentialChecker } from '@ward/auth/password-hashing';
-import type { PasswordVerifier } from '@ward/auth/password-jobs';
+import { CredentialChecker, inProcessPasswordTier } from '@ward/auth/password-hashing';
+import type { PasswordTier, PasswordVerifier } from '@ward/auth/password-jobs';
+import { createPasswordTier } from '@ward/auth/password-queue';
 import { CryptoRng, isJwtSignMethod, type JwtSignMethod } from '@ward/auth/tokens';
 import { Authenticator, type AuthenticateHooks, type TokenIssuer } from '@ward/etcd/authenticate';
 import { wardTokenServiceDefinition, type IssueRequest__Output, type IssueResponse, type KeysResponse, type RevokeRequest__Output, type RevokeResponse } from '@ward/etcd/proto';
@@ -21,7 +22,6 @@ import { jwksMaxAgeSeconds, type TokenServiceConfig } from './config';
 import { JwtIssuer } from './jwt-issuer';
 import { KeyPublisher } from './key-publisher';
 import { KeyRing } from './key-ring';
-import { createPasswordTier, type PasswordTier } from './password-tier';
 
 /** A user name is at most this long (ward refuses longer ones; no such user exists). */
 const MAX_NAME_BYTES = 64 * 1024;
@@ -83,7 +83,10 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   // TLS files are read first: a bad one fails the start before anything connects.
   const { nodeCredentials, serverCredentials } = tlsOf(config);
   const ring = await createKeyRing(config, clock);
-  const tier: PasswordTier | undefined = deps.passwordVerifier === undefined ? await createPasswordTier(config, clock) : undefined;
+  const tier: PasswordTier | undefined =
+    deps.passwordVerifier === undefined
+      ? await createPasswordTier(config, { logger, clock, connectionName: `token-service:${process.pid}`, inProcess: () => inProcessPasswordTier(config) })
+      : undefined;
   const passwords = deps.passwordVerifier ?? tier!.verifier;
   const reader = new AuthReader({
     endpoints: config.nodeEndpoints,

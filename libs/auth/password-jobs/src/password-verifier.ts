@@ -37,3 +37,10 @@ export interface PasswordBytesVerifier {
   /** Only the first 72 bytes count. @throws PasswordError `ERR_AUTH_PASSWORD_HASH_MALFORMED`. */
   verifyBytes(password: Uint8Array, hash: Uint8Array): Promise<boolean>;
 }
+
+/** A service's password tier: the verifier it checks passwords with, which kind it is, and its end. */
+export interface PasswordTier {
+  readonly verifier: PasswordVerifier;
+  readonly kind: 'in-process' | 'queue';
+  close(): Promise<void>;
+}

@@ -11,3 +11,4 @@ export {
 } from './payload-sealer';
 export { createPasswordJobProcessor, type PasswordJobProcessorOptions } from './password-job-processor';
 export { QueuePasswordVerifier, errorFromFailure, type QueuePasswordVerifierOptions } from './queue-password-verifier';
+export { createPasswordTier, createQueueTierVerifier, redisConnectionFromUrl, redisReachable, type PasswordTierSettings, type QueueTierOptions } from './queue-tier';
