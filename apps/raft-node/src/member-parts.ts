@@ -3,12 +3,12 @@ import { randomInt } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
-import { RawNode, type Message, type NodeId } from '@ward/raft/core';
+import { RawNode, votersConfState, type Message, type NodeId } from '@ward/raft/core';
 import type { BootedRaft } from '@ward/raft/storage';
 import { RaftMessenger, transportMetricsHooks } from '@ward/raft/transport';
 import { SeededRng } from '@ward/shared/clock';
 import type { RaftNodeConfig } from './config';
-import { formatMemberId } from './members';
+import { formatMemberId, type MemberSpec } from './members';
 import type { NodeMetrics } from './node-metrics';
 import { ENTRY_OVERHEAD_BYTES } from './service/decode-entry';
 import { StateMachine } from './state-machine';
@@ -33,6 +33,9 @@ export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, m
         metrics.undecodableEntry();
         logger.error({ index, err: error }, 'committed entry does not decode; skipped');
       },
+      initialMembers: config.members,
+      initialConfState: votersConfState(config.members.map((m) => m.id)),
+      clusterId: config.clusterId,
     },
     booted.snapshot,
   );
@@ -67,12 +70,32 @@ export interface PeerInbox {
   reportUnreachable(to: NodeId): void;
 }
 
-export function createMessenger(config: RaftNodeConfig, inbox: () => PeerInbox | undefined, metrics: Metrics, logger: Logger, credentials?: ChannelCredentials): RaftMessenger {
+/**
+ * Where this member reaches member `id`: the address its own configuration gives (members may
+ * reach each other through different addresses, e.g. proxies), else the replicated one.
+ */
+export function peerAddressOf(config: RaftNodeConfig, member: MemberSpec): string {
+  return config.members.find((m) => m.id === member.id)?.peerAddress ?? member.peerAddress;
+}
+
+/** The peers to reach: every other member of the (replicated) list that has a peer address. */
+export function peersOf(config: RaftNodeConfig, members: readonly MemberSpec[]): (readonly [bigint, string])[] {
+  return members.filter((m) => m.id !== config.memberId && peerAddressOf(config, m) !== '').map((m) => [m.id, peerAddressOf(config, m)] as const);
+}
+
+export function createMessenger(
+  config: RaftNodeConfig,
+  members: readonly MemberSpec[],
+  inbox: () => PeerInbox | undefined,
+  metrics: Metrics,
+  logger: Logger,
+  credentials?: ChannelCredentials,
+): RaftMessenger {
   return new RaftMessenger({
     ...(credentials === undefined ? {} : { credentials }),
     localId: config.memberId,
     clusterId: config.clusterId,
-    peers: config.members.filter((m) => m.id !== config.memberId).map((m) => [m.id, m.peerAddress] as const),
+    peers: peersOf(config, members),
     onMessage: (message) => inbox()?.step(message),
     onSnapshotStatus: (to, ok) => inbox()?.reportSnapshot(to, ok),
     onUnreachable: (to) => inbox()?.reportUnreachable(to),

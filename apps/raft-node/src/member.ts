@@ -4,13 +4,13 @@ import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
-import { NO_NODE, votersConfState, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
+import { NO_NODE, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft } from '@ward/raft/storage';
 import type { RaftMessenger } from '@ward/raft/transport';
 import type { Clock } from '@ward/shared/clock';
 import { AppliedWaiters } from './applied-waiters';
 import type { RaftNodeConfig } from './config';
-import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf } from './member-parts';
+import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf, peersOf } from './member-parts';
 import { Lessor, minLeaseTtlSeconds } from './lessor';
 import { formatMemberId } from './members';
 import { createNodeMetrics, type NodeMetrics } from './node-metrics';
@@ -19,7 +19,7 @@ import { RaftDriver } from './raft-driver';
 import { ReadIndexBatcher } from './read-index';
 import { RequestIdGenerator } from './request-ids';
 import { responseContext, type NodeCore } from './service/node-core';
-import type { AppliedRequest, StateMachine } from './state-machine';
+import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './state-machine';
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
 
@@ -56,6 +56,8 @@ export class Member implements NodeCore {
   readonly messenger: RaftMessenger;
   /** Size of the last snapshot written or booted from (Status' db_size_bytes). */
   snapshotBytes: number;
+  /** Set once this member applied its own removal (or booted removed): its API refuses everything. */
+  removed = false;
   /** Settles with the error when storage fails and the member stops by itself. */
   readonly fatal: Promise<unknown>;
   private readonly node: RawNode;
@@ -63,6 +65,8 @@ export class Member implements NodeCore {
   private housekeeping: NodeJS.Timeout | undefined;
   private leaseExpiry: NodeJS.Timeout | undefined;
   private resolveFatal: (error: unknown) => void = () => undefined;
+  /** Peers the transport knows now. */
+  private peers: Set<bigint>;
 
   constructor(inputs: MemberInputs) {
     const { config, booted, clock } = inputs;
@@ -72,7 +76,8 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.messenger = createMessenger(config, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
+    this.messenger = createMessenger(config, this.stateMachine.members.members, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
+    this.peers = new Set(peersOf(config, this.stateMachine.members.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: config.maxSimpleTokensCount, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
@@ -91,6 +96,7 @@ export class Member implements NodeCore {
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
     this.driver = this.createDriver(booted);
+    if (this.stateMachine.members.isRemoved(config.memberId)) this.markRemoved(this.stateMachine.appliedIndex);
   }
 
   /** Starts ticking, housekeeping (token expiry, gauges) once a second and the lease expiry check. */
@@ -146,7 +152,6 @@ export class Member implements NodeCore {
       persistence: booted.persistence,
       send: (messages) => this.messenger.send(messages),
       stateMachine: this.stateMachine,
-      confState: votersConfState(this.config.members.map((m) => m.id)),
       tickMs: this.config.tickMs,
       snapshotEntries: this.config.snapshotEntriesCount,
       bootSnapshotIndex: booted.snapshot?.metadata.index ?? 0,
@@ -154,6 +159,7 @@ export class Member implements NodeCore {
       hooks: {
         onLeaderChange: (lead, term) => this.onLeaderChange(lead, term),
         onApplied: (batch, index) => this.onApplied(batch, index),
+        onMembership: (change) => this.onMembership(change),
         onRestored: (snapshot) => this.onRestored(snapshot),
         onReadStates: (states) => this.reads.onReadStates(states),
         onSnapshot: (index, bytes, ms) => this.onSnapshot(index, bytes, ms),
@@ -188,8 +194,43 @@ export class Member implements NodeCore {
     this.metrics.progress(index, this.node.basicStatus().commit);
   }
 
+  /** A membership change applied: the transport learns new peers, forgets removed ones. */
+  private onMembership(applied: AppliedMembershipChange): void {
+    const { index, refused, change, confState } = applied;
+    if (refused !== undefined) {
+      this.logger.warn({ index, reason: refused }, 'membership change not applied');
+      return;
+    }
+    const ids = (list: readonly { id: bigint }[]): string[] => list.map((m) => formatMemberId(m.id));
+    this.logger.info(
+      { index, added: ids(change.added), updated: ids(change.updated), removed: change.removed.map(formatMemberId), voters: confState.voters.map(formatMemberId), learners: confState.learners.map(formatMemberId) },
+      'membership changed',
+    );
+    this.syncPeers(index);
+  }
+
+  /** Points the transport at the member list now applied: new peers learnt, removed ones forgotten. */
+  private syncPeers(index: number): void {
+    const members = this.stateMachine.members;
+    if (members.isRemoved(this.config.memberId)) this.markRemoved(index);
+    const next = new Map(peersOf(this.config, members.members));
+    for (const id of this.peers) if (!next.has(id)) this.messenger.transport.removePeer(id);
+    for (const [id, address] of next) this.messenger.transport.setPeer(id, address);
+    this.peers = new Set(next.keys());
+  }
+
+  /** This member is no longer part of the cluster: it says so once and refuses every API call. */
+  private markRemoved(index: number): void {
+    if (this.removed) return;
+    this.removed = true;
+    this.logger.error({ index }, 'this member was removed from the cluster; it no longer serves (stop it and delete its data directory)');
+    this.lessor.demote();
+    this.reads.leaderChanged();
+  }
+
   private onRestored(snapshot: Snapshot): void {
     this.logger.info({ index: snapshot.metadata.index, term: snapshot.metadata.term, bytes: snapshot.data.length }, 'snapshot installed from the leader');
+    this.syncPeers(snapshot.metadata.index);
     this.applied.applied(this.stateMachine.appliedIndex);
     this.lessor.resync(this.clock.monotonicMs());
     this.watches.notify();
