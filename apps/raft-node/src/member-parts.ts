@@ -33,8 +33,10 @@ export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, m
         metrics.undecodableEntry();
         logger.error({ index, err: error }, 'committed entry does not decode; skipped');
       },
-      initialMembers: config.members,
-      initialConfState: votersConfState(config.members.map((m) => m.id)),
+      // A joining member knows the initial members' ids; their records come with the snapshot
+      // or the log (placeholders until then, with the configured addresses where it lists them).
+      initialMembers: config.initialMemberIds.map((id) => config.members.find((m) => m.id === id) ?? { id, name: '', peerAddress: '', apiAddress: '' }),
+      initialConfState: votersConfState(config.initialMemberIds),
       clusterId: config.clusterId,
     },
     booted.snapshot,

@@ -4,11 +4,13 @@ import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
-import { NO_NODE, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
+import { ConfChangeTransition, ConfChangeType, NO_NODE, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft } from '@ward/raft/storage';
 import type { RaftMessenger } from '@ward/raft/transport';
 import type { Clock } from '@ward/shared/clock';
 import { AppliedWaiters } from './applied-waiters';
+import { ChangeWaiters } from './membership/change-waiters';
+import { encodeChangeContext } from './membership/codec';
 import type { RaftNodeConfig } from './config';
 import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf, peersOf } from './member-parts';
 import { Lessor, minLeaseTtlSeconds } from './lessor';
@@ -45,6 +47,7 @@ export class Member implements NodeCore {
   readonly driver: RaftDriver;
   readonly stateMachine: StateMachine;
   readonly proposals: ProposalWaiters;
+  readonly membershipChanges = new ChangeWaiters();
   readonly reads: ReadIndexBatcher;
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;
@@ -125,6 +128,7 @@ export class Member implements NodeCore {
     this.watches.stop();
     await this.driver.stop();
     this.proposals.close();
+    this.membershipChanges.close();
     this.reads.close();
     this.applied.close();
     await this.messenger.close();
@@ -197,6 +201,7 @@ export class Member implements NodeCore {
   /** A membership change applied: the transport learns new peers, forgets removed ones. */
   private onMembership(applied: AppliedMembershipChange): void {
     const { index, refused, change, confState } = applied;
+    this.membershipChanges.applied(applied);
     if (refused !== undefined) {
       this.logger.warn({ index, reason: refused }, 'membership change not applied');
       return;
@@ -243,9 +248,28 @@ export class Member implements NodeCore {
   }
 
   private housekeep(): void {
+    this.publishSelf();
     this.expireIdleTokens();
     this.metrics.watch(this.watches.streamCount, this.watches.watcherCount);
     this.metrics.progress(this.stateMachine.appliedIndex, this.node.basicStatus().commit);
+  }
+
+  /**
+   * A member added by `member add` is listed without a name or internal API address until it
+   * publishes them (etcd's publish): proposed as an UpdateNode change, which followers and
+   * learners forward to the leader, every housekeeping round until the list shows them.
+   */
+  private publishSelf(): void {
+    if (this.removed) return;
+    const self = this.config.members.find((m) => m.id === this.config.memberId);
+    const record = this.stateMachine.members.get(this.config.memberId);
+    if (self === undefined || record === undefined || (record.name === self.name && record.apiAddress === self.apiAddress)) return;
+    const context = encodeChangeContext({ requestId: 0n, records: [{ ...record, name: self.name, apiAddress: self.apiAddress }] });
+    try {
+      this.driver.proposeConfChange({ transition: ConfChangeTransition.Auto, changes: [{ type: ConfChangeType.UpdateNode, nodeId: self.id }], context });
+    } catch (error) {
+      this.logger.debug({ err: error }, 'publishing this member not proposed; retried');
+    }
   }
 
   /** The leader proposes simpleTokenExpire, as root, for tokens idle longer than the TTL. */

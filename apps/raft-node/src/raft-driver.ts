@@ -7,7 +7,7 @@
 // so they never acknowledge or vote for what is not durable. One Ready is handled at a time;
 // everything that arrives meanwhile (proposals, acks) is batched into the next Ready, which is
 // where group commit comes from.
-import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
+import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type ProgressStatus, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './state-machine';
@@ -120,6 +120,11 @@ export class RaftDriver {
   proposeConfChange(cc: ConfChangeV2): void {
     this.node.proposeConfChange(cc);
     this.wake();
+  }
+
+  /** The leader's view of every member's replication (empty on followers). */
+  progress(): ReadonlyMap<NodeId, ProgressStatus> {
+    return this.node.status().progress;
   }
 
   readIndex(context: Uint8Array): void {

@@ -4,6 +4,7 @@ import type { AppliedWaiters } from '../applied-waiters';
 import type { RaftNodeConfig } from '../config';
 import type { Lessor } from '../lessor';
 import type { MemberSpec } from '../members';
+import type { ChangeWaiters } from '../membership/change-waiters';
 import type { NodeMetrics } from '../node-metrics';
 import type { ProposalWaiters } from '../proposals';
 import type { RaftDriver } from '../raft-driver';
@@ -29,6 +30,8 @@ export interface NodeCore {
   readonly clock: Clock;
   /** Size of the last snapshot written or booted from (Status' db_size_bytes). */
   readonly snapshotBytes: number;
+  /** Membership changes this member proposed, waiting for their entry to apply. */
+  readonly membershipChanges: ChangeWaiters;
   /** This member was removed from the cluster: every API call is refused. */
   readonly removed: boolean;
   /** The raft commit and last log index (for Status and readiness). */

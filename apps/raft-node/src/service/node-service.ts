@@ -6,6 +6,7 @@ import type {
   ExchangeCalls__Output,
   NodeLeaseRequest__Output,
   NodeMaintainRequest__Output,
+  NodeMemberChangeRequest__Output,
   NodeResponse,
   NodeSnapshotRequest__Output,
   NodeWatchRequest__Output,
@@ -19,6 +20,7 @@ import { GrpcStatusError, type CallContext, type ServiceHandlers } from '@ward/p
 import { authCheck, resolveToken } from './auth';
 import { serveExchange } from './exchange';
 import { maintain } from './maintain';
+import { memberChange } from './member-change';
 import type { NodeCore } from './node-core';
 import { lease } from './lease';
 import { propose } from './propose';
@@ -49,6 +51,7 @@ function memberHandlers(core: NodeCore): ServiceHandlers {
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),
     Status: async () => nodeStatus(core),
     MemberList: async () => memberList(core),
+    MemberChange: (request: NodeMemberChangeRequest__Output) => memberChange(core, request),
     Lease: (request: NodeLeaseRequest__Output) => lease(core, request),
     Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
     Snapshot: (request: NodeSnapshotRequest__Output, call: ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>) => snapshots.serve(request, call),

@@ -33,5 +33,6 @@ export function memberList(core: NodeCore): NodeMemberListResponse {
     members: core.stateMachine.members.members
       .map((record) => memberView(core, record.id)!)
       .map((m) => ({ id: m.id.toString(), name: m.name, peer_urls: m.peerAddress === '' ? [] : [`http://${m.peerAddress}`], api_address: m.apiAddress, is_learner: m.isLearner })),
+    initial_member_ids: core.config.initialMemberIds.map((id) => id.toString()),
   };
 }
