@@ -70,6 +70,8 @@ export class Member implements NodeCore {
   private resolveFatal: (error: unknown) => void = () => undefined;
   /** Peers the transport knows now. */
   private peers: Set<bigint>;
+  /** Since when (monotonic ms) the transport's stream to each peer has been up. */
+  private readonly connectedSince = new Map<bigint, number>();
 
   constructor(inputs: MemberInputs) {
     const { config, booted, clock } = inputs;
@@ -247,7 +249,23 @@ export class Member implements NodeCore {
     this.logger.info({ index, bytes, durationMs: Math.round(ms) }, 'snapshot written');
   }
 
+  /** How long the stream to peer `id` has been up, in ms (0: not connected). */
+  peerConnectedForMs(id: bigint): number {
+    this.trackConnections();
+    const since = this.connectedSince.get(id);
+    return since === undefined ? 0 : this.clock.monotonicMs() - since;
+  }
+
+  private trackConnections(): void {
+    const now = this.clock.monotonicMs();
+    const up = new Set<bigint>();
+    for (const peer of this.messenger.transport.stats().peers) if (peer.connected) up.add(peer.peer);
+    for (const id of [...this.connectedSince.keys()]) if (!up.has(id)) this.connectedSince.delete(id);
+    for (const id of up) if (!this.connectedSince.has(id)) this.connectedSince.set(id, now);
+  }
+
   private housekeep(): void {
+    this.trackConnections();
     this.publishSelf();
     this.expireIdleTokens();
     this.metrics.watch(this.watches.streamCount, this.watches.watcherCount);

@@ -33,6 +33,16 @@ function etcdAnswer<T>(typeName: string, response: NodeResponse__Output): T {
   return decodeEtcdMessage<T>(typeName, response.response!);
 }
 
+/** Retries a membership change refused with 'unhealthy cluster' (a connection younger than the health interval), for 20 s. */
+async function untilHealthy(change: () => Promise<NodeResponse__Output>): Promise<NodeResponse__Output> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answer = await change();
+    if (answer.error?.message !== 'etcdserver: unhealthy cluster' || Date.now() > deadline) return answer;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 /** Clients that write unique keys, each retried (following the leader) until acknowledged or 15 s passed. */
 function startWriters(count: number) {
   const acknowledged = new Set<string>();
@@ -85,7 +95,7 @@ describe('replacing a member', () => {
     leader = await cluster.waitForLeader(10_000);
     const added = etcdAnswer<{ member: EtcdMember; members: EtcdMember[] }>(
       'etcdserverpb.MemberAddResponse',
-      await cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [`http://127.0.0.1:${planned.peerPort}`], is_learner: true }),
+      await untilHealthy(() => cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [`http://127.0.0.1:${planned.peerPort}`], is_learner: true })),
     );
     const newId = BigInt(added.member.ID);
     expect(added.member).toMatchObject({ name: '', peerURLs: [`http://127.0.0.1:${planned.peerPort}`], isLearner: true });
@@ -124,16 +134,16 @@ describe('replacing a member', () => {
       20_000,
     );
 
-    // 3. promote it
-    leader = await cluster.waitForLeader(10_000, []);
-    const promoted = etcdAnswer<{ members: EtcdMember[] }>('etcdserverpb.MemberPromoteResponse', await cluster.client(leader).memberChange({ kind: 'PROMOTE', id: newId }));
+    // 3. promote it (the strict reconfiguration check wants the leader connected to it for etcd's
+    // health interval first: 'unhealthy cluster' until then)
+    const promoted = etcdAnswer<{ members: EtcdMember[] }>('etcdserverpb.MemberPromoteResponse', await untilHealthy(() => cluster.client(leader).memberChange({ kind: 'PROMOTE', id: newId })));
     expect(promoted.members.find((m) => BigInt(m.ID) === newId)?.isLearner).toBe(false);
     const again = await cluster.client(leader).memberChange({ kind: 'PROMOTE', id: newId });
     expect(again.error).toMatchObject({ message: 'etcdserver: can only promote a learner member' });
 
     // 4. remove an old member (the leader itself: the hardest case)
     const old = await cluster.waitForLeader(10_000);
-    const removed = etcdAnswer<{ members: EtcdMember[] }>('etcdserverpb.MemberRemoveResponse', await cluster.client(old).memberChange({ kind: 'REMOVE', id: old }));
+    const removed = etcdAnswer<{ members: EtcdMember[] }>('etcdserverpb.MemberRemoveResponse', await untilHealthy(() => cluster.client(old).memberChange({ kind: 'REMOVE', id: old })));
     expect(removed.members.map((m) => BigInt(m.ID)).sort()).toEqual([...originals.filter((id) => id !== old), newId].sort());
     await eventually(
       'the removed member refuses to serve',

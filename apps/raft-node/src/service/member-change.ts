@@ -20,6 +20,9 @@ import { memberView, responseContext, timeoutOf, type NodeCore } from './node-co
 type Kind = NodeMemberChangeRequest__Output['kind'];
 const KINDS: readonly Kind[] = ['ADD', 'REMOVE', 'UPDATE', 'PROMOTE'];
 
+/** etcd's HealthInterval: a member counts as active once the leader's stream to it has been up this long. */
+export const HEALTH_INTERVAL_MS = 5000;
+
 /** etcd's readyPercent: a learner is promotable once its match index is this share of the leader's. */
 export const LEARNER_READY_FRACTION = 0.9;
 
@@ -159,15 +162,15 @@ function readyToRemoveVoter(members: MemberList, id: bigint): boolean {
   return count === 0 || startedLeft >= Math.floor(count / 2) + 1;
 }
 
-/** The leader heard from member `id` within the last election timeout (itself always). */
+/** etcd's isConnectedSince: the leader's stream to member `id` has been up for HEALTH_INTERVAL_MS (itself always). */
 function isActive(core: NodeCore, id: bigint): boolean {
   if (id === core.config.memberId) return true;
-  return core.driver.progress().get(id)?.recentActive === true;
+  return core.peerConnectedForMs(id) >= HEALTH_INTERVAL_MS;
 }
 
-/** etcd's isConnectedFullyToCluster: every other member is reachable now. */
+/** etcd's isConnectedFullyToCluster over the voting members: the leader is connected to every voter. */
 function connectedToAll(core: NodeCore, members: MemberList): boolean {
-  return members.members.every((m) => isActive(core, m.id));
+  return members.members.filter((m) => !m.isLearner).every((m) => isActive(core, m.id));
 }
 
 /** etcd's isLearnerReady: a member the leader tracks has caught up to LEARNER_READY_FRACTION of its log. */

@@ -32,6 +32,8 @@ export interface NodeCore {
   readonly snapshotBytes: number;
   /** Membership changes this member proposed, waiting for their entry to apply. */
   readonly membershipChanges: ChangeWaiters;
+  /** How long this member's stream to peer `id` has been up, in ms (0: not connected). */
+  peerConnectedForMs(id: bigint): number;
   /** This member was removed from the cluster: every API call is refused. */
   readonly removed: boolean;
   /** The raft commit and last log index (for Status and readiness). */
