@@ -72,7 +72,7 @@ async function transcript(target: Target): Promise<string[]> {
   ids.set(hex(other.ID), '<other>');
 
   const added = await step('add learner', ['member', 'add', 'newbie', `--peer-urls=http://127.0.0.1:${p1}`, '--learner']);
-  const learnerId = /Member ([0-9a-f]+) added/.exec(added.out)?.[1] ?? '0';
+  const learnerId = /Member\s+([0-9a-f]+) added/.exec(added.out)?.[1] ?? '0';
   ids.set(learnerId, '<learner>');
   lines.push(`listed after add: ${JSON.stringify((await list(target)).map((m) => [(m.name ?? '') === '' ? 'unstarted' : 'started', m.isLearner === true]).sort())}`);
   await step('second learner', ['member', 'add', 'again', `--peer-urls=http://127.0.0.1:${p2}`, '--learner']);
@@ -80,7 +80,7 @@ async function transcript(target: Target): Promise<string[]> {
   await step('promote unstarted learner', ['member', 'promote', learnerId]);
   await step('promote a voter', ['member', 'promote', hex(voter.ID)]);
   const early = await step('voter while the learner is down', ['member', 'add', 'early', `--peer-urls=http://127.0.0.1:${p3}`]);
-  const earlyId = /Member ([0-9a-f]+) added/.exec(early.out)?.[1] ?? '0';
+  const earlyId = /Member\s+([0-9a-f]+) added/.exec(early.out)?.[1] ?? '0';
   await step('remove unknown', ['member', 'remove', '1234abcd5678']);
   await step('update unknown', ['member', 'update', '1234abcd5678', `--peer-urls=http://127.0.0.1:${p2}`]);
   await step('update to a taken URL', ['member', 'update', hex(voter.ID), `--peer-urls=${other.peerURLs[0]}`]);
@@ -118,8 +118,8 @@ describe('etcdctl member commands, ward against etcd 3.4.23', () => {
     const denied = await ctl(target, ['member', 'add', 'x', `--peer-urls=http://127.0.0.1:${port}`, '--learner'], { name: 'alice', password: 'alice-pw' });
     expect(denied.err).toMatch(/Error: etcdserver: permission denied/);
     const added = await ctl(target, ['member', 'add', 'x', `--peer-urls=http://127.0.0.1:${port}`, '--learner'], { name: 'root', password: 'root-pw' });
-    expect(added.out).toMatch(/^Member [0-9a-f]+ added to cluster [0-9a-f]+/);
-    const id = /Member ([0-9a-f]+) added/.exec(added.out)![1]!;
+    expect(added.out).toMatch(/^Member\s+[0-9a-f]+ added to cluster\s+[0-9a-f]+/);
+    const id = /Member\s+([0-9a-f]+) added/.exec(added.out)![1]!;
     expect((await ctl(target, ['member', 'remove', id], { name: 'alice', password: 'alice-pw' })).err).toMatch(/permission denied/);
     expect((await ctl(target, ['member', 'remove', id], { name: 'root', password: 'root-pw' })).out).toMatch(/removed from cluster/);
   }, 120_000);

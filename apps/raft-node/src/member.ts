@@ -1,5 +1,6 @@
 // One running member: the parts wired together, the driver's hooks, housekeeping and shutdown.
-import type { ChannelCredentials } from '@grpc/grpc-js';
+import { credentials as grpcCredentials, type ChannelCredentials } from '@grpc/grpc-js';
+import type { NodeMemberListResponse__Output, NodeStatusResponse__Output } from '@ward/etcd/proto';
 import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import type { Logger } from '@ward/platform/logging';
@@ -11,6 +12,7 @@ import type { Clock } from '@ward/shared/clock';
 import { AppliedWaiters } from './applied-waiters';
 import { ChangeWaiters } from './membership/change-waiters';
 import { encodeChangeContext } from './membership/codec';
+import { askMember } from './membership/join';
 import type { RaftNodeConfig } from './config';
 import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf, peersOf } from './member-parts';
 import { Lessor, minLeaseTtlSeconds } from './lessor';
@@ -29,6 +31,10 @@ import { WatchHub } from './watch/watch-hub';
 const LEASE_REVOKES_PER_SECOND = 1000;
 /** How often the leader looks for expired leases (etcd: every 500 ms). */
 const LEASE_EXPIRY_CHECK_MS = 500;
+/** How often a member without a leader asks the others whether it was removed. */
+const REMOVAL_CHECK_INTERVAL_MS = 5000;
+/** How long one such question may take. */
+const REMOVAL_CHECK_TIMEOUT_MS = 2000;
 /** A revoke proposal that did not apply is proposed again after this long. */
 const LEASE_REPROPOSE_AFTER_MS = 3000;
 
@@ -70,6 +76,10 @@ export class Member implements NodeCore {
   private resolveFatal: (error: unknown) => void = () => undefined;
   /** Peers the transport knows now. */
   private peers: Set<bigint>;
+  /** Since when (monotonic ms) no leader has been known (undefined: one is). */
+  private leaderlessSince: number | undefined;
+  private nextRemovalCheckMs = 0;
+  private readonly peerCredentials: ChannelCredentials | undefined;
   /** Since when (monotonic ms) the transport's stream to each peer has been up. */
   private readonly connectedSince = new Map<bigint, number>();
 
@@ -100,6 +110,7 @@ export class Member implements NodeCore {
     this.watches = this.createWatchHub(inputs.logger);
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
+    this.peerCredentials = inputs.peerCredentials;
     this.driver = this.createDriver(booted);
     if (this.stateMachine.members.isRemoved(config.memberId)) this.markRemoved(this.stateMachine.appliedIndex);
   }
@@ -264,7 +275,47 @@ export class Member implements NodeCore {
     for (const id of up) if (!this.connectedSince.has(id)) this.connectedSince.set(id, now);
   }
 
+  /**
+   * A member removed while it did not hear the commit of its removal (the leader stops replicating
+   * to it once the change applied) never applies it. So a member that has had no leader for two
+   * election timeouts asks the members it knows, every REMOVAL_CHECK_INTERVAL_MS, whether they
+   * still list it: one of the same cluster that applied more than this member and does not list
+   * it (though this member was listed at its own applied index) removed it.
+   */
+  private async checkRemoved(): Promise<void> {
+    const now = this.clock.monotonicMs();
+    if (this.removed || this.driver.leader !== NO_NODE) {
+      this.leaderlessSince = undefined;
+      return;
+    }
+    this.leaderlessSince ??= now;
+    if (now - this.leaderlessSince < 2 * this.config.electionTicks * this.config.tickMs || now < this.nextRemovalCheckMs) return;
+    this.nextRemovalCheckMs = now + REMOVAL_CHECK_INTERVAL_MS;
+    const applied = this.stateMachine.appliedIndex;
+    if (!this.stateMachine.members.has(this.config.memberId)) return;
+    const credentials = this.peerCredentials ?? grpcCredentials.createInsecure();
+    for (const member of this.stateMachine.members.members) {
+      const address = this.config.members.find((m) => m.id === member.id)?.apiAddress ?? member.apiAddress;
+      if (member.id === this.config.memberId || address === '') continue;
+      try {
+        const [status, list] = await Promise.all([
+          askMember<NodeStatusResponse__Output>(credentials, 'Status', address, REMOVAL_CHECK_TIMEOUT_MS),
+          askMember<NodeMemberListResponse__Output>(credentials, 'MemberList', address, REMOVAL_CHECK_TIMEOUT_MS),
+        ]);
+        const listed = list.members.some((m) => BigInt(m.id) === this.config.memberId);
+        if (BigInt(list.cluster_id) === this.config.clusterId && !listed && Number(status.applied_index) > applied) {
+          this.logger.warn({ by: formatMemberId(member.id) }, 'another member no longer lists this one');
+          this.markRemoved(applied);
+          return;
+        }
+      } catch {
+        // unreachable or removed itself: ask the next one
+      }
+    }
+  }
+
   private housekeep(): void {
+    void this.checkRemoved();
     this.trackConnections();
     this.publishSelf();
     this.expireIdleTokens();

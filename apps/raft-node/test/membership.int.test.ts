@@ -1,8 +1,8 @@
 // Replacing a member of a running cluster with real processes, while clients write: a learner is
 // added (wardnode MemberChange ADD), started with RAFT_NODE_INITIAL_CLUSTER_STATE=existing and
 // the current member list, catches up from the leader (a snapshot, then the log), publishes its
-// name and API address, is promoted, and the old member is removed. No write fails, none
-// acknowledged is lost; the removed member says why it stopped serving.
+// name and API address, is promoted, and the old member (the leader) is removed, then a follower.
+// No write fails, none acknowledged is lost; the removed members say why they stopped serving.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEtcdMessage } from '@ward/etcd/api-mapping';
@@ -158,24 +158,47 @@ describe('replacing a member', () => {
       10_000,
     );
     expect(await readFile(cluster.member(old).logFile, 'utf8')).toMatch(/this member was removed from the cluster/);
+
+    // 5. remove a follower too: the leader stops replicating to it once the change applied, so it
+    // may never apply its own removal; it finds out by asking the others, and says so as well
+    const follower = originals.find((id) => id !== old)!;
+    const now1 = await cluster.waitForLeader(10_000, [old]);
+    etcdAnswer('etcdserverpb.MemberRemoveResponse', await untilHealthy(() => cluster.client(now1).memberChange({ kind: 'REMOVE', id: follower })));
+    await eventually(
+      'the removed follower refuses to serve',
+      async () => {
+        try {
+          await cluster.client(follower).status();
+          return undefined;
+        } catch (error) {
+          return (error as { details?: string }).details === 'etcdserver: the member has been permanently removed from the cluster' ? true : undefined;
+        }
+      },
+      30_000,
+    );
+    const followerLog = await eventually('the removed follower logged why', async () => {
+      const text = await readFile(cluster.member(follower).logFile, 'utf8');
+      return /this member was removed from the cluster/.test(text) ? text : undefined;
+    }, 10_000).catch(async () => readFile(cluster.member(follower).logFile, 'utf8'));
+    expect(followerLog.split('\n').filter((l) => /removed|no longer lists/.test(l)).join('\n')).toMatch(/this member was removed from the cluster/);
     await new Promise((r) => setTimeout(r, 1500));
     await writers.stop();
     await cluster.kill(old);
-    const gone = await cluster.client(newId).memberChange({ kind: 'REMOVE', id: old }).catch(() => undefined);
-    if (gone !== undefined && gone.result === 'error') expect(gone.error?.message).toBe('etcdserver: member not found');
+    await cluster.kill(follower);
 
-    // 5. nothing failed, nothing acknowledged was lost; every remaining member has every write
+    // 6. nothing failed, nothing acknowledged was lost; every remaining member has every write
     console.log(`${writers.acknowledged.size} acknowledged writes during the replacement; failed: ${writers.failed.length}`);
     expect(writers.failed).toEqual([]);
     expect(writers.acknowledged.size).toBeGreaterThan(50);
-    const now = await cluster.waitForLeader(20_000, [old]);
+    const now = await cluster.waitForLeader(20_000, [old, follower]);
+    expect((await cluster.client(now).memberChange({ kind: 'REMOVE', id: old })).error?.message).toBe('etcdserver: member not found');
     const missing: string[] = [];
     for (const key of writers.acknowledged) {
       const answer = await cluster.client(now).read(getRequest(key), false, 5000);
       if (valueOf(answer) !== key) missing.push(key);
     }
     expect(missing).toEqual([]);
-    const remaining = cluster.members.filter((m) => m.id !== old).map((m) => m.id);
+    const remaining = cluster.members.filter((m) => m.id !== old && m.id !== follower).map((m) => m.id);
     await eventually(
       'every remaining member applied the same index',
       async () => {

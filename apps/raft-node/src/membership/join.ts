@@ -55,19 +55,19 @@ async function writeIdentity(dataDir: string, identity: ClusterIdentity): Promis
 
 type MemberListCall = (address: string) => Promise<NodeMemberListResponse__Output>;
 
-function askMember(channelCredentials: ChannelCredentials): MemberListCall {
-  return (address) =>
-    new Promise((resolve, reject) => {
-      const Node = wardNodeGrpc().Node as unknown as new (address: string, creds: ChannelCredentials, options: object) => Client & {
-        MemberList: (request: object, options: { deadline: Date }, callback: (error: ServiceError | null, response?: NodeMemberListResponse__Output) => void) => void;
-      };
-      const client = new Node(address, channelCredentials, { 'grpc.enable_retries': 0 });
-      client.MemberList({}, { deadline: new Date(Date.now() + JOIN_ASK_TIMEOUT_MS) }, (error, response) => {
-        client.close();
-        if (error !== null || response === undefined) reject(error ?? new Error('no answer'));
-        else resolve(response);
-      });
+type Unary<Res> = (request: object, options: { deadline: Date }, callback: (error: ServiceError | null, response?: Res) => void) => void;
+
+/** One unary call of another member's internal API, on a connection opened for it. */
+export function askMember<Res>(channelCredentials: ChannelCredentials, method: 'MemberList' | 'Status', address: string, timeoutMs = JOIN_ASK_TIMEOUT_MS): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    const Node = wardNodeGrpc().Node as unknown as new (address: string, creds: ChannelCredentials, options: object) => Client & Record<'MemberList' | 'Status', Unary<Res>>;
+    const client = new Node(address, channelCredentials, { 'grpc.enable_retries': 0 });
+    client[method].call(client, {}, { deadline: new Date(Date.now() + timeoutMs) }, (error, response) => {
+      client.close();
+      if (error !== null || response === undefined) reject(error ?? new Error('no answer'));
+      else resolve(response);
     });
+  });
 }
 
 /**
@@ -79,7 +79,8 @@ export async function joinedConfig(config: RaftNodeConfig, logger: Logger, optio
   let identity = await readIdentity(config.dataDir);
   if (identity === undefined) {
     if (config.initialClusterState === 'new' || !options.isFresh) return config;
-    const ask = options.ask ?? askMember(options.credentials ?? grpcCredentials.createInsecure());
+    const credentials = options.credentials ?? grpcCredentials.createInsecure();
+    const ask = options.ask ?? ((address: string) => askMember<NodeMemberListResponse__Output>(credentials, 'MemberList', address));
     const others = config.members.filter((m) => m.id !== config.memberId);
     const problems: string[] = [];
     for (let round = 0; round < JOIN_ROUNDS && identity === undefined; round++) {
