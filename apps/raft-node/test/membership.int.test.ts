@@ -140,6 +140,18 @@ describe('replacing a member', () => {
     expect(promoted.members.find((m) => BigInt(m.ID) === newId)?.isLearner).toBe(false);
     const again = await cluster.client(leader).memberChange({ kind: 'PROMOTE', id: newId });
     expect(again.error).toMatchObject({ message: 'etcdserver: can only promote a learner member' });
+    // kill -9 and restart of the joined member: it boots from its own snapshot and log with the
+    // cluster identity it kept, a voter now
+    await cluster.kill(newId);
+    await cluster.startMember(newId);
+    await eventually(
+      'the restarted member caught up as a voter',
+      async () => {
+        const [mine, theirs] = await Promise.all([cluster.client(newId).status(), cluster.client(leader).status()]);
+        return !mine.is_learner && mine.cluster_id === theirs.cluster_id && mine.leader_id !== '0' && Number(mine.applied_index) >= Number(theirs.applied_index) - 50 ? mine : undefined;
+      },
+      30_000,
+    );
 
     // 4. remove an old member (the leader itself: the hardest case)
     const old = await cluster.waitForLeader(10_000);
