@@ -80,14 +80,21 @@ export function peerAddressOf(config: RaftNodeConfig, member: MemberSpec): strin
   return config.members.find((m) => m.id === member.id)?.peerAddress ?? member.peerAddress;
 }
 
-/** The peers to reach: every other member of the (replicated) list that has a peer address. */
-export function peersOf(config: RaftNodeConfig, members: readonly MemberSpec[]): (readonly [bigint, string])[] {
-  return members.filter((m) => m.id !== config.memberId && peerAddressOf(config, m) !== '').map((m) => [m.id, peerAddressOf(config, m)] as const);
+/**
+ * The peers to reach: every other member of the (replicated) list that has a peer address, and
+ * every member this member's configuration lists that the list does not say was removed (a
+ * joining member must answer a leader that joined after the cluster was created before its own
+ * list, still the initial one, names it).
+ */
+export function peersOf(config: RaftNodeConfig, members: { readonly members: readonly MemberSpec[]; isRemoved(id: bigint): boolean }): (readonly [bigint, string])[] {
+  const listed = new Set(members.members.map((m) => m.id));
+  const configured = config.members.filter((m) => !listed.has(m.id) && !members.isRemoved(m.id));
+  return [...members.members, ...configured].filter((m) => m.id !== config.memberId && peerAddressOf(config, m) !== '').map((m) => [m.id, peerAddressOf(config, m)] as const);
 }
 
 export function createMessenger(
   config: RaftNodeConfig,
-  members: readonly MemberSpec[],
+  members: { readonly members: readonly MemberSpec[]; isRemoved(id: bigint): boolean },
   inbox: () => PeerInbox | undefined,
   metrics: Metrics,
   logger: Logger,

@@ -91,8 +91,8 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.messenger = createMessenger(config, this.stateMachine.members.members, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
-    this.peers = new Set(peersOf(config, this.stateMachine.members.members).map(([id]) => id));
+    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
+    this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: config.maxSimpleTokensCount, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
@@ -231,7 +231,7 @@ export class Member implements NodeCore {
   private syncPeers(index: number): void {
     const members = this.stateMachine.members;
     if (members.isRemoved(this.config.memberId)) this.markRemoved(index);
-    const next = new Map(peersOf(this.config, members.members));
+    const next = new Map(peersOf(this.config, members));
     for (const id of this.peers) if (!next.has(id)) this.messenger.transport.removePeer(id);
     for (const [id, address] of next) this.messenger.transport.setPeer(id, address);
     this.peers = new Set(next.keys());

@@ -1,6 +1,7 @@
 // Growing a cluster of real processes from 3 to 5 members and shrinking it back to 3 while
-// clients write, with the leader killed (kill -9, restarted) in the middle: every acknowledged
-// write is there at the end, on every remaining member.
+// clients write, with the leader killed (kill -9, restarted) in the middle and the fifth member
+// joining while the fourth leads: every acknowledged write is there at the end, on every
+// remaining member.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEtcdMessage } from '@ward/etcd/api-mapping';
 import type { NodeResponse__Output } from '@ward/etcd/proto';
@@ -51,6 +52,12 @@ describe('3 -> 5 -> 3 members', () => {
     await cluster.kill(leader);
     await cluster.waitForLeader(20_000, [leader]);
     await cluster.startMember(leader);
+    // the second newcomer joins while the first one leads: it must answer a leader that its own
+    // member list (still the initial one until it catches up) does not name yet
+    const current = await cluster.waitForLeader(20_000);
+    const moved = await cluster.client(current).moveLeader(fourth);
+    expect(moved.result).toBe('response');
+    expect(await cluster.waitForLeader(20_000)).toBe(fourth);
     const fifth = await grow();
     const five = await cluster.client(await cluster.waitForLeader(20_000)).memberList();
     expect(five.members.filter((m) => !m.is_learner)).toHaveLength(5);
