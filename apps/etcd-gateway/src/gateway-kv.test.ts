@@ -155,11 +155,6 @@ describe('Maintenance and Cluster', () => {
     });
   });
 
-  it.each([['Cluster', 'MemberAdd']] as const)('%s.%s is honestly unimplemented', async (service, method) => {
-    const result = await etcd.call(service, method, {});
-    expect(result).toMatchObject({ ok: false, code: 12 });
-    expect((result as { details: string }).details).toBe(`ward: ${method} is not supported`);
-  });
 });
 
 describe('Lease', () => {

@@ -224,7 +224,7 @@ async function wireApis(
     kv: new KvApi(executor, DEFAULT_KV_REQUEST_LIMITS),
     auth: new AuthApi({ executor, authenticator, passwords: w.passwords, status }),
     maintenance,
-    cluster: new ClusterApi({ executor, authEnabled, status, memberList, advertisedClientUrl: () => advertise.url }),
+    cluster: new ClusterApi({ executor, authEnabled, status, memberList, memberChange: (request, signal) => cluster.memberChange(request, signal), advertisedClientUrl: () => advertise.url }),
     lease,
   });
   // One accounting for both kinds of stream: a caller's bound covers its Watch and keep-alive streams.

@@ -20,6 +20,11 @@ export const RAFT_NODE_CONFIG = defineConfig({
       pattern: /^[^=,\s]+=[^=,\s]+=[^=,\s]+=[^=,\s]+$/,
       why: 'Every member as id=name=peerHost:port=apiHost:port; the same ids on every member (addresses may differ, e.g. through proxies). Required.',
     }),
+    initialClusterState: oneOf({
+      default: 'new',
+      values: ['new', 'existing'] as const,
+      why: "'new': the members of RAFT_NODE_MEMBERS create the cluster. 'existing': this member joins a running cluster it was added to (etcdctl member add), RAFT_NODE_MEMBERS listing the current members; it starts as a learner or voter as added, and catches up from the leader.",
+    }),
     dataDir: string({ default: '', maxLengthChars: 4096, why: 'Directory of the WAL and snapshots (created if missing). Required.' }),
     apiListenAddress: string({ default: '', maxLengthChars: 300, why: "Where the internal API listens; empty: this member's api address from the member list." }),
     peerListenAddress: string({ default: '', maxLengthChars: 300, why: "Where the peer service listens; empty: this member's peer address from the member list." }),
@@ -86,8 +91,11 @@ export type RaftNodeEnvConfig = ConfigValues<(typeof RAFT_NODE_CONFIG)['options'
 export interface RaftNodeConfig {
   readonly memberId: bigint;
   readonly members: readonly MemberSpec[];
-  /** Derived from the member ids (etcd's rule); never configured. */
+  /** Derived from the member ids (etcd's rule); never configured. A joining member learns it from the cluster. */
   readonly clusterId: bigint;
+  readonly initialClusterState: 'new' | 'existing';
+  /** The voters the cluster was created with (its configuration at index 0): RAFT_NODE_MEMBERS, or learnt when joining. */
+  readonly initialMemberIds: readonly bigint[];
   readonly dataDir: string;
   readonly apiListen: HostPort;
   readonly peerListen: HostPort;
@@ -132,6 +140,7 @@ export function resolveRaftNodeConfig(env: RaftNodeEnvConfig): RaftNodeConfig {
     memberId,
     members: Object.freeze(members),
     clusterId: clusterIdOf(members.map((m) => m.id)),
+    initialMemberIds: Object.freeze(members.map((m) => m.id)),
     apiListen: parseHostPort(apiListenAddress === '' ? self.apiAddress : apiListenAddress),
     peerListen: parseHostPort(peerListenAddress === '' ? self.peerAddress : peerListenAddress),
     httpListen: parseHostPort(httpAddress),

@@ -3,12 +3,12 @@ import { randomInt } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
-import { RawNode, type Message, type NodeId } from '@ward/raft/core';
+import { RawNode, votersConfState, type Message, type NodeId } from '@ward/raft/core';
 import type { BootedRaft } from '@ward/raft/storage';
 import { RaftMessenger, transportMetricsHooks } from '@ward/raft/transport';
 import { SeededRng } from '@ward/shared/clock';
 import type { RaftNodeConfig } from './config';
-import { formatMemberId } from './members';
+import { formatMemberId, type MemberSpec } from './members';
 import type { NodeMetrics } from './node-metrics';
 import { ENTRY_OVERHEAD_BYTES } from './service/decode-entry';
 import { StateMachine } from './state-machine';
@@ -33,6 +33,11 @@ export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, m
         metrics.undecodableEntry();
         logger.error({ index, err: error }, 'committed entry does not decode; skipped');
       },
+      // A joining member knows the initial members' ids; their records come with the snapshot
+      // or the log (placeholders until then, with the configured addresses where it lists them).
+      initialMembers: config.initialMemberIds.map((id) => config.members.find((m) => m.id === id) ?? { id, name: '', peerAddress: '', apiAddress: '' }),
+      initialConfState: votersConfState(config.initialMemberIds),
+      clusterId: config.clusterId,
     },
     booted.snapshot,
   );
@@ -67,12 +72,39 @@ export interface PeerInbox {
   reportUnreachable(to: NodeId): void;
 }
 
-export function createMessenger(config: RaftNodeConfig, inbox: () => PeerInbox | undefined, metrics: Metrics, logger: Logger, credentials?: ChannelCredentials): RaftMessenger {
+/**
+ * Where this member reaches member `id`: the address its own configuration gives (members may
+ * reach each other through different addresses, e.g. proxies), else the replicated one.
+ */
+export function peerAddressOf(config: RaftNodeConfig, member: MemberSpec): string {
+  return config.members.find((m) => m.id === member.id)?.peerAddress ?? member.peerAddress;
+}
+
+/**
+ * The peers to reach: every other member of the (replicated) list that has a peer address, and
+ * every member this member's configuration lists that the list does not say was removed (a
+ * joining member must answer a leader that joined after the cluster was created before its own
+ * list, still the initial one, names it).
+ */
+export function peersOf(config: RaftNodeConfig, members: { readonly members: readonly MemberSpec[]; isRemoved(id: bigint): boolean }): (readonly [bigint, string])[] {
+  const listed = new Set(members.members.map((m) => m.id));
+  const configured = config.members.filter((m) => !listed.has(m.id) && !members.isRemoved(m.id));
+  return [...members.members, ...configured].filter((m) => m.id !== config.memberId && peerAddressOf(config, m) !== '').map((m) => [m.id, peerAddressOf(config, m)] as const);
+}
+
+export function createMessenger(
+  config: RaftNodeConfig,
+  members: { readonly members: readonly MemberSpec[]; isRemoved(id: bigint): boolean },
+  inbox: () => PeerInbox | undefined,
+  metrics: Metrics,
+  logger: Logger,
+  credentials?: ChannelCredentials,
+): RaftMessenger {
   return new RaftMessenger({
     ...(credentials === undefined ? {} : { credentials }),
     localId: config.memberId,
     clusterId: config.clusterId,
-    peers: config.members.filter((m) => m.id !== config.memberId).map((m) => [m.id, m.peerAddress] as const),
+    peers: peersOf(config, members),
     onMessage: (message) => inbox()?.step(message),
     onSnapshotStatus: (to, ok) => inbox()?.reportSnapshot(to, ok),
     onUnreachable: (to) => inbox()?.reportUnreachable(to),

@@ -1,16 +1,20 @@
 // One running member: the parts wired together, the driver's hooks, housekeeping and shutdown.
-import type { ChannelCredentials } from '@grpc/grpc-js';
+import { credentials as grpcCredentials, type ChannelCredentials } from '@grpc/grpc-js';
+import type { NodeMemberListResponse__Output, NodeStatusResponse__Output } from '@ward/etcd/proto';
 import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
-import { NO_NODE, votersConfState, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
+import { ConfChangeTransition, ConfChangeType, NO_NODE, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft } from '@ward/raft/storage';
 import type { RaftMessenger } from '@ward/raft/transport';
 import type { Clock } from '@ward/shared/clock';
 import { AppliedWaiters } from './applied-waiters';
+import { ChangeWaiters } from './membership/change-waiters';
+import { encodeChangeContext } from './membership/codec';
+import { askMember } from './membership/join';
 import type { RaftNodeConfig } from './config';
-import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf } from './member-parts';
+import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf, peersOf } from './member-parts';
 import { Lessor, minLeaseTtlSeconds } from './lessor';
 import { formatMemberId } from './members';
 import { createNodeMetrics, type NodeMetrics } from './node-metrics';
@@ -19,7 +23,7 @@ import { RaftDriver } from './raft-driver';
 import { ReadIndexBatcher } from './read-index';
 import { RequestIdGenerator } from './request-ids';
 import { responseContext, type NodeCore } from './service/node-core';
-import type { AppliedRequest, StateMachine } from './state-machine';
+import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './state-machine';
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
 
@@ -27,6 +31,10 @@ import { WatchHub } from './watch/watch-hub';
 const LEASE_REVOKES_PER_SECOND = 1000;
 /** How often the leader looks for expired leases (etcd: every 500 ms). */
 const LEASE_EXPIRY_CHECK_MS = 500;
+/** How often a member without a leader asks the others whether it was removed. */
+const REMOVAL_CHECK_INTERVAL_MS = 5000;
+/** How long one such question may take. */
+const REMOVAL_CHECK_TIMEOUT_MS = 2000;
 /** A revoke proposal that did not apply is proposed again after this long. */
 const LEASE_REPROPOSE_AFTER_MS = 3000;
 
@@ -45,6 +53,7 @@ export class Member implements NodeCore {
   readonly driver: RaftDriver;
   readonly stateMachine: StateMachine;
   readonly proposals: ProposalWaiters;
+  readonly membershipChanges = new ChangeWaiters();
   readonly reads: ReadIndexBatcher;
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;
@@ -56,6 +65,8 @@ export class Member implements NodeCore {
   readonly messenger: RaftMessenger;
   /** Size of the last snapshot written or booted from (Status' db_size_bytes). */
   snapshotBytes: number;
+  /** Set once this member applied its own removal (or booted removed): its API refuses everything. */
+  removed = false;
   /** Settles with the error when storage fails and the member stops by itself. */
   readonly fatal: Promise<unknown>;
   private readonly node: RawNode;
@@ -63,6 +74,14 @@ export class Member implements NodeCore {
   private housekeeping: NodeJS.Timeout | undefined;
   private leaseExpiry: NodeJS.Timeout | undefined;
   private resolveFatal: (error: unknown) => void = () => undefined;
+  /** Peers the transport knows now. */
+  private peers: Set<bigint>;
+  /** Since when (monotonic ms) no leader has been known (undefined: one is). */
+  private leaderlessSince: number | undefined;
+  private nextRemovalCheckMs = 0;
+  private readonly peerCredentials: ChannelCredentials | undefined;
+  /** Since when (monotonic ms) the transport's stream to each peer has been up. */
+  private readonly connectedSince = new Map<bigint, number>();
 
   constructor(inputs: MemberInputs) {
     const { config, booted, clock } = inputs;
@@ -72,7 +91,8 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.messenger = createMessenger(config, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
+    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
+    this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: config.maxSimpleTokensCount, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
@@ -90,7 +110,9 @@ export class Member implements NodeCore {
     this.watches = this.createWatchHub(inputs.logger);
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
+    this.peerCredentials = inputs.peerCredentials;
     this.driver = this.createDriver(booted);
+    if (this.stateMachine.members.isRemoved(config.memberId)) this.markRemoved(this.stateMachine.appliedIndex);
   }
 
   /** Starts ticking, housekeeping (token expiry, gauges) once a second and the lease expiry check. */
@@ -119,6 +141,7 @@ export class Member implements NodeCore {
     this.watches.stop();
     await this.driver.stop();
     this.proposals.close();
+    this.membershipChanges.close();
     this.reads.close();
     this.applied.close();
     await this.messenger.close();
@@ -146,7 +169,6 @@ export class Member implements NodeCore {
       persistence: booted.persistence,
       send: (messages) => this.messenger.send(messages),
       stateMachine: this.stateMachine,
-      confState: votersConfState(this.config.members.map((m) => m.id)),
       tickMs: this.config.tickMs,
       snapshotEntries: this.config.snapshotEntriesCount,
       bootSnapshotIndex: booted.snapshot?.metadata.index ?? 0,
@@ -154,6 +176,7 @@ export class Member implements NodeCore {
       hooks: {
         onLeaderChange: (lead, term) => this.onLeaderChange(lead, term),
         onApplied: (batch, index) => this.onApplied(batch, index),
+        onMembership: (change) => this.onMembership(change),
         onRestored: (snapshot) => this.onRestored(snapshot),
         onReadStates: (states) => this.reads.onReadStates(states),
         onSnapshot: (index, bytes, ms) => this.onSnapshot(index, bytes, ms),
@@ -188,8 +211,44 @@ export class Member implements NodeCore {
     this.metrics.progress(index, this.node.basicStatus().commit);
   }
 
+  /** A membership change applied: the transport learns new peers, forgets removed ones. */
+  private onMembership(applied: AppliedMembershipChange): void {
+    const { index, refused, change, confState } = applied;
+    this.membershipChanges.applied(applied);
+    if (refused !== undefined) {
+      this.logger.warn({ index, reason: refused }, 'membership change not applied');
+      return;
+    }
+    const ids = (list: readonly { id: bigint }[]): string[] => list.map((m) => formatMemberId(m.id));
+    this.logger.info(
+      { index, added: ids(change.added), updated: ids(change.updated), removed: change.removed.map(formatMemberId), voters: confState.voters.map(formatMemberId), learners: confState.learners.map(formatMemberId) },
+      'membership changed',
+    );
+    this.syncPeers(index);
+  }
+
+  /** Points the transport at the member list now applied: new peers learnt, removed ones forgotten. */
+  private syncPeers(index: number): void {
+    const members = this.stateMachine.members;
+    if (members.isRemoved(this.config.memberId)) this.markRemoved(index);
+    const next = new Map(peersOf(this.config, members));
+    for (const id of this.peers) if (!next.has(id)) this.messenger.transport.removePeer(id);
+    for (const [id, address] of next) this.messenger.transport.setPeer(id, address);
+    this.peers = new Set(next.keys());
+  }
+
+  /** This member is no longer part of the cluster: it says so once and refuses every API call. */
+  private markRemoved(index: number): void {
+    if (this.removed) return;
+    this.removed = true;
+    this.logger.error({ index }, 'this member was removed from the cluster; it no longer serves (stop it and delete its data directory)');
+    this.lessor.demote();
+    this.reads.leaderChanged();
+  }
+
   private onRestored(snapshot: Snapshot): void {
     this.logger.info({ index: snapshot.metadata.index, term: snapshot.metadata.term, bytes: snapshot.data.length }, 'snapshot installed from the leader');
+    this.syncPeers(snapshot.metadata.index);
     this.applied.applied(this.stateMachine.appliedIndex);
     this.lessor.resync(this.clock.monotonicMs());
     this.watches.notify();
@@ -201,10 +260,85 @@ export class Member implements NodeCore {
     this.logger.info({ index, bytes, durationMs: Math.round(ms) }, 'snapshot written');
   }
 
+  /** How long the stream to peer `id` has been up, in ms (0: not connected). */
+  peerConnectedForMs(id: bigint): number {
+    this.trackConnections();
+    const since = this.connectedSince.get(id);
+    return since === undefined ? 0 : this.clock.monotonicMs() - since;
+  }
+
+  private trackConnections(): void {
+    const now = this.clock.monotonicMs();
+    const up = new Set<bigint>();
+    for (const peer of this.messenger.transport.stats().peers) if (peer.connected) up.add(peer.peer);
+    for (const id of [...this.connectedSince.keys()]) if (!up.has(id)) this.connectedSince.delete(id);
+    for (const id of up) if (!this.connectedSince.has(id)) this.connectedSince.set(id, now);
+  }
+
+  /**
+   * A member removed while it did not hear the commit of its removal (the leader stops replicating
+   * to it once the change applied) never applies it. So a member that has had no leader for two
+   * election timeouts asks the members it knows, every REMOVAL_CHECK_INTERVAL_MS, whether they
+   * still list it: one of the same cluster that applied more than this member and does not list
+   * it (though this member was listed at its own applied index) removed it.
+   */
+  private async checkRemoved(): Promise<void> {
+    const now = this.clock.monotonicMs();
+    if (this.removed || this.driver.leader !== NO_NODE) {
+      this.leaderlessSince = undefined;
+      return;
+    }
+    this.leaderlessSince ??= now;
+    if (now - this.leaderlessSince < 2 * this.config.electionTicks * this.config.tickMs || now < this.nextRemovalCheckMs) return;
+    this.nextRemovalCheckMs = now + REMOVAL_CHECK_INTERVAL_MS;
+    const applied = this.stateMachine.appliedIndex;
+    if (!this.stateMachine.members.has(this.config.memberId)) return;
+    const credentials = this.peerCredentials ?? grpcCredentials.createInsecure();
+    for (const member of this.stateMachine.members.members) {
+      const address = this.config.members.find((m) => m.id === member.id)?.apiAddress ?? member.apiAddress;
+      if (member.id === this.config.memberId || address === '') continue;
+      try {
+        const [status, list] = await Promise.all([
+          askMember<NodeStatusResponse__Output>(credentials, 'Status', address, REMOVAL_CHECK_TIMEOUT_MS),
+          askMember<NodeMemberListResponse__Output>(credentials, 'MemberList', address, REMOVAL_CHECK_TIMEOUT_MS),
+        ]);
+        const listed = list.members.some((m) => BigInt(m.id) === this.config.memberId);
+        if (BigInt(list.cluster_id) === this.config.clusterId && !listed && Number(status.applied_index) > applied) {
+          this.logger.warn({ by: formatMemberId(member.id) }, 'another member no longer lists this one');
+          this.markRemoved(applied);
+          return;
+        }
+      } catch {
+        // unreachable or removed itself: ask the next one
+      }
+    }
+  }
+
   private housekeep(): void {
+    void this.checkRemoved();
+    this.trackConnections();
+    this.publishSelf();
     this.expireIdleTokens();
     this.metrics.watch(this.watches.streamCount, this.watches.watcherCount);
     this.metrics.progress(this.stateMachine.appliedIndex, this.node.basicStatus().commit);
+  }
+
+  /**
+   * A member added by `member add` is listed without a name or internal API address until it
+   * publishes them (etcd's publish): proposed as an UpdateNode change, which followers and
+   * learners forward to the leader, every housekeeping round until the list shows them.
+   */
+  private publishSelf(): void {
+    if (this.removed) return;
+    const self = this.config.members.find((m) => m.id === this.config.memberId);
+    const record = this.stateMachine.members.get(this.config.memberId);
+    if (self === undefined || record === undefined || (record.name === self.name && record.apiAddress === self.apiAddress)) return;
+    const context = encodeChangeContext({ requestId: 0n, records: [{ ...record, name: self.name, apiAddress: self.apiAddress }] });
+    try {
+      this.driver.proposeConfChange({ transition: ConfChangeTransition.Auto, changes: [{ type: ConfChangeType.UpdateNode, nodeId: self.id }], context });
+    } catch (error) {
+      this.logger.debug({ err: error }, 'publishing this member not proposed; retried');
+    }
   }
 
   /** The leader proposes simpleTokenExpire, as root, for tokens idle longer than the TTL. */

@@ -7,14 +7,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { createLogger } from '@ward/platform/logging';
-import { MessageType, NO_NODE, RawNode, votersConfState, type Message, type Ready } from '@ward/raft/core';
+import { ConfChangeTransition, ConfChangeType, MessageType, NO_NODE, RawNode, votersConfState, type ConfChangeV2, type Message, type Ready } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { SeededRng } from '@ward/shared/clock';
 import { RaftDriver } from './raft-driver';
-import { StateMachine } from './state-machine';
+import { StateMachine, type AppliedMembershipChange } from './state-machine';
+import type { MemberSpec } from './members';
+import { encodeChangeContext } from './membership/codec';
 
 const IDS = [1n, 2n, 3n];
 const CLUSTER = 7n;
+const spec = (id: bigint): MemberSpec => ({ id, name: `m${id}`, peerAddress: `127.0.0.1:${1000 + Number(id)}`, apiAddress: `127.0.0.1:${2000 + Number(id)}` });
+const INITIAL_MEMBERS = IDS.map(spec);
 const logger = createLogger({ name: 'test', level: 'silent' });
 const dirs: string[] = [];
 afterEach(async () => {
@@ -31,6 +35,9 @@ interface Member {
   gate: { holds: (ready: Ready) => boolean; until: Promise<void> } | undefined;
   /** Writes waiting at the gate now. */
   held: number;
+  /** Membership changes applied, in order. */
+  membership: AppliedMembershipChange[];
+  node: RawNode;
 }
 
 class Network {
@@ -46,11 +53,14 @@ class Network {
 
 async function boot(net: Network, id: bigint, dir: string, snapshotEntries: number): Promise<Member> {
   const booted = await RaftPersistence.open({ dir, metadata: memberWalMetadata(CLUSTER, id), bootstrapConfState: votersConfState(IDS), catchUpEntries: 5 });
-  const stateMachine = StateMachine.boot({ applier: {}, maxEntryBytes: 1 << 20, onUndecodable: () => undefined }, booted.snapshot);
+  const stateMachine = StateMachine.boot(
+    { applier: {}, maxEntryBytes: 1 << 20, onUndecodable: () => undefined, initialMembers: INITIAL_MEMBERS, initialConfState: votersConfState(IDS), clusterId: CLUSTER },
+    booted.snapshot,
+  );
   const node = new RawNode({ id, storage: booted.storage, rng: new SeededRng(Number(id)), applied: stateMachine.appliedIndex, electionTimeoutTicks: 10, heartbeatIntervalTicks: 1 });
   const violations: string[] = [];
   const storage = booted.storage; // updated only once the WAL write of a Ready is durable
-  const member: Member = { driver: undefined as never, stateMachine, persistence: booted.persistence, restored: 0, violations, gate: undefined, held: 0 };
+  const member: Member = { driver: undefined as never, stateMachine, persistence: booted.persistence, restored: 0, violations, gate: undefined, held: 0, membership: [], node };
   // The real persistence, with writes that can be held back.
   const persistence: RaftPersistence = Object.create(booted.persistence);
   persistence.persist = async (ready) => {
@@ -75,7 +85,6 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
       net.deliver(messages);
     },
     stateMachine,
-    confState: votersConfState(IDS),
     tickMs: 5,
     snapshotEntries,
     bootSnapshotIndex: booted.snapshot?.metadata.index ?? 0,
@@ -86,6 +95,7 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
         // Only entries in this member's durable log are ever applied.
         for (const { index } of applied) if (index > storage.lastIndex()) violations.push(`member ${id} applied ${index} before it was durable here`);
       },
+      onMembership: (change) => member.membership.push(change),
       onRestored: () => member.restored++,
       onReadStates: () => undefined,
       onSnapshot: () => undefined,
@@ -193,5 +203,65 @@ describe('RaftDriver', () => {
     expect(back.stateMachine.applier.stateHash()).toBe(leader.stateMachine.applier.stateHash());
     expect([...others, back].flatMap((m) => m.violations)).toEqual([]);
     await stopAll([...others, back]);
+  });
+});
+
+describe('RaftDriver membership', () => {
+  const change = (type: ConfChangeType, id: bigint, requestId: bigint, records: MemberSpec[] = []): ConfChangeV2 => ({
+    transition: ConfChangeTransition.Auto,
+    changes: [{ type, nodeId: id }],
+    context: encodeChangeContext({ requestId, records: records.map((r) => ({ ...r, isLearner: type === ConfChangeType.AddLearnerNode })) }),
+  });
+  const listOf = (m: Member): string => JSON.stringify(m.stateMachine.members.members.map((r) => [r.id.toString(), r.name, r.isLearner]));
+
+  it('adds a learner that catches up by a snapshot listing it, promotes it, removes the leader; lists and configurations agree, also after a restart', async () => {
+    const { net, roots, members } = await startMembers(20);
+    await until(() => members.some((m) => m.driver.isLeader));
+    const leader = (): Member => [...net.members.values()].find((m) => m.driver.isLeader && !net.down.has(idOf(m)))!;
+    const idOf = (m: Member): bigint => [...net.members.entries()].find(([, v]) => v === m)![0];
+    for (let i = 1; i <= 60; i++) leader().driver.propose(put(i));
+    await until(() => members.every((m) => m.stateMachine.applier.keySpaceView.currentRevision === 61));
+    await until(() => leader().persistence.storage.firstIndex() > 10);
+    // member 4 starts with the initial voters (index 0), as every node does, and an empty log
+    const dir4 = await mkdtemp(join(tmpdir(), 'ward-driver-'));
+    dirs.push(dir4);
+    const joiner = await boot(net, 4n, dir4, 20);
+    leader().driver.proposeConfChange(change(ConfChangeType.AddLearnerNode, 4n, 41n, [spec(4n)]));
+    await until(() => joiner.stateMachine.applier.keySpaceView.currentRevision === 61 && joiner.stateMachine.members.has(4n));
+    // the log it needed was compacted: it was caught up by a snapshot, which listed it
+    expect(joiner.restored).toBeGreaterThanOrEqual(1);
+    expect(joiner.stateMachine.confState.learners).toEqual([4n]);
+    expect(joiner.stateMachine.members.get(4n)).toEqual({ ...spec(4n), isLearner: true });
+    const added = members[0]!.membership.find((c) => c.requestId === 41n)!;
+    expect(added.refused).toBeUndefined();
+    expect(added.change.added.map((r) => r.id)).toEqual([4n]);
+
+    leader().driver.proposeConfChange(change(ConfChangeType.AddNode, 4n, 42n));
+    await until(() => [...members, joiner].every((m) => m.stateMachine.confState.voters.length === 4));
+    const old = leader();
+    const oldId = idOf(old);
+    old.driver.proposeConfChange(change(ConfChangeType.RemoveNode, oldId, 43n));
+    await until(() => [...members, joiner].filter((m) => m !== old).every((m) => m.stateMachine.members.isRemoved(oldId)) && old.stateMachine.members.isRemoved(oldId));
+    // the others elect a leader among themselves and keep committing
+    await until(() => leader() !== undefined && leader() !== old);
+    leader().driver.propose(put(61));
+    const rest = [...members, joiner].filter((m) => m !== old);
+    await until(() => rest.every((m) => m.stateMachine.applier.keySpaceView.currentRevision === 62));
+    expect(new Set(rest.map(listOf)).size).toBe(1);
+    expect(new Set(rest.map((m) => JSON.stringify(m.stateMachine.confState, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))).size).toBe(1);
+    expect(rest[0]!.stateMachine.confState.voters).toEqual(IDS.filter((id) => id !== oldId).concat([4n]).sort((a, b) => (a < b ? -1 : 1)));
+    expect(rest[0]!.stateMachine.members.members.map((r) => [r.id, r.isLearner])).toEqual(rest[0]!.stateMachine.confState.voters.map((id) => [id, false]));
+    // a member restarted from its snapshot and log comes back with the same list and configuration
+    const again = rest.find((m) => m !== leader())!;
+    const againId = idOf(again);
+    const before = listOf(again);
+    await again.driver.stop();
+    await again.persistence.close();
+    const back = await boot(net, againId, againId === 4n ? dir4 : roots[IDS.indexOf(againId)]!, 20);
+    await until(() => back.stateMachine.applier.keySpaceView.currentRevision === 62);
+    expect(listOf(back)).toBe(before);
+    expect(back.node.confState().voters).toEqual(rest[0]!.stateMachine.confState.voters);
+    expect([...rest, back].flatMap((m) => m.violations)).toEqual([]);
+    await stopAll([old, ...rest.filter((m) => m !== again), back]);
   });
 });

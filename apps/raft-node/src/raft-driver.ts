@@ -7,16 +7,21 @@
 // so they never acknowledge or vote for what is not durable. One Ready is handled at a time;
 // everything that arrives meanwhile (proposals, acks) is batched into the next Ready, which is
 // where group commit comes from.
-import { isEmptySnapshot, NO_NODE, Role, type ConfState, type Entry, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
+import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type ProgressStatus, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
-import type { AppliedRequest, StateMachine } from './state-machine';
+import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './state-machine';
 
 export interface RaftDriverHooks {
   /** Leader or term changed (`lead` may be NO_NODE). */
   readonly onLeaderChange: (lead: NodeId, term: number) => void;
   /** A batch of entries was applied (after advance). */
   readonly onApplied: (applied: readonly AppliedRequest[], appliedIndex: number) => void;
+  /**
+   * A membership-change entry was applied (the core has the new configuration; the next Ready
+   * already uses it), before the batch's onApplied.
+   */
+  readonly onMembership: (applied: AppliedMembershipChange) => void;
   /** The state was replaced by a snapshot from the leader. */
   readonly onRestored: (snapshot: Snapshot) => void;
   readonly onReadStates: (states: readonly ReadState[]) => void;
@@ -31,7 +36,6 @@ export interface RaftDriverOptions {
   readonly persistence: RaftPersistence;
   readonly send: (messages: readonly Message[]) => void;
   readonly stateMachine: StateMachine;
-  readonly confState: ConfState;
   readonly tickMs: number;
   /** Take a local snapshot after this many applied entries. */
   readonly snapshotEntries: number;
@@ -52,6 +56,11 @@ export class RaftDriver {
   private term = 0;
   private role: Role = Role.Follower;
   private lastSnapshotIndex: number;
+  /**
+   * A membership change that adds a member was applied: snapshot at once, so that the snapshot a
+   * new member may need lists it (a node refuses a snapshot that does not).
+   */
+  private snapshotDue = false;
 
   constructor(private readonly options: RaftDriverOptions) {
     this.node = options.node;
@@ -101,6 +110,21 @@ export class RaftDriver {
   propose(data: Uint8Array): void {
     this.node.propose(data);
     this.wake();
+  }
+
+  /**
+   * Proposes a membership change (at most one is pending: a later one is appended as an empty
+   * entry, which the proposer sees as its change never applying); throws ProposalDroppedError
+   * when no log took it.
+   */
+  proposeConfChange(cc: ConfChangeV2): void {
+    this.node.proposeConfChange(cc);
+    this.wake();
+  }
+
+  /** The leader's view of every member's replication (empty on followers). */
+  progress(): ReadonlyMap<NodeId, ProgressStatus> {
+    return this.node.status().progress;
   }
 
   readIndex(context: Uint8Array): void {
@@ -189,22 +213,37 @@ export class RaftDriver {
       this.options.hooks.onRestored(rd.snapshot!);
     }
     const rest = split === 0 ? rd.committedEntries : rd.committedEntries.slice(split);
-    const applied = this.options.stateMachine.apply(rest);
+    const applied = this.applyEntries(rest);
     this.node.advance();
     if (rest.length > 0) this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
   }
 
+  private applyEntries(entries: readonly Entry[]): AppliedRequest[] {
+    return this.options.stateMachine.apply(
+      entries,
+      (cc: ConfChangeV2) => this.node.applyConfChange(cc),
+      (change) => {
+        if (change.change.added.length > 0) this.snapshotDue = true;
+        this.options.hooks.onMembership(change);
+      },
+    );
+  }
+
   private applyEarly(entries: readonly Entry[]): void {
-    const applied = this.options.stateMachine.apply(entries);
+    const applied = this.applyEntries(entries);
     this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
   }
 
   private async maybeSnapshot(): Promise<void> {
     const index = this.options.stateMachine.appliedIndex;
-    if (index - this.lastSnapshotIndex < this.options.snapshotEntries) return;
+    const due = this.snapshotDue && index > this.lastSnapshotIndex;
+    if (!due && index - this.lastSnapshotIndex < this.options.snapshotEntries) return;
+    this.snapshotDue = false;
     const started = performance.now();
+    // The state, its applied index and its configuration belong to the same moment.
+    const confState = this.options.stateMachine.confState;
     const data = this.options.stateMachine.snapshotData();
-    await this.options.persistence.createSnapshot(index, this.options.confState, data);
+    await this.options.persistence.createSnapshot(index, confState, data);
     this.lastSnapshotIndex = index;
     this.options.hooks.onSnapshot(index, data.length, performance.now() - started);
   }

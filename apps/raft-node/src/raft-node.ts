@@ -1,7 +1,7 @@
 // createRaftNode: one member of a ward cluster, assembled from the Raft core, the WAL and
 // snapshots, the peer transport, the state machine, and the internal API (wardnode.Node), plus
 // /healthz /readyz /metrics.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
 import type { ServerCredentials } from '@grpc/grpc-js';
@@ -17,6 +17,7 @@ import type { RaftNodeConfig } from './config';
 import { Member } from './member';
 import { maxEntryBytesOf } from './member-parts';
 import { formatMemberId } from './members';
+import { joinedConfig } from './membership/join';
 import { nodeServiceHandlers } from './service/node-service';
 
 const MIB = 1024 * 1024;
@@ -51,15 +52,17 @@ export function createMemberLogger(config: RaftNodeConfig): Logger {
 }
 
 /** Boots the member from its data dir and starts serving. Throws (nothing left running) when it cannot. */
-export async function createRaftNode(config: RaftNodeConfig, deps: RaftNodeDeps = {}): Promise<RaftNode> {
-  const logger = deps.logger ?? createMemberLogger(config);
-  const tls = internalTls(config);
-  const metrics = deps.metrics ?? createMetrics({ prefix: 'ward_raft_node_', defaultLabels: { member: formatMemberId(config.memberId) }, collectProcessMetrics: true });
-  await mkdir(config.dataDir, { recursive: true });
+export async function createRaftNode(configured: RaftNodeConfig, deps: RaftNodeDeps = {}): Promise<RaftNode> {
+  const logger = deps.logger ?? createMemberLogger(configured);
+  const tls = internalTls(configured);
+  const metrics = deps.metrics ?? createMetrics({ prefix: 'ward_raft_node_', defaultLabels: { member: formatMemberId(configured.memberId) }, collectProcessMetrics: true });
+  const isFresh = await isEmptyOrMissing(configured.dataDir);
+  await mkdir(configured.dataDir, { recursive: true });
+  const config = await joinedConfig(configured, logger, { isFresh, ...(tls === null ? {} : { credentials: tlsChannelCredentials(tls) }) });
   const booted = await RaftPersistence.open({
     dir: config.dataDir,
     metadata: memberWalMetadata(config.clusterId, config.memberId),
-    bootstrapConfState: votersConfState(config.members.map((m) => m.id)),
+    bootstrapConfState: votersConfState(config.initialMemberIds),
     catchUpEntries: config.snapshotCatchUpEntriesCount,
     wal: { hooks: walMetricsHooks(metrics), maxBatchBytes: 64 * MIB, maxQueuedBytes: 256 * MIB, maxRecordBytes: Math.max(8 * MIB, maxEntryBytesOf(config)) },
   });
@@ -68,6 +71,15 @@ export async function createRaftNode(config: RaftNodeConfig, deps: RaftNodeDeps 
     return await serve(config, booted, logger, metrics, deps.clock ?? systemClock, tls);
   } catch (error) {
     await booted.persistence.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function isEmptyOrMissing(dir: string): Promise<boolean> {
+  try {
+    return (await readdir(dir)).length === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
     throw error;
   }
 }

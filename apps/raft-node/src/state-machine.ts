@@ -1,8 +1,14 @@
 // The replicated state machine of this member: @ward/etcd/apply's Applier driven by committed log
 // entries and installed snapshots, with the raft applied index (which also counts the leader's
-// empty entries the applier never sees).
+// empty entries the applier never sees), the member list and the raft configuration (ConfState)
+// at that index. Membership-change entries are applied by handing the change to the Raft core
+// (`applyConfChange`, which installs it and returns the new ConfState) and updating the member
+// list from the records in the entry's context; snapshots carry both (membership/codec.ts).
 import { Applier, decodeApplyRequest, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
-import { EntryType, type Entry, type Snapshot } from '@ward/raft/core';
+import { ConfChangeError, EntryType, decodeConfChangeEntry, type ConfChangeV2, type ConfState, type Entry, type Snapshot } from '@ward/raft/core';
+import type { MemberSpec } from './members';
+import { decodeChangeContext, decodeNodeSnapshot, encodeNodeSnapshot, type ChangeContext } from './membership/codec';
+import { MemberList, type MemberListChange } from './membership/member-list';
 
 /** One applied request, for the proposer's waiter, the watch hub and the token tracker. */
 export interface AppliedRequest {
@@ -17,25 +23,67 @@ export interface StateMachineOptions {
   readonly maxEntryBytes: number;
   /** An entry that does not decode (never proposed by a member: corruption or a foreign writer). */
   readonly onUndecodable: (index: number, error: unknown) => void;
+  /** The members the cluster was created with (the list before any change, and the one old snapshots imply). */
+  readonly initialMembers: readonly MemberSpec[];
+  /** The configuration at index 0 (the initial voters). */
+  readonly initialConfState: ConfState;
+  readonly clusterId: bigint;
+}
+
+/** Installs a membership change in the Raft core; returns the new configuration (throws if it cannot apply). */
+export type ConfChangeApplier = (cc: ConfChangeV2) => ConfState;
+
+/** One applied membership-change entry. */
+export interface AppliedMembershipChange {
+  readonly index: number;
+  /** The proposer's request id (0 when none). */
+  readonly requestId: bigint;
+  /** Undefined when applied; otherwise why the core refused it (nothing changed). */
+  readonly refused: string | undefined;
+  readonly change: MemberListChange;
+  readonly confState: ConfState;
 }
 
 export class StateMachine {
   private applierValue: Applier;
   private appliedIndexValue: number;
+  private membersValue: MemberList;
+  private confStateValue: ConfState;
 
   private constructor(
     private readonly options: StateMachineOptions,
     applier: Applier,
     appliedIndex: number,
+    members: MemberList,
+    confState: ConfState,
   ) {
     this.applierValue = applier;
     this.appliedIndexValue = appliedIndex;
+    this.membersValue = members;
+    this.confStateValue = confState;
   }
 
   /** Empty, or restored from the snapshot the member booted from. */
   static boot(options: StateMachineOptions, snapshot: Snapshot | undefined): StateMachine {
-    if (snapshot === undefined) return new StateMachine(options, Applier.create(options.applier), 0);
-    return new StateMachine(options, Applier.restore(snapshot.data, options.applier), snapshot.metadata.index);
+    if (snapshot === undefined) return new StateMachine(options, Applier.create(options.applier), 0, MemberList.initial(options.initialMembers), options.initialConfState);
+    const decoded = decodeNodeSnapshot(snapshot.data);
+    return new StateMachine(
+      options,
+      Applier.restore(decoded.applier, options.applier),
+      snapshot.metadata.index,
+      decoded.members ?? MemberList.initial(options.initialMembers),
+      snapshot.metadata.confState,
+    );
+  }
+
+  /** The member list at the applied index. */
+  get members(): MemberList {
+    return this.membersValue;
+  }
+
+  /** The raft configuration at the applied index (what a snapshot taken now must carry). */
+  get confState(): ConfState {
+    return this.confStateValue;
   }
 
   get applier(): Applier {
@@ -49,16 +97,27 @@ export class StateMachine {
 
   /** Replaces the state by a snapshot installed from the leader. */
   restore(snapshot: Snapshot): void {
-    this.applierValue = Applier.restore(snapshot.data, this.options.applier);
+    const decoded = decodeNodeSnapshot(snapshot.data);
+    this.applierValue = Applier.restore(decoded.applier, this.options.applier);
     this.appliedIndexValue = snapshot.metadata.index;
+    this.membersValue = decoded.members ?? MemberList.initial(this.options.initialMembers);
+    this.confStateValue = snapshot.metadata.confState;
   }
 
-  /** Applies committed entries in order; returns the requests applied (empty entries skipped). */
-  apply(entries: readonly Entry[]): AppliedRequest[] {
+  /**
+   * Applies committed entries in order; returns the requests applied (empty entries skipped).
+   * Membership changes go through `applyConfChange` and are reported to `onMembership`.
+   */
+  apply(entries: readonly Entry[], applyConfChange?: ConfChangeApplier, onMembership?: (applied: AppliedMembershipChange) => void): AppliedRequest[] {
     const applied: AppliedRequest[] = [];
     for (const entry of entries) {
       if (entry.index <= this.appliedIndexValue) continue;
       this.appliedIndexValue = entry.index;
+      if (entry.type === EntryType.ConfChange || entry.type === EntryType.ConfChangeV2) {
+        const result = this.applyMembership(entry, applyConfChange);
+        if (result !== undefined) onMembership?.(result);
+        continue;
+      }
       if (entry.type !== EntryType.Normal || entry.data.length === 0) continue;
       let request: ApplyRequest;
       try {
@@ -72,8 +131,33 @@ export class StateMachine {
     return applied;
   }
 
-  /** The state machine's bytes for a local snapshot at the applied index. */
+  private applyMembership(entry: Entry, applyConfChange: ConfChangeApplier | undefined): AppliedMembershipChange | undefined {
+    let cc: ConfChangeV2;
+    let context: ChangeContext;
+    try {
+      cc = decodeConfChangeEntry(entry);
+      context = decodeChangeContext(cc.context);
+    } catch (error) {
+      this.options.onUndecodable(entry.index, error);
+      return undefined;
+    }
+    const none = { added: [], updated: [], removed: [] };
+    if (applyConfChange === undefined) throw new Error(`membership change at ${entry.index} applied without the Raft core`);
+    let confState: ConfState;
+    try {
+      confState = applyConfChange(cc);
+    } catch (error) {
+      if (!(error instanceof ConfChangeError)) throw error;
+      return { index: entry.index, requestId: context.requestId, refused: (error as Error).message, change: none, confState: this.confStateValue };
+    }
+    const { list, change } = this.membersValue.applied(cc, context.records);
+    this.membersValue = list;
+    this.confStateValue = confState;
+    return { index: entry.index, requestId: context.requestId, refused: undefined, change, confState };
+  }
+
+  /** The state machine's bytes for a local snapshot at the applied index (member list included). */
   snapshotData(): Uint8Array {
-    return this.applierValue.snapshot();
+    return encodeNodeSnapshot({ clusterId: this.options.clusterId, members: this.membersValue, applier: this.applierValue.snapshot() });
   }
 }

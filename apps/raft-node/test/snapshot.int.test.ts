@@ -9,6 +9,7 @@ import { Applier } from '@ward/etcd/apply';
 import type { NodeResponse__Output } from '@ward/etcd/proto';
 import { LocalCluster, buildRaftNodeBundle, putRequest } from '@ward/testing/cluster';
 import { decodeBackup } from '../src/backup/backup-file';
+import { decodeNodeSnapshot } from '../src/membership/codec';
 
 let cluster: LocalCluster;
 let leader: bigint;
@@ -106,7 +107,13 @@ describe('wardnode.Node/Snapshot', () => {
     expect(one.bytes.length % 512).toBe(32);
 
     const backup = decodeBackup(one.bytes);
-    const state = Applier.restore(backup.state);
+    const content = decodeNodeSnapshot(backup.state);
+    const state = Applier.restore(content.applier);
+    // the backup carries the member list (ids, names, addresses, learner flags) of the cluster
+    const listed = await cluster.client(leader).memberList();
+    expect(content.members?.members.map((m) => [m.id.toString(), m.name, `http://${m.peerAddress}`, m.apiAddress, m.isLearner])).toEqual(
+      listed.members.map((m) => [m.id, m.name, m.peer_urls[0], m.api_address, m.is_learner]),
+    );
     expect(backup.revision).toBe(state.keySpaceView.currentRevision);
     expect(backup.revision).toBe(Number(one.chunks[0]!.header.revision));
     expect(backup.revision).toBe(VALUES + 1);

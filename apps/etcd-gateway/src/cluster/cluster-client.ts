@@ -12,6 +12,7 @@ import type {
   AuthCheckResponse__Output,
   NodeLeaseRequest,
   NodeMaintainRequest,
+  NodeMemberChangeRequest,
   NodeMemberListResponse__Output,
   NodeResponse__Output,
   NodeSnapshotRequest,
@@ -203,6 +204,25 @@ export class ClusterClient {
         return writeAttempt(answer);
       } catch (error) {
         return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /**
+   * A membership change (MemberAdd / MemberRemove / MemberUpdate / MemberPromote) at the leader,
+   * which decides the admin check and etcd's refusals; resolves to the encoded etcd response.
+   * Like a proposal, it is not re-sent once it may have reached the leader (a second MemberAdd
+   * would add a second member).
+   */
+  memberChange(request: Omit<NodeMemberChangeRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+    return this.run('MemberChange', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS)))) return { kind: 'retry', error: wireError('NoLeader') };
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.call<NodeResponse__Output>('MemberChange', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
+        return writeAttempt(answer);
+      } catch (error) {
+        return { kind: 'fail', error: this.unknownOutcome(error, callSignal) };
       }
     });
   }

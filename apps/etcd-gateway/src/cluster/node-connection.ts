@@ -20,7 +20,7 @@ export interface NodeConnectionOptions {
 }
 
 /** The unary methods of wardnode.Node. */
-export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'Lease' | 'Maintain';
+export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'MemberChange' | 'Lease' | 'Maintain';
 
 type UnaryFunction = (
   request: unknown,

@@ -1,19 +1,43 @@
-// etcd's Cluster service: MemberList from the raft-nodes, with every member's client URL set to
-// the gateway's advertised URL (clients reach the cluster only through gateways). Membership
-// changes are not offered through the etcd API.
-import type { MemberListResponse, NodeMemberListResponse__Output, NodeStatusResponse__Output } from '@ward/etcd/proto';
+// etcd's Cluster service: MemberList from the raft-nodes, with every started member's client URL
+// set to the gateway's advertised URL (clients reach the cluster only through gateways; a member
+// added but not started yet has none, as in etcd). MemberAdd / MemberRemove / MemberUpdate /
+// MemberPromote go to the leader, which decides the admin check (etcd 3.7: admin only), etcd's
+// refusals and the strict reconfiguration check, and answers once the change applied.
+import { decodeEtcdMessage } from '@ward/etcd/api-mapping';
+import type {
+  MemberAddRequest__Output,
+  MemberListResponse,
+  MemberPromoteRequest__Output,
+  MemberRemoveRequest__Output,
+  MemberUpdateRequest__Output,
+  NodeMemberChangeRequest,
+  NodeMemberListResponse__Output,
+  NodeStatusResponse__Output,
+} from '@ward/etcd/proto';
+import { identityFields } from '../identity/identity';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { requireAuthenticated, type AuthEnabledCheck } from './authenticated';
-import { unimplemented } from './unimplemented';
 
 export interface ClusterApiOptions {
   readonly executor: RequestExecutor;
   readonly authEnabled: AuthEnabledCheck;
   readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
   readonly memberList: (signal?: AbortSignal) => Promise<NodeMemberListResponse__Output>;
-  /** Reported as every member's client URL. */
+  /** Sends a membership change to the leader; resolves to the encoded etcd response. */
+  readonly memberChange: (request: Omit<NodeMemberChangeRequest, 'timeout_ms'>, signal?: AbortSignal) => Promise<Buffer>;
+  /** Reported as every started member's client URL. */
   readonly advertisedClientUrl: () => string;
 }
+
+interface EtcdMember {
+  ID?: string;
+  name?: string;
+  peerURLs?: string[];
+  clientURLs?: string[];
+  isLearner?: boolean;
+}
+
+type Kind = NodeMemberChangeRequest['kind'] & string;
 
 export class ClusterApi {
   constructor(private readonly options: ClusterApiOptions) {}
@@ -28,25 +52,39 @@ export class ClusterApi {
         ID: member.id,
         name: member.name,
         peerURLs: member.peer_urls,
-        clientURLs: [clientUrl],
+        clientURLs: member.name === '' ? [] : [clientUrl],
         isLearner: member.is_learner,
       })),
     };
   }
 
-  memberAdd(): Promise<never> {
-    return Promise.reject(unimplemented('MemberAdd'));
+  memberAdd(request: MemberAddRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+    return this.change('ADD', 'etcdserverpb.MemberAddResponse', { peer_urls: request.peerURLs ?? [], is_learner: request.isLearner === true }, credentials, signal);
   }
 
-  memberRemove(): Promise<never> {
-    return Promise.reject(unimplemented('MemberRemove'));
+  memberRemove(request: MemberRemoveRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+    return this.change('REMOVE', 'etcdserverpb.MemberRemoveResponse', { id: request.ID ?? '0' }, credentials, signal);
   }
 
-  memberUpdate(): Promise<never> {
-    return Promise.reject(unimplemented('MemberUpdate'));
+  memberUpdate(request: MemberUpdateRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+    return this.change('UPDATE', 'etcdserverpb.MemberUpdateResponse', { id: request.ID ?? '0', peer_urls: request.peerURLs ?? [] }, credentials, signal);
   }
 
-  memberPromote(): Promise<never> {
-    return Promise.reject(unimplemented('MemberPromote'));
+  memberPromote(request: MemberPromoteRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+    return this.change('PROMOTE', 'etcdserverpb.MemberPromoteResponse', { id: request.ID ?? '0' }, credentials, signal);
+  }
+
+  /** Who is asking, then the leader decides; client URLs are the gateway's, as in MemberList. */
+  private async change(kind: Kind, typeName: string, fields: Omit<NodeMemberChangeRequest, 'kind' | 'username' | 'auth_revision'>, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+    const identity = await this.options.executor.identify(credentials, signal);
+    const encoded = await this.options.memberChange({ ...identityFields(identity), kind, ...fields }, signal);
+    const response = decodeEtcdMessage<{ header?: object; member?: EtcdMember; members?: EtcdMember[] }>(typeName, encoded);
+    const clientUrl = this.options.advertisedClientUrl();
+    const withUrl = (m: EtcdMember): EtcdMember => ({ ...m, clientURLs: (m.name ?? '') === '' ? [] : [clientUrl] });
+    return {
+      ...response,
+      ...(response.member === undefined || response.member === null ? {} : { member: withUrl(response.member) }),
+      members: (response.members ?? []).map(withUrl),
+    };
   }
 }

@@ -86,10 +86,10 @@ function maintenanceRpcs(maintenance: MaintenanceApi): UnaryRpc[] {
 function clusterRpcs(cluster: ClusterApi): UnaryRpc[] {
   return [
     rpc('Cluster', 'MemberList', '/v3/cluster/member/list', (r, c, s) => cluster.memberList(r, c, s)),
-    rpc('Cluster', 'MemberAdd', '/v3/cluster/member/add', () => cluster.memberAdd()),
-    rpc('Cluster', 'MemberRemove', '/v3/cluster/member/remove', () => cluster.memberRemove()),
-    rpc('Cluster', 'MemberUpdate', '/v3/cluster/member/update', () => cluster.memberUpdate()),
-    rpc('Cluster', 'MemberPromote', '/v3/cluster/member/promote', () => cluster.memberPromote()),
+    rpc('Cluster', 'MemberAdd', '/v3/cluster/member/add', (r, c, s) => cluster.memberAdd(r, c, s)),
+    rpc('Cluster', 'MemberRemove', '/v3/cluster/member/remove', (r, c, s) => cluster.memberRemove(r, c, s)),
+    rpc('Cluster', 'MemberUpdate', '/v3/cluster/member/update', (r, c, s) => cluster.memberUpdate(r, c, s)),
+    rpc('Cluster', 'MemberPromote', '/v3/cluster/member/promote', (r, c, s) => cluster.memberPromote(r, c, s)),
   ];
 }
 

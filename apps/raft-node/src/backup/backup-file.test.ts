@@ -51,7 +51,8 @@ describe('backup file', () => {
       createHash('sha256').update(file.subarray(0, padded)).digest().copy(file, padded);
       return file;
     };
-    expect(() => decodeBackup(reseal((f) => f.writeUInt32LE(2, 8)))).toThrow(/version 2/);
+    expect(() => decodeBackup(reseal((f) => f.writeUInt32LE(3, 8)))).toThrow(/version 3/);
+    expect(decodeBackup(reseal((f) => f.writeUInt32LE(1, 8))).state).toEqual(state(10));
     expect(() => decodeBackup(reseal((f) => f.writeBigUInt64LE(10_000n, 48)))).toThrow(/does not fit/);
     expect(() => decodeBackup(reseal((f) => (f[BACKUP_HEADER_BYTES + 20] = 1)))).toThrow(/padding/);
     expect(() => decodeBackup(reseal((f) => f.writeBigUInt64LE(2n ** 60n, 16)))).toThrow(/out of range/);

@@ -3,7 +3,7 @@
 // followed by the SHA-256 of everything before it (so the size is n * 512 + 32).
 //
 //   +0   8  "WARDBKUP"
-//   +8   4  format version (1), little-endian u32
+//   +8   4  format version (2; 1 is still read), little-endian u32
 //   +12  4  header bytes (64)
 //   +16  8  raft index the state was taken at (u64)
 //   +24  8  raft term at that index (u64)
@@ -11,14 +11,18 @@
 //   +40  8  cluster id of the source cluster (u64)
 //   +48  8  state length (u64)
 //   +56  8  zero
-//   +64  .. state: the applier's snapshot bytes (@ward/etcd/apply, "WAPL")
+//   +64  .. state: version 2, a member snapshot (membership/codec.ts, "WRNS": the source
+//           cluster's member list and the applier's snapshot); version 1, the applier's
+//           snapshot bytes alone (@ward/etcd/apply, "WAPL")
 //   ..      zero padding up to the next multiple of 512
 //   end-32  SHA-256 of every byte before it
 import { createHash } from 'node:crypto';
 import { DEFAULT_MAX_SNAPSHOT_BYTES } from '@ward/raft/storage';
 
 const BACKUP_MAGIC = 'WARDBKUP';
-const BACKUP_FORMAT_VERSION = 1;
+const BACKUP_FORMAT_VERSION = 2;
+/** Versions this build reads: 1 (state without the member list) and 2. */
+const READABLE_BACKUP_VERSIONS: readonly number[] = [1, 2];
 export const BACKUP_HEADER_BYTES = 64;
 export const BACKUP_ALIGN_BYTES = 512;
 export const BACKUP_CHECKSUM_BYTES = 32;
@@ -34,7 +38,7 @@ export interface BackupInfo {
 }
 
 export interface Backup extends BackupInfo {
-  /** The applier's snapshot bytes. */
+  /** A member snapshot (version 2) or the applier's snapshot bytes (version 1). */
   readonly state: Uint8Array;
 }
 
@@ -93,7 +97,7 @@ export function decodeBackup(file: Uint8Array): Backup {
   const expected = createHash('sha256').update(bytes.subarray(0, padded)).digest();
   if (!expected.equals(bytes.subarray(padded))) throw new BackupFileError('SHA-256 checksum mismatch: the file is damaged');
   const version = bytes.readUInt32LE(8);
-  if (version !== BACKUP_FORMAT_VERSION) throw new BackupFileError(`unsupported ward snapshot format version ${version} (this build reads ${BACKUP_FORMAT_VERSION})`);
+  if (!READABLE_BACKUP_VERSIONS.includes(version)) throw new BackupFileError(`unsupported ward snapshot format version ${version} (this build reads ${READABLE_BACKUP_VERSIONS.join(' and ')})`);
   if (bytes.readUInt32LE(12) !== BACKUP_HEADER_BYTES) throw new BackupFileError(`header size ${bytes.readUInt32LE(12)} is not ${BACKUP_HEADER_BYTES}`);
   const length = u64(bytes, 48, 'state length');
   if (length > padded - BACKUP_HEADER_BYTES || length > MAX_BACKUP_STATE_BYTES) throw new BackupFileError(`state length ${length} does not fit the file`);

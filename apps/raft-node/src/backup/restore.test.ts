@@ -8,6 +8,8 @@ import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { encodeBackup } from './backup-file';
 import { parseRestoreArgs, restoreMember, runRestoreCommand, RestoreError } from './restore';
 import { clusterIdOf, parseMembers } from '../members';
+import { decodeNodeSnapshot, encodeNodeSnapshot } from '../membership/codec';
+import { MemberList } from '../membership/member-list';
 
 const MEMBERS = parseMembers(['1=a=127.0.0.1:1=127.0.0.1:2', '2=b=127.0.0.1:3=127.0.0.1:4', '3=c=127.0.0.1:5=127.0.0.1:6']);
 
@@ -43,12 +45,33 @@ describe('snapshot-restore', () => {
     try {
       expect(booted.snapshot?.metadata).toEqual({ index: 12, term: 1, confState: votersConfState([1n, 2n, 3n]) });
       expect(booted.hardState).toEqual({ term: 1, vote: 0n, commit: 12 });
-      expect(Applier.restore(booted.snapshot!.data).stateHash()).toBe(source.hash);
+      const restored = decodeNodeSnapshot(booted.snapshot!.data);
+      expect(Applier.restore(restored.applier).stateHash()).toBe(source.hash);
+      expect(restored.members?.members).toEqual(MEMBERS.map((m) => ({ ...m, isLearner: false })));
+      expect(restored.clusterId).toBe(result.newClusterId);
     } finally {
       await booted.persistence.close();
     }
     // The WAL belongs to member 2 of the new cluster only.
     await expect(RaftPersistence.open({ dir: join(dir, 'node-2'), metadata: memberWalMetadata(result.newClusterId, 1n) })).rejects.toThrow();
+  });
+
+  it("restores a backup whose state carries the source cluster's member list (with a learner); the new members replace it", async () => {
+    const source = sourceState();
+    const sourceMembers = MemberList.of([{ id: 9n, name: 'old', peerAddress: '10.0.0.1:2380', apiAddress: '10.0.0.1:2379', isLearner: false }, { id: 10n, name: 'new', peerAddress: '10.0.0.2:2380', apiAddress: '10.0.0.2:2379', isLearner: true }], [8n]);
+    const state = encodeNodeSnapshot({ clusterId: 77n, members: sourceMembers, applier: source.bytes });
+    const file = join(dir, 'v2.db');
+    await writeFile(file, encodeBackup({ index: 12, term: 4, revision: 3, clusterId: 77n, state }));
+    const result = await restoreMember({ file, dataDir: join(dir, 'node-3'), memberId: 3n, members: MEMBERS });
+    const booted = await RaftPersistence.open({ dir: join(dir, 'node-3'), metadata: memberWalMetadata(result.newClusterId, 3n) });
+    try {
+      const restored = decodeNodeSnapshot(booted.snapshot!.data);
+      expect(Applier.restore(restored.applier).stateHash()).toBe(source.hash);
+      expect(restored.members?.members.map((m) => m.id)).toEqual([1n, 2n, 3n]);
+      expect(restored.members?.removed).toEqual([]);
+    } finally {
+      await booted.persistence.close();
+    }
   });
 
   it('drops the simple tokens of the state (the restored cluster starts with none), keeping users and keys', async () => {
@@ -71,7 +94,7 @@ describe('snapshot-restore', () => {
     const booted = await RaftPersistence.open({ dir: join(dir, 'node-1'), metadata: memberWalMetadata(result.newClusterId, 1n) });
     try {
       expect(booted.snapshot?.metadata.index).toBe(index + 1);
-      const restored = Applier.restore(booted.snapshot!.data);
+      const restored = Applier.restore(decodeNodeSnapshot(booted.snapshot!.data).applier);
       expect(restored.resolveSimpleToken(token)).toBeUndefined();
       expect([...restored.simpleTokens()]).toEqual([]);
       expect(restored.authView.passwordCheckInput('root')).toBeDefined();

@@ -12,6 +12,8 @@ import { encodeSnapshot, votersConfState, type Snapshot } from '@ward/raft/core'
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, MAX_BACKUP_STATE_BYTES, decodeBackup, type BackupInfo } from './backup-file';
 import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
+import { decodeNodeSnapshot, encodeNodeSnapshot } from '../membership/codec';
+import { MemberList } from '../membership/member-list';
 
 export interface RestoreOptions {
   readonly file: string;
@@ -71,16 +73,21 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
   if (size > MAX_BACKUP_STATE_BYTES + BACKUP_HEADER_BYTES + BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES) throw new BackupFileError(`${size} bytes is larger than any ward snapshot`);
   const backup = decodeBackup(await readFile(options.file));
   let applier: Applier;
+  let applierState: Uint8Array;
   try {
-    applier = Applier.restore(backup.state);
+    applierState = decodeNodeSnapshot(backup.state).applier;
+    applier = Applier.restore(applierState);
   } catch (error) {
     throw new BackupFileError(`the state in the file does not restore: ${(error as Error).message}`);
   }
   if (applier.appliedIndex > backup.index) throw new BackupFileError(`the state was applied up to ${applier.appliedIndex}, past the header's index ${backup.index}`);
-  const { index, state } = withoutSimpleTokens(applier, Math.max(backup.index, 1), backup.state);
+  const { index, state } = withoutSimpleTokens(applier, Math.max(backup.index, 1), applierState);
   const voters = options.members.map((m) => m.id);
   const clusterId = clusterIdOf(voters);
-  const snapshot: Snapshot = { data: state, metadata: { index, term: 1, confState: votersConfState(voters) } };
+  // The new cluster's members are the ones given (as etcd's restore takes --initial-cluster);
+  // the source cluster's member list in the file is not carried over.
+  const data = encodeNodeSnapshot({ clusterId, members: MemberList.initial(options.members), applier: state });
+  const snapshot: Snapshot = { data, metadata: { index, term: 1, confState: votersConfState(voters) } };
 
   await mkdir(dirname(dataDir), { recursive: true });
   const staging = join(dirname(dataDir), `.${basename(dataDir)}.restoring`);

@@ -88,13 +88,14 @@ async function hashKv(core: NodeCore, request: NodeMaintainRequest__Output, type
 }
 
 /**
- * etcd's MoveLeader: the transferee must be a voting member; the leader steps a transfer and the
+ * etcd's MoveLeader: the transferee must be a voting member (not a learner); the leader steps a transfer and the
  * call returns once the transferee leads (at once when it already does), or fails with etcd's
  * `leader transfer took too long` when the deadline passes first.
  */
 async function moveLeader(core: NodeCore, request: NodeMaintainRequest__Output): Promise<NodeResponse> {
   const target = parseId(request.target_id);
-  if (target === undefined || !core.config.members.some((m) => m.id === target)) return wireErrorAnswer('BadLeaderTransferee');
+  const member = target === undefined ? undefined : core.stateMachine.members.get(target);
+  if (target === undefined || member === undefined || member.isLearner) return wireErrorAnswer('BadLeaderTransferee');
   const deadlineMs = core.clock.monotonicMs() + timeoutOf(core, request.timeout_ms);
   if (core.driver.leader !== target) core.driver.transferLeader(target);
   while (core.driver.leader !== target) {

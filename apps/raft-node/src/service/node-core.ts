@@ -4,6 +4,7 @@ import type { AppliedWaiters } from '../applied-waiters';
 import type { RaftNodeConfig } from '../config';
 import type { Lessor } from '../lessor';
 import type { MemberSpec } from '../members';
+import type { ChangeWaiters } from '../membership/change-waiters';
 import type { NodeMetrics } from '../node-metrics';
 import type { ProposalWaiters } from '../proposals';
 import type { RaftDriver } from '../raft-driver';
@@ -29,6 +30,12 @@ export interface NodeCore {
   readonly clock: Clock;
   /** Size of the last snapshot written or booted from (Status' db_size_bytes). */
   readonly snapshotBytes: number;
+  /** Membership changes this member proposed, waiting for their entry to apply. */
+  readonly membershipChanges: ChangeWaiters;
+  /** How long this member's stream to peer `id` has been up, in ms (0: not connected). */
+  peerConnectedForMs(id: bigint): number;
+  /** This member was removed from the cluster: every API call is refused. */
+  readonly removed: boolean;
   /** The raft commit and last log index (for Status and readiness). */
   readonly raftIndexes: () => { commit: number; last: number };
 }
@@ -40,7 +47,18 @@ export function responseContext(core: NodeCore): ResponseContext {
 
 /** The current leader's entry in the member list (undefined while no leader is known). */
 export function leaderMember(core: NodeCore): MemberSpec | undefined {
-  return core.config.members.find((m) => m.id === core.driver.leader);
+  return memberView(core, core.driver.leader);
+}
+
+/**
+ * A member as this member sees it: the replicated record, with the addresses this member's own
+ * configuration gives for it when it lists it (members may reach each other through proxies).
+ */
+export function memberView(core: NodeCore, id: bigint): (MemberSpec & { isLearner: boolean }) | undefined {
+  const record = core.stateMachine.members.get(id);
+  if (record === undefined) return undefined;
+  const configured = core.config.members.find((m) => m.id === id);
+  return configured === undefined ? record : { ...record, peerAddress: configured.peerAddress, apiAddress: configured.apiAddress };
 }
 
 /** A caller's timeout: 0 means the default; never above the maximum. */

@@ -1,5 +1,5 @@
 import type { NodeMemberListResponse, NodeStatusResponse } from '@ward/etcd/proto';
-import { leaderMember, type NodeCore } from './node-core';
+import { leaderMember, memberView, type NodeCore } from './node-core';
 
 /** The etcd API version members report in Status (what etcd clients gate features on). */
 export const ETCD_API_VERSION = '3.5.0';
@@ -20,7 +20,7 @@ export function nodeStatus(core: NodeCore): NodeStatusResponse {
     db_size_bytes: String(core.snapshotBytes),
     version: ETCD_API_VERSION,
     errors: [],
-    is_learner: false,
+    is_learner: core.stateMachine.members.get(core.config.memberId)?.isLearner ?? false,
     leader_address: leaderMember(core)?.apiAddress ?? '',
   };
 }
@@ -30,6 +30,9 @@ export function memberList(core: NodeCore): NodeMemberListResponse {
     cluster_id: core.config.clusterId.toString(),
     member_id: core.config.memberId.toString(),
     raft_term: String(core.driver.currentTerm),
-    members: core.config.members.map((m) => ({ id: m.id.toString(), name: m.name, peer_urls: [`http://${m.peerAddress}`], api_address: m.apiAddress, is_learner: false })),
+    members: core.stateMachine.members.members
+      .map((record) => memberView(core, record.id)!)
+      .map((m) => ({ id: m.id.toString(), name: m.name, peer_urls: m.peerAddress === '' ? [] : [`http://${m.peerAddress}`], api_address: m.apiAddress, is_learner: m.isLearner })),
+    initial_member_ids: core.config.initialMemberIds.map((id) => id.toString()),
   };
 }

@@ -127,7 +127,7 @@ describe('etcd v3 wire compatibility', () => {
 describe('ward internal node API', () => {
   it('defines the gateway <-> raft-node service with every method', () => {
     const definition = wardNodeServiceDefinition();
-    expect(Object.keys(definition).sort()).toEqual(['AuthCheck', 'Exchange', 'Lease', 'Maintain', 'MemberList', 'Propose', 'Read', 'ResolveToken', 'Snapshot', 'Status', 'Watch']);
+    expect(Object.keys(definition).sort()).toEqual(['AuthCheck', 'Exchange', 'Lease', 'Maintain', 'MemberChange', 'MemberList', 'Propose', 'Read', 'ResolveToken', 'Snapshot', 'Status', 'Watch']);
     expect(definition.Propose!.path).toBe('/wardnode.Node/Propose');
     expect(definition.Watch!.requestStream && definition.Watch!.responseStream).toBe(true);
     expect(typeof wardNodeGrpc().Node).toBe('function');

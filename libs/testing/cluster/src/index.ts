@@ -2,7 +2,7 @@
 // style run and the benchmark (test code only).
 export { RAFT_NODE_BUNDLE, WORKSPACE_ROOT, buildRaftNodeBundle } from './bundle';
 export { freePort, freePorts } from './free-port';
-export { LocalCluster, type ClusterMember, type LinkProxy, type LocalClusterOptions } from './local-cluster';
+export { LocalCluster, type ClusterMember, type LinkProxy, type LocalClusterOptions, type PlannedMember } from './local-cluster';
 export { MemberProcess, type MemberExit, type MemberProcessSpec } from './member-process';
 export { NodeApiClient, type NodeAnswer } from './node-client';
 export { casRequest, deleteRequest, getRequest, putRequest } from './kv-requests';

@@ -35,6 +35,16 @@ export interface LocalClusterOptions<P extends LinkProxy = LinkProxy> {
 }
 
 /** What the cluster needs of a link proxy: its listening port and a way to close it. */
+/** Where a member about to join will listen. */
+export interface PlannedMember {
+  readonly name: string;
+  readonly apiAddress: string;
+  readonly peerPort: number;
+  readonly httpPort: number;
+  readonly dataDir: string;
+  readonly logFile: string;
+}
+
 export interface LinkProxy {
   readonly port: number;
   close(): Promise<void>;
@@ -56,12 +66,14 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
   private readonly clients = new Map<bigint, NodeApiClient>();
 
   private constructor(
-    readonly members: readonly ClusterMember[],
-    private readonly specs: ReadonlyMap<bigint, MemberProcessSpec>,
+    readonly members: ClusterMember[],
+    private readonly specs: Map<bigint, MemberProcessSpec>,
     /** proxies.get(`${from}->${to}`) */
     readonly proxies: ReadonlyMap<string, P>,
     private readonly ownedRoot: string | undefined,
     private readonly clientCredentials: ChannelCredentials | undefined,
+    private readonly root: string,
+    private readonly options: LocalClusterOptions<P>,
   ) {}
 
   static async start<P extends LinkProxy = LinkProxy>(options: LocalClusterOptions<P>): Promise<LocalCluster<P>> {
@@ -108,7 +120,7 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
         httpPort: self.httpPort,
       });
     }
-    const cluster = new LocalCluster<P>(members, specs, proxies, ownedRoot, options.clientCredentials);
+    const cluster = new LocalCluster<P>(members, specs, proxies, ownedRoot, options.clientCredentials, root, options);
     if (options.prepare !== undefined) {
       try {
         await options.prepare(members.map((m) => ({ id: m.id, dataDir: m.dataDir, membersEnv: specs.get(m.id)!.env['RAFT_NODE_MEMBERS']! })));
@@ -194,6 +206,39 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`no agreed leader within ${timeoutMs} ms`);
+  }
+
+  /** Free ports and a data directory for a member about to be added (its id comes from MemberAdd). */
+  async planMember(): Promise<PlannedMember> {
+    if (this.proxies.size > 0) throw new TypeError('LocalCluster.planMember: not with proxies');
+    const [api, peer, http] = await freePorts(3);
+    const n = this.members.length + 1;
+    return { name: `node-${n}`, apiAddress: `127.0.0.1:${api}`, peerPort: peer!, httpPort: http!, dataDir: join(this.root, `node-${n}`), logFile: join(this.root, `node-${n}.log`) };
+  }
+
+  /**
+   * Starts member `id` (added to the cluster beforehand) with RAFT_NODE_INITIAL_CLUSTER_STATE=existing
+   * and the member list `listed` (ids of this cluster's members, plus itself), as an operator would.
+   */
+  async joinMember(id: bigint, planned: PlannedMember, listed: readonly bigint[]): Promise<MemberProcess> {
+    const member: ClusterMember = { id, ...planned, process: undefined };
+    this.members.push(member);
+    const entries = [...listed.filter((m) => m !== id).map((m) => this.member(m)), member].map((m) => `${m.id}=${m.name}=127.0.0.1:${m.peerPort}=${m.apiAddress}`);
+    this.specs.set(id, {
+      entry: this.options.entry,
+      name: member.name,
+      logFile: member.logFile,
+      env: {
+        RAFT_NODE_MEMBER_ID: id.toString(),
+        RAFT_NODE_MEMBERS: entries.join(','),
+        RAFT_NODE_DATA_DIR: member.dataDir,
+        RAFT_NODE_HTTP_ADDRESS: `127.0.0.1:${member.httpPort}`,
+        RAFT_NODE_INITIAL_CLUSTER_STATE: 'existing',
+        ...this.options.env,
+      },
+      httpPort: member.httpPort,
+    });
+    return this.startMember(id);
   }
 
   /** Stops every member (SIGKILL), closes proxies and clients, removes an owned temp dir. */

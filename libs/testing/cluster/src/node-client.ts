@@ -17,6 +17,8 @@ interface RawNodeClient extends Client {
   Read: Unary<object, NodeResponse__Output>;
   Status: Unary<object, NodeStatusResponse__Output>;
   MemberList: Unary<object, NodeMemberListResponse__Output>;
+  MemberChange: Unary<object, NodeResponse__Output>;
+  Maintain: Unary<object, NodeResponse__Output>;
   ResolveToken: Unary<object, { valid: boolean; username: string; auth_revision: string }>;
   AuthCheck: Unary<object, unknown>;
 }
@@ -50,6 +52,16 @@ export class NodeApiClient {
     return this.call('MemberList', {}, deadlineMs);
   }
 
+  /** Hands leadership to `target` (wardnode Maintain MOVE_LEADER; auth off): the raw answer. */
+  moveLeader(target: bigint, timeoutMs = 5000): Promise<NodeResponse__Output> {
+    return this.call('Maintain', { kind: 'MOVE_LEADER', target_id: target.toString(), timeout_ms: timeoutMs }, timeoutMs + 2000);
+  }
+
+  /** A membership change (wardnode MemberChange): the raw answer (an etcd Member*Response in `response`). */
+  memberChange(request: { kind: 'ADD' | 'REMOVE' | 'UPDATE' | 'PROMOTE'; id?: bigint; peer_urls?: string[]; is_learner?: boolean; username?: string; timeout_ms?: number }, deadlineMs = 10_000): Promise<NodeResponse__Output> {
+    return this.call('MemberChange', { ...request, id: (request.id ?? 0n).toString() }, deadlineMs);
+  }
+
   resolveToken(token: string, timeoutMs: number): Promise<{ valid: boolean; username: string; auth_revision: string; leader_address: string }> {
     return this.call('ResolveToken', { token, timeout_ms: timeoutMs }, timeoutMs + 2000);
   }
@@ -67,7 +79,7 @@ export class NodeApiClient {
     this.client.close();
   }
 
-  private call<Res>(method: 'Propose' | 'Read' | 'Status' | 'MemberList' | 'ResolveToken' | 'AuthCheck', request: object, deadlineMs: number): Promise<Res> {
+  private call<Res>(method: 'Propose' | 'Read' | 'Status' | 'MemberList' | 'MemberChange' | 'Maintain' | 'ResolveToken' | 'AuthCheck', request: object, deadlineMs: number): Promise<Res> {
     return new Promise((resolve, reject) => {
       const fn = this.client[method] as unknown as Unary<object, Res>;
       fn.call(this.client, request, { deadline: new Date(Date.now() + deadlineMs) }, (error, response) => {

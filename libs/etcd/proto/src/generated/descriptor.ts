@@ -2213,6 +2213,10 @@ export const etcdDescriptor = {
               "requestType": "NodeMemberListRequest",
               "responseType": "NodeMemberListResponse"
             },
+            "MemberChange": {
+              "requestType": "NodeMemberChangeRequest",
+              "responseType": "NodeResponse"
+            },
             "Lease": {
               "requestType": "NodeLeaseRequest",
               "responseType": "NodeResponse"
@@ -2594,6 +2598,54 @@ export const etcdDescriptor = {
               "rule": "repeated",
               "type": "NodeMember",
               "id": 4
+            },
+            "initial_member_ids": {
+              "rule": "repeated",
+              "type": "uint64",
+              "id": 5
+            }
+          }
+        },
+        "NodeMemberChangeRequest": {
+          "fields": {
+            "username": {
+              "type": "string",
+              "id": 1
+            },
+            "auth_revision": {
+              "type": "uint64",
+              "id": 2
+            },
+            "kind": {
+              "type": "Kind",
+              "id": 3
+            },
+            "id": {
+              "type": "uint64",
+              "id": 4
+            },
+            "peer_urls": {
+              "rule": "repeated",
+              "type": "string",
+              "id": 5
+            },
+            "is_learner": {
+              "type": "bool",
+              "id": 6
+            },
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 7
+            }
+          },
+          "nested": {
+            "Kind": {
+              "values": {
+                "ADD": 0,
+                "REMOVE": 1,
+                "UPDATE": 2,
+                "PROMOTE": 3
+              }
             }
           }
         },

@@ -119,6 +119,7 @@ export { type NodeClient, type NodeHandlers, type NodeDefinition } from './types
 export { _wardnode_NodeLeaseRequest_Kind, type _wardnode_NodeLeaseRequest_Kind__Output, type NodeLeaseRequest, type NodeLeaseRequest__Output } from './types/wardnode/NodeLeaseRequest';
 export { _wardnode_NodeMaintainRequest_Kind, type _wardnode_NodeMaintainRequest_Kind__Output, type NodeMaintainRequest, type NodeMaintainRequest__Output } from './types/wardnode/NodeMaintainRequest';
 export { type NodeMember, type NodeMember__Output } from './types/wardnode/NodeMember';
+export { _wardnode_NodeMemberChangeRequest_Kind, type _wardnode_NodeMemberChangeRequest_Kind__Output, type NodeMemberChangeRequest, type NodeMemberChangeRequest__Output } from './types/wardnode/NodeMemberChangeRequest';
 export { type NodeMemberListRequest, type NodeMemberListRequest__Output } from './types/wardnode/NodeMemberListRequest';
 export { type NodeMemberListResponse, type NodeMemberListResponse__Output } from './types/wardnode/NodeMemberListResponse';
 export { type NodeResponse, type NodeResponse__Output } from './types/wardnode/NodeResponse';

@@ -14,6 +14,7 @@ import type { NodeClient as _wardnode_NodeClient, NodeDefinition as _wardnode_No
 import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from './wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from './wardnode/NodeMaintainRequest';
 import type { NodeMember as _wardnode_NodeMember, NodeMember__Output as _wardnode_NodeMember__Output } from './wardnode/NodeMember';
+import type { NodeMemberChangeRequest as _wardnode_NodeMemberChangeRequest, NodeMemberChangeRequest__Output as _wardnode_NodeMemberChangeRequest__Output } from './wardnode/NodeMemberChangeRequest';
 import type { NodeMemberListRequest as _wardnode_NodeMemberListRequest, NodeMemberListRequest__Output as _wardnode_NodeMemberListRequest__Output } from './wardnode/NodeMemberListRequest';
 import type { NodeMemberListResponse as _wardnode_NodeMemberListResponse, NodeMemberListResponse__Output as _wardnode_NodeMemberListResponse__Output } from './wardnode/NodeMemberListResponse';
 import type { NodeResponse as _wardnode_NodeResponse, NodeResponse__Output as _wardnode_NodeResponse__Output } from './wardnode/NodeResponse';
@@ -46,6 +47,7 @@ export interface ProtoGrpcType {
     NodeLeaseRequest: MessageTypeDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeLeaseRequest__Output>
     NodeMaintainRequest: MessageTypeDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeMaintainRequest__Output>
     NodeMember: MessageTypeDefinition<_wardnode_NodeMember, _wardnode_NodeMember__Output>
+    NodeMemberChangeRequest: MessageTypeDefinition<_wardnode_NodeMemberChangeRequest, _wardnode_NodeMemberChangeRequest__Output>
     NodeMemberListRequest: MessageTypeDefinition<_wardnode_NodeMemberListRequest, _wardnode_NodeMemberListRequest__Output>
     NodeMemberListResponse: MessageTypeDefinition<_wardnode_NodeMemberListResponse, _wardnode_NodeMemberListResponse__Output>
     NodeResponse: MessageTypeDefinition<_wardnode_NodeResponse, _wardnode_NodeResponse__Output>

@@ -10,6 +10,7 @@ import type { ExchangeAnswers as _wardnode_ExchangeAnswers, ExchangeAnswers__Out
 import type { ExchangeCalls as _wardnode_ExchangeCalls, ExchangeCalls__Output as _wardnode_ExchangeCalls__Output } from '../wardnode/ExchangeCalls';
 import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from '../wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from '../wardnode/NodeMaintainRequest';
+import type { NodeMemberChangeRequest as _wardnode_NodeMemberChangeRequest, NodeMemberChangeRequest__Output as _wardnode_NodeMemberChangeRequest__Output } from '../wardnode/NodeMemberChangeRequest';
 import type { NodeMemberListRequest as _wardnode_NodeMemberListRequest, NodeMemberListRequest__Output as _wardnode_NodeMemberListRequest__Output } from '../wardnode/NodeMemberListRequest';
 import type { NodeMemberListResponse as _wardnode_NodeMemberListResponse, NodeMemberListResponse__Output as _wardnode_NodeMemberListResponse__Output } from '../wardnode/NodeMemberListResponse';
 import type { NodeResponse as _wardnode_NodeResponse, NodeResponse__Output as _wardnode_NodeResponse__Output } from '../wardnode/NodeResponse';
@@ -55,6 +56,15 @@ export interface NodeClient extends grpc.Client {
   maintain(argument: _wardnode_NodeMaintainRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
   maintain(argument: _wardnode_NodeMaintainRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
   maintain(argument: _wardnode_NodeMaintainRequest, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  
+  MemberChange(argument: _wardnode_NodeMemberChangeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  MemberChange(argument: _wardnode_NodeMemberChangeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  MemberChange(argument: _wardnode_NodeMemberChangeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  MemberChange(argument: _wardnode_NodeMemberChangeRequest, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  memberChange(argument: _wardnode_NodeMemberChangeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  memberChange(argument: _wardnode_NodeMemberChangeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  memberChange(argument: _wardnode_NodeMemberChangeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
+  memberChange(argument: _wardnode_NodeMemberChangeRequest, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
   
   MemberList(argument: _wardnode_NodeMemberListRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeMemberListResponse__Output>): grpc.ClientUnaryCall;
   MemberList(argument: _wardnode_NodeMemberListRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeMemberListResponse__Output>): grpc.ClientUnaryCall;
@@ -122,6 +132,8 @@ export interface NodeHandlers extends grpc.UntypedServiceImplementation {
   
   Maintain: grpc.handleUnaryCall<_wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse>;
   
+  MemberChange: grpc.handleUnaryCall<_wardnode_NodeMemberChangeRequest__Output, _wardnode_NodeResponse>;
+  
   MemberList: grpc.handleUnaryCall<_wardnode_NodeMemberListRequest__Output, _wardnode_NodeMemberListResponse>;
   
   Propose: grpc.handleUnaryCall<_wardnode_ProposeRequest__Output, _wardnode_NodeResponse>;
@@ -143,6 +155,7 @@ export interface NodeDefinition extends grpc.ServiceDefinition {
   Exchange: MethodDefinition<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers, _wardnode_ExchangeCalls__Output, _wardnode_ExchangeAnswers__Output>
   Lease: MethodDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeResponse, _wardnode_NodeLeaseRequest__Output, _wardnode_NodeResponse__Output>
   Maintain: MethodDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeResponse, _wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse__Output>
+  MemberChange: MethodDefinition<_wardnode_NodeMemberChangeRequest, _wardnode_NodeResponse, _wardnode_NodeMemberChangeRequest__Output, _wardnode_NodeResponse__Output>
   MemberList: MethodDefinition<_wardnode_NodeMemberListRequest, _wardnode_NodeMemberListResponse, _wardnode_NodeMemberListRequest__Output, _wardnode_NodeMemberListResponse__Output>
   Propose: MethodDefinition<_wardnode_ProposeRequest, _wardnode_NodeResponse, _wardnode_ProposeRequest__Output, _wardnode_NodeResponse__Output>
   Read: MethodDefinition<_wardnode_ReadRequest, _wardnode_NodeResponse, _wardnode_ReadRequest__Output, _wardnode_NodeResponse__Output>

@@ -10,6 +10,7 @@ export interface NodeMemberListResponse {
   'member_id'?: (number | string | Long);
   'raft_term'?: (number | string | Long);
   'members'?: (_wardnode_NodeMember)[];
+  'initial_member_ids'?: (number | string | Long)[];
 }
 
 export interface NodeMemberListResponse__Output {
@@ -17,4 +18,5 @@ export interface NodeMemberListResponse__Output {
   'member_id': (string);
   'raft_term': (string);
   'members': (_wardnode_NodeMember__Output)[];
+  'initial_member_ids': (string)[];
 }
