@@ -9,7 +9,7 @@ import { createPasswordTier } from '@ward/auth/password-queue';
 import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
 import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
-import { createHttpServer } from '@ward/platform/http-server';
+import { cachedProbe, createHttpServer } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
 import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
@@ -119,6 +119,8 @@ interface Wiring {
   readonly metrics: GatewayMetrics;
   /** The client port's certificate, key and CA bundle (null: plaintext). */
   readonly clientTls: TlsMaterial | null;
+  /** Ready while some member reports a leader (asked at most once a second; /readyz and /health share it). */
+  readonly ready: () => Promise<boolean>;
   /** TLS towards the token-services (GATEWAY_TOKEN_SERVICE_CA_FILE). */
   readonly tokenServiceCredentials: ChannelCredentials | undefined;
 }
@@ -272,7 +274,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     bodyLimitBytes: config.httpBodyLimitBytes,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: 5000,
-    readiness: readinessProbe(w.cluster, w.clock),
+    readiness: w.ready,
     mapError: (error: unknown) => httpErrorOf(error, logUnexpected),
   };
   const http = createHttpServer({ ...httpOptions, ...(config.httpTls && w.clientTls !== null ? { tls: { ...w.clientTls, requireClientCertificate: config.clientCertAuth } } : {}) });
@@ -308,7 +310,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const rng = deps.rng ?? new CryptoRng();
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
-  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls, tokenServiceCredentials };
+  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls, tokenServiceCredentials, ready: leaderKnown(cluster, clock) };
   let servers: Awaited<ReturnType<typeof createServers>> | undefined;
   let clientPort: ClientPort | undefined;
   let grpcPort: number;
@@ -330,7 +332,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
       http: servers.clientHttp,
       jsonGateway: servers.jsonGateway,
       serverVersion: async () => (await cluster.status(AbortSignal.timeout(1000))).version,
-      healthy: readinessProbe(cluster, clock),
+      healthy: w.ready,
       logger,
     });
     grpcPort = clientPort.port;
@@ -387,18 +389,6 @@ function httpErrorOf(error: unknown, logUnexpected: UnexpectedErrorLog): { statu
 }
 
 /** Ready while some member reports a leader; asked at most once a second. */
-function readinessProbe(cluster: ClusterClient, clock: Clock): () => Promise<boolean> {
-  let checkedAtMs = -Infinity;
-  let ready = false;
-  return async () => {
-    const nowMs = clock.monotonicMs();
-    if (nowMs - checkedAtMs < 1000) return ready;
-    checkedAtMs = nowMs;
-    try {
-      ready = (await cluster.status(AbortSignal.timeout(1000))).leader_id !== '0';
-    } catch {
-      ready = false;
-    }
-    return ready;
-  };
+function leaderKnown(cluster: ClusterClient, clock: Clock): () => Promise<boolean> {
+  return cachedProbe(async () => (await cluster.status(AbortSignal.timeout(1000))).leader_id !== '0', () => clock.monotonicMs());
 }

@@ -13,7 +13,7 @@ import { Authenticator, type AuthenticateHooks, type TokenIssuer } from '@ward/e
 import { wardTokenServiceDefinition, type IssueRequest__Output, type IssueResponse, type KeysResponse, type RevokeRequest__Output, type RevokeResponse } from '@ward/etcd/proto';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type CallContext, type GrpcServer } from '@ward/platform/grpc-server';
-import { createHttpServer } from '@ward/platform/http-server';
+import { cachedProbe, createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { createMetrics } from '@ward/platform/metrics';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
@@ -130,7 +130,11 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   const issued = metrics.counter({ name: 'issued_total', help: 'Issue calls by outcome', labelNames: ['outcome'] });
   const publishedKeys = metrics.gauge({ name: 'published_keys', help: 'public keys in the key set' });
   const maxAgeSeconds = jwksMaxAgeSeconds(config);
-  const clusterAnswers = readinessProbe(reader, clock);
+  // Ready while the cluster answers an AuthCheck; asked at most once a second.
+  const clusterAnswers = cachedProbe(async () => {
+    await reader.authCheck('', AbortSignal.timeout(1000));
+    return true;
+  }, () => clock.monotonicMs());
 
   // Every replica's keys in force (the directory as last read, and this replica's own).
   const keysAnswer = (): KeysResponse => ({
@@ -291,20 +295,3 @@ function hostForUrl(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-/** Ready while the cluster answers an AuthCheck; asked at most once a second. */
-function readinessProbe(reader: AuthReader, clock: Clock): () => Promise<boolean> {
-  let checkedAtMs = -Infinity;
-  let ready = false;
-  return async () => {
-    const nowMs = clock.monotonicMs();
-    if (nowMs - checkedAtMs < 1000) return ready;
-    checkedAtMs = nowMs;
-    try {
-      await reader.authCheck('', AbortSignal.timeout(1000));
-      ready = true;
-    } catch {
-      ready = false;
-    }
-    return ready;
-  };
-}

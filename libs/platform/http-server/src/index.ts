@@ -1,1 +1,2 @@
 export { createHttpServer, type HttpServerOptions } from './server';
+export { cachedProbe } from './cached-probe';
