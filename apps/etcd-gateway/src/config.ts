@@ -1,8 +1,9 @@
 // The etcd-gateway's whole configuration: GATEWAY_* environment variables, each with a default, a
 // unit and a reason. main.ts reads it once; tests build it with gatewayConfig(overrides).
 import { bool, defineConfig, envName, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
-import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST, PASSWORD_QUEUE_NAME } from '@ward/auth/password-jobs';
+import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '@ward/auth/password-jobs';
 import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
+import { passwordTierOptions } from '@ward/auth/password-queue';
 import { parseAuthTokenOption } from '@ward/auth/tokens';
 import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 
@@ -80,21 +81,7 @@ export const gatewayConfigSchema = defineConfig({
     jwtRequireExpiry: bool({ default: true, why: 'refuse JWTs without exp (etcd accepts them: such a token would never expire)' }),
     tokenCacheMs: int({ default: 1000, min: 0, max: 1000, why: 'a simple-token resolution, or the auth revision of client-certificate identities, is reused this long (the contract allows at most 1 s)' }),
     bcryptCost: int({ default: BCRYPT_DEFAULT_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: "log2 rounds of new password hashes (etcd's --bcrypt-cost)" }),
-    bcryptMaxVerifyCost: int({ default: DEFAULT_MAX_VERIFY_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'stored hashes above this cost are refused instead of pinning a thread' }),
-    passwordConcurrencyCount: int({ default: 4, min: 1, max: 64, why: 'in-process bcrypt operations at once (keep ≤ UV_THREADPOOL_SIZE)' }),
-    passwordQueueCount: int({ default: 256, min: 0, max: 100_000, why: 'bcrypt operations waiting at most; more are refused (too many requests)' }),
-    passwordTimeoutMs: int({ default: 10_000, min: 100, max: 120_000, why: 'a hash or verify not answered within this fails' }),
-    redisUrl: string({
-      default: '',
-      maxLengthChars: 1024,
-      secret: true,
-      pattern: /^$|^rediss?:\/\/\S+$/,
-      why: 'Redis of the BullMQ password tier, redis[s]://[user:password@]host:port[/db] (empty: bcrypt in process)',
-    }),
-    passwordPayloadKeys: string({ default: '', maxLengthChars: 1024, secret: true, why: 'sealing keys shared with the password-verifiers (id:base64url,…)' }),
-    passwordQueuePrefix: string({ default: 'ward', pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'key prefix shared with the password-verifiers' }),
-    passwordQueueName: string({ default: PASSWORD_QUEUE_NAME, pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'queue shared with the password-verifiers' }),
-    redisConnectTimeoutMs: int({ default: 2000, min: 100, max: 60_000, why: 'an unreachable Redis at boot falls back to bcrypt in process after this' }),
+    ...passwordTierOptions(DEFAULT_MAX_VERIFY_COST),
     maxRequestBytes: int({ default: DEFAULT_MAX_REQUEST_BYTES, min: 1024, max: 64 * 1024 * 1024, why: "etcd's --max-request-bytes: larger proposals get 'request is too large'" }),
     grpcMaxSendBytes: int({ default: 256 * 1024 * 1024, min: 1024 * 1024, max: 256 * 1024 * 1024, why: 'largest response sent (a big Range)' }),
     httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),

@@ -1,8 +1,9 @@
 // The token-service's whole configuration: TOKEN_SERVICE_* environment variables, each with a
 // default, a unit and a reason. main.ts reads it once; tests build it with tokenServiceConfig(overrides).
 import { defineConfig, envName, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
-import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST, PASSWORD_QUEUE_NAME } from '@ward/auth/password-jobs';
+import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '@ward/auth/password-jobs';
 import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
+import { passwordTierOptions } from '@ward/auth/password-queue';
 import { KEY_ID_PATTERN, MAX_JWT_VERIFICATION_KEYS } from '@ward/auth/tokens';
 
 const HOST_PORT = /^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/;
@@ -51,21 +52,7 @@ export const tokenServiceConfigSchema = defineConfig({
     directoryCheckIntervalMs: int({ default: 2000, min: 100, max: 600_000, why: 'how often the key directory is read to find this replica’s keys revoked through another replica' }),
     jwksMaxAgeSeconds: int({ default: 300, min: 0, max: 86_400, why: 'Cache-Control max-age of the key set, at most half the rotation period' }),
     bcryptCost: int({ default: BCRYPT_DEFAULT_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'cost of the dummy hash checked for unknown users (match the gateways’ --bcrypt-cost)' }),
-    bcryptMaxVerifyCost: int({ default: DEFAULT_MAX_VERIFY_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'stored hashes above this cost are refused instead of pinning a thread' }),
-    passwordConcurrencyCount: int({ default: 4, min: 1, max: 64, why: 'in-process bcrypt operations at once (keep ≤ UV_THREADPOOL_SIZE)' }),
-    passwordQueueCount: int({ default: 256, min: 0, max: 100_000, why: 'bcrypt operations waiting at most; more are refused (too many requests)' }),
-    passwordTimeoutMs: int({ default: 10_000, min: 100, max: 120_000, why: 'a password check not answered within this fails' }),
-    redisUrl: string({
-      default: '',
-      maxLengthChars: 1024,
-      secret: true,
-      pattern: /^$|^rediss?:\/\/\S+$/,
-      why: 'Redis of the BullMQ password tier, redis[s]://[user:password@]host:port[/db] (empty: bcrypt in process)',
-    }),
-    passwordPayloadKeys: string({ default: '', maxLengthChars: 1024, secret: true, why: 'sealing keys shared with the password-verifiers (id:base64url,…)' }),
-    passwordQueuePrefix: string({ default: 'ward', pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'key prefix shared with the password-verifiers' }),
-    passwordQueueName: string({ default: PASSWORD_QUEUE_NAME, pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'queue shared with the password-verifiers' }),
-    redisConnectTimeoutMs: int({ default: 2000, min: 100, max: 60_000, why: 'one Redis connection attempt gives up after this' }),
+    ...passwordTierOptions(DEFAULT_MAX_VERIFY_COST),
     requestTimeoutMs: int({ default: 7000, min: 100, max: 600_000, why: 'an AuthCheck read not answered by the raft-nodes within this fails' }),
     retryMaxAttemptsCount: int({ default: 30, min: 1, max: 1000, why: 'tries of one read across leader changes and unreachable members' }),
     retryBaseDelayMs: int({ default: 20, min: 1, max: 10_000, why: 'first backoff between tries (doubles, full jitter)' }),

@@ -12,3 +12,4 @@ export {
 export { createPasswordJobProcessor, type PasswordJobProcessorOptions } from './password-job-processor';
 export { QueuePasswordVerifier, errorFromFailure, type QueuePasswordVerifierOptions } from './queue-password-verifier';
 export { createPasswordTier, createQueueTierVerifier, redisConnectionFromUrl, redisReachable, type PasswordTierSettings, type QueueTierOptions } from './queue-tier';
+export { passwordTierOptions } from './tier-options';
