@@ -85,6 +85,12 @@ export const gatewayConfigSchema = defineConfig({
     maxRequestBytes: int({ default: DEFAULT_MAX_REQUEST_BYTES, min: 1024, max: 64 * 1024 * 1024, why: "etcd's --max-request-bytes: larger proposals get 'request is too large'" }),
     grpcMaxSendBytes: int({ default: 256 * 1024 * 1024, min: 1024 * 1024, max: 256 * 1024 * 1024, why: 'largest response sent (a big Range)' }),
     httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),
+    readReplica: bool({
+      default: true,
+      why: 'keep a read replica of the state (fed by one member) and answer Range and read-only Txn from it: serializable at once, linearizable after a ReadIndex round shared by concurrent reads; off: every read goes to a member',
+    }),
+    readReplicaCatchUpWaitMs: int({ default: 200, min: 1, max: 10_000, why: 'a read waits this long for the replica to reach its index, then goes to a member (and the replica re-syncs)' }),
+    readReplicaMaxBytes: int({ default: 1024 * 1024 * 1024, min: 1024 * 1024, max: 2 * 1024 * 1024 * 1024 - 1, why: 'largest state snapshot the read replica takes; a larger state leaves reads to the members' }),
     requestTimeoutMs: int({ default: 7000, min: 100, max: 600_000, why: 'a request not answered by the raft-nodes within this fails (etcd: 5 s + 2 election timeouts)' }),
     resolveTokenTimeoutMs: int({ default: 2000, min: 10, max: 60_000, why: 'how long a raft-node may wait to apply a simple token before it is invalid' }),
     retryMaxAttemptsCount: int({ default: 30, min: 1, max: 1000, why: 'tries of one request across leader changes and unreachable nodes (the request timeout also bounds them)' }),

@@ -4,11 +4,39 @@ export interface GatewayMetrics {
   readonly registry: Metrics;
   /** Sets the number of open client Watch streams. */
   setWatchStreams(count: number): void;
+  /** Reports the read replica's state at every scrape. */
+  trackReplica(read: () => ReplicaGauges): void;
+}
+
+/** What the read replica reports. */
+export interface ReplicaGauges {
+  readonly synced: boolean;
+  readonly appliedIndex: number;
+  readonly resyncs: number;
+  /** Reads answered from the replica. */
+  readonly local: number;
+  /** Reads the replica could not answer in time, sent to a member. */
+  readonly fallback: number;
 }
 
 /** The gateway's Prometheus registry (`ward_gateway_*`; gRPC call counts come from the server). */
 export function createGatewayMetrics(collectProcessMetrics: boolean): GatewayMetrics {
   const registry = createMetrics({ prefix: 'ward_gateway_', collectProcessMetrics });
   const watchStreams = registry.gauge({ name: 'watch_streams', help: 'client Watch streams open' });
-  return { registry, setWatchStreams: (count) => watchStreams.set(count) };
+  const trackReplica = (read: () => ReplicaGauges): void => {
+    registry.gauge({ name: 'replica_synced', help: '1 while the read replica holds a state it serves reads from', collect: (g) => g.set(read().synced ? 1 : 0) });
+    registry.gauge({ name: 'replica_applied_index', help: 'raft index the read replica has applied', collect: (g) => g.set(read().appliedIndex) });
+    registry.gauge({ name: 'replica_resyncs', help: 'times the read replica dropped its state and followed again (since start)', collect: (g) => g.set(read().resyncs) });
+    registry.gauge({
+      name: 'replica_reads',
+      help: 'reads since start, by where they were answered: replica, or members (the replica could not answer in time)',
+      labelNames: ['served'],
+      collect: (g) => {
+        const state = read();
+        g.set({ served: 'replica' }, state.local);
+        g.set({ served: 'members' }, state.fallback);
+      },
+    });
+  };
+  return { registry, setWatchStreams: (count) => watchStreams.set(count), trackReplica };
 }

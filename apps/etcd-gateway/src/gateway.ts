@@ -31,6 +31,8 @@ import { createTokenSetup, type TokenSetup } from './identity/token-setup';
 import type { TokenVerifier } from './identity/token-verifier';
 import { InFlightBounds } from './requests/in-flight';
 import { RequestExecutor } from './requests/request-executor';
+import { ReadReplica } from './replica/read-replica';
+import { ReplicaReads } from './replica/replica-reads';
 import { RequestIds } from './requests/request-ids';
 import { AuthApi } from './services/auth-api';
 import { ClusterApi } from './services/cluster-api';
@@ -200,7 +202,17 @@ async function wireApis(
   );
   const maxReadEntryBytes = config.maxRequestBytes + READ_ENTRY_OVERHEAD_BYTES;
   const inFlight = new InFlightBounds({ perUser: config.maxInFlightPerUserCount, perAddress: config.maxInFlightPerAddressCount });
-  const executor = new RequestExecutor({ transport: cluster, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
+  const replica = config.readReplica ? startReadReplica(w) : undefined;
+  const replicaReads =
+    replica === undefined
+      ? undefined
+      : new ReplicaReads({ cluster, replica, maxEntryBytes: maxReadEntryBytes, catchUpWaitMs: config.readReplicaCatchUpWaitMs, maxWaitingReads: config.maxInFlightPerUserCount * 16 });
+  if (replica !== undefined && replicaReads !== undefined) {
+    const counts = replicaReads.counts;
+    w.metrics.trackReplica(() => ({ synced: replica.ready, appliedIndex: replica.appliedIndex, resyncs: replica.resyncCount, local: counts.local, fallback: counts.fallback }));
+  }
+  const transport = replicaReads ?? cluster;
+  const executor = new RequestExecutor({ transport, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
   const authenticator =
     service?.authenticator ??
     new Authenticator({
@@ -247,7 +259,27 @@ async function wireApis(
     onStreamsChange: (count) => w.metrics.setWatchStreams(count),
   });
   const keepAlive = new KeepAliveRelay({ lease, maxStreamsCount: config.maxKeepAliveStreamsCount, accounting, identities, idleTimeoutMs: config.streamIdleTimeoutMs });
-  return { table, watch, keepAlive, maintenance, advertise, closeTokenService: () => service?.authenticator.close() };
+  const closeTokenService = (): void => {
+    replica?.stop();
+    service?.authenticator.close();
+  };
+  return { table, watch, keepAlive, maintenance, advertise, closeTokenService };
+}
+
+/** The read replica, following a member from now on (reads go to the members until it syncs). */
+function startReadReplica(w: Wiring): ReadReplica {
+  const replica = new ReadReplica({
+    open: () => w.cluster.openFollow(),
+    // Entries the members applied and sent: any that fits the channel's message limit decodes.
+    maxEntryBytes: w.config.grpcMaxSendBytes,
+    maxSnapshotBytes: w.config.readReplicaMaxBytes,
+    maxWaiting: w.config.maxInFlightPerUserCount * 16,
+    minRetryMs: 100,
+    maxRetryMs: 5000,
+    logger: w.logger.child({ component: 'replica' }),
+  });
+  replica.start();
+  return replica;
 }
 
 /** The gRPC server with etcd's services and the fastify server with the JSON gateway (not listening yet). */

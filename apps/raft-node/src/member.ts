@@ -26,6 +26,7 @@ import { responseContext, type NodeCore } from './service/node-core';
 import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './state-machine';
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
+import { DEFAULT_FOLLOW_FEEDS, FollowFeeds } from './service/follow';
 
 /** etcd's leaseRevokeRate: expired leases revoked per second at most. */
 const LEASE_REVOKES_PER_SECOND = 1000;
@@ -57,6 +58,7 @@ export class Member implements NodeCore {
   readonly reads: ReadIndexBatcher;
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;
+  readonly follows: FollowFeeds;
   readonly tokens: TokenTtlKeeper;
   readonly lessor: Lessor;
   readonly ids: RequestIdGenerator;
@@ -108,6 +110,7 @@ export class Member implements NodeCore {
     );
     this.reads = new ReadIndexBatcher({ issue: (context) => this.driver.readIndex(context), nextId: () => this.ids.next(), retryMs: 500, maxWaiting: config.maxPendingReadsCount });
     this.watches = this.createWatchHub(inputs.logger);
+    this.follows = new FollowFeeds({ ...DEFAULT_FOLLOW_FEEDS, logger: inputs.logger.child({ component: 'follow' }) });
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
     this.peerCredentials = inputs.peerCredentials;
@@ -139,6 +142,7 @@ export class Member implements NodeCore {
     if (this.leaseExpiry !== undefined) clearInterval(this.leaseExpiry);
     this.lessor.demote();
     this.watches.stop();
+    this.follows.close();
     await this.driver.stop();
     this.proposals.close();
     this.membershipChanges.close();
@@ -207,6 +211,7 @@ export class Member implements NodeCore {
       if (request.operation.type === 'leaseRevoke' && !this.stateMachine.applier.leaseView.leaseExists(request.operation.request.id)) this.lessor.revoked(request.operation.request.id);
     }
     this.applied.applied(index);
+    this.follows.applied(this, batch, index);
     this.watches.notify();
     this.metrics.progress(index, this.node.basicStatus().commit);
   }
@@ -244,11 +249,13 @@ export class Member implements NodeCore {
     this.logger.error({ index }, 'this member was removed from the cluster; it no longer serves (stop it and delete its data directory)');
     this.lessor.demote();
     this.reads.leaderChanged();
+    this.follows.restart('the member was removed from the cluster');
   }
 
   private onRestored(snapshot: Snapshot): void {
     this.logger.info({ index: snapshot.metadata.index, term: snapshot.metadata.term, bytes: snapshot.data.length }, 'snapshot installed from the leader');
     this.syncPeers(snapshot.metadata.index);
+    this.follows.restart('the member installed a snapshot from the leader');
     this.applied.applied(this.stateMachine.appliedIndex);
     this.lessor.resync(this.clock.monotonicMs());
     this.watches.notify();

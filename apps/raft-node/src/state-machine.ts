@@ -13,6 +13,8 @@ import { MemberList, type MemberListChange } from './membership/member-list';
 /** One applied request, for the proposer's waiter, the watch hub and the token tracker. */
 export interface AppliedRequest {
   readonly index: number;
+  /** The entry's bytes as committed (what read replicas apply). */
+  readonly data: Uint8Array;
   readonly request: ApplyRequest;
   readonly result: ApplyResult;
 }
@@ -126,7 +128,7 @@ export class StateMachine {
         this.options.onUndecodable(entry.index, error);
         continue;
       }
-      applied.push({ index: entry.index, request, result: this.applierValue.apply(entry.index, request) });
+      applied.push({ index: entry.index, data: entry.data, request, result: this.applierValue.apply(entry.index, request) });
     }
     return applied;
   }

@@ -10,6 +10,7 @@ import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type {
   AuthCheck__Output,
   AuthCheckResponse__Output,
+  FollowMessage__Output,
   NodeLeaseRequest,
   NodeMaintainRequest,
   NodeMemberChangeRequest,
@@ -103,6 +104,7 @@ export class ClusterClient {
   private readonly connections = new Map<string, NodeConnection>();
   private leaderAddress: string | undefined;
   private cursor = 0;
+  private highestAppliedIndexValue = 0;
   private closed = false;
 
   constructor(private readonly options: ClusterClientOptions) {
@@ -124,6 +126,8 @@ export class ClusterClient {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ propose: { entry, timeout_ms: timeoutMs } }, deadlineMs, callSignal);
+        const appliedIndex = Number(answer.applied_index);
+        if (appliedIndex > this.highestAppliedIndexValue) this.highestAppliedIndexValue = appliedIndex;
         return writeAttempt(answer);
       } catch (error) {
         // The request may have reached the leader: its outcome is unknown, so it is not re-sent.
@@ -143,6 +147,43 @@ export class ClusterClient {
         return this.idempotentFailure(error, callSignal);
       }
     });
+  }
+
+  /**
+   * The highest applied index a member reported with an answered proposal: every write this
+   * gateway acknowledged is at or below it (a read replica that reached it has them all).
+   */
+  get highestAppliedIndex(): number {
+    return this.highestAppliedIndexValue;
+  }
+
+  /** The cluster's read index (Raft ReadIndex, confirmed by a quorum), asked at the leader. */
+  readIndex(signal?: AbortSignal): Promise<number> {
+    return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
+      const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
+      try {
+        const answer = await connection.exchangeCall({ read_index: { timeout_ms: timeoutMs } }, deadlineMs, callSignal);
+        if (answer.result === 'read_index') return { kind: 'done', value: Number(answer.read_index) };
+        const attempt = readAttempt(answer);
+        return attempt.kind === 'done' ? { kind: 'fail', error: this.unexpected(new Error('ReadIndex answered with a response')) } : attempt;
+      } catch (error) {
+        return this.idempotentFailure(error, callSignal);
+      }
+    });
+  }
+
+  /**
+   * Opens a Follow stream (a read replica's feed) at the first reachable member, starting with the
+   * current target (the leader when known: it applies first), on the member's stream channel.
+   */
+  async openFollow(): Promise<ClientReadableStream<FollowMessage__Output>> {
+    this.assertOpen();
+    for (let tries = 0; tries < this.options.endpoints.length; tries++) {
+      const connection = this.connectionTo(this.currentTarget);
+      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS, 'streams')) return connection.streamClient.Follow({});
+      this.moveOn(connection);
+    }
+    throw wireError('Unhealthy');
   }
 
   /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */

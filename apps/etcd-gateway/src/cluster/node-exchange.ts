@@ -7,7 +7,7 @@
 // CANCELLED.
 import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';
-import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadRequest } from '@ward/etcd/proto';
+import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
 
 /** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
 export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
@@ -28,13 +28,14 @@ interface Pending {
   readonly onAbort: (() => void) | undefined;
 }
 
-export type ExchangeCallKind = { propose: ProposeRequest } | { read: ReadRequest };
+export type ExchangeCallKind = { propose: ProposeRequest } | { read: ReadRequest } | { read_index: ReadIndexRequest };
 
 function callError(code: Status, details: string): Error {
   return Object.assign(new Error(details), { code, details });
 }
 
 function entryBytes(call: ExchangeCallKind): number {
+  if ('read_index' in call) return 0;
   const request = 'propose' in call ? call.propose : call.read;
   return (request.entry as Uint8Array | undefined)?.length ?? 0;
 }

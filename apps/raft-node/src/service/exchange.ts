@@ -7,7 +7,7 @@ import { status } from '@grpc/grpc-js';
 import { wireErrorAnswer } from './answers';
 import type { NodeCore } from './node-core';
 import { propose } from './propose';
-import { read } from './read';
+import { read, readIndex } from './read';
 
 /** Calls one stream may have in flight; more are answered `too many requests` at once. */
 export const MAX_EXCHANGE_IN_FLIGHT_COUNT = 10_000;
@@ -19,6 +19,7 @@ const ANSWER_OVERHEAD_BYTES = 64;
 function serveCall(core: NodeCore, call: ExchangeCall__Output): Promise<NodeResponse> {
   if (call.call === 'propose' && call.propose) return propose(core, call.propose);
   if (call.call === 'read' && call.read) return read(core, call.read);
+  if (call.call === 'read_index' && call.read_index) return readIndex(core, call.read_index);
   return Promise.reject(new GrpcStatusError(status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read'));
 }
 

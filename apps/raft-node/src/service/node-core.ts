@@ -13,6 +13,7 @@ import type { RequestIdGenerator } from '../request-ids';
 import type { StateMachine } from '../state-machine';
 import type { TokenTtlKeeper } from '../token-ttl';
 import type { WatchHub } from '../watch/watch-hub';
+import type { FollowFeeds } from './follow';
 
 /** What the internal API's handlers work with: the member's parts, wired by createRaftNode. */
 export interface NodeCore {
@@ -23,6 +24,8 @@ export interface NodeCore {
   readonly reads: ReadIndexBatcher;
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;
+  /** The feeds of gateways' read replicas. */
+  readonly follows: FollowFeeds;
   readonly tokens: TokenTtlKeeper;
   readonly lessor: Lessor;
   readonly ids: RequestIdGenerator;

@@ -4,6 +4,8 @@ import type {
   AuthCheckRequest__Output,
   ExchangeAnswers,
   ExchangeCalls__Output,
+  FollowMessage,
+  FollowRequest__Output,
   NodeLeaseRequest__Output,
   NodeMaintainRequest__Output,
   NodeMemberChangeRequest__Output,
@@ -55,5 +57,6 @@ function memberHandlers(core: NodeCore): ServiceHandlers {
     Lease: (request: NodeLeaseRequest__Output) => lease(core, request),
     Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
     Snapshot: (request: NodeSnapshotRequest__Output, call: ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>) => snapshots.serve(request, call),
+    Follow: (_request: FollowRequest__Output, call: ServerWritableStream<FollowRequest__Output, FollowMessage>) => core.follows.serve(core, call),
   };
 }

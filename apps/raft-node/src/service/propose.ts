@@ -54,7 +54,8 @@ export async function propose(core: NodeCore, request: ProposeRequest__Output): 
     case 'applied': {
       const { result } = settled;
       if (!result.ok) return done('refused', errorAnswer(result.error));
-      return done('applied', responseAnswer(encodeApplyResponse(result.result, result.header.revision, responseContext(core))));
+      const answer = responseAnswer(encodeApplyResponse(result.result, result.header.revision, responseContext(core)));
+      return done('applied', { ...answer, applied_index: String(core.stateMachine.appliedIndex) });
     }
     case 'timeout':
       return done('timeout', wireErrorAnswer(core.driver.currentTerm !== termAtPropose ? 'TimeoutDueToLeaderFail' : 'Timeout'));

@@ -4,7 +4,7 @@ import { status } from '@grpc/grpc-js';
 import { encodeApplyResponse } from '@ward/etcd/api-mapping';
 import type { ApplyRequest } from '@ward/etcd/apply';
 import { isTxnReadOnly } from '@ward/etcd/kv-store';
-import type { NodeResponse, ReadRequest__Output } from '@ward/etcd/proto';
+import type { NodeResponse, ReadIndexRequest__Output, ReadRequest__Output } from '@ward/etcd/proto';
 import type { WireErrorName } from '@ward/etcd/wire-errors';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import type { ReadOutcomeLabel } from '../node-metrics';
@@ -48,4 +48,16 @@ export async function read(core: NodeCore, request: ReadRequest__Output): Promis
   const result = core.stateMachine.applier.read(decoded);
   if (!result.ok) return done('refused', errorAnswer(result.error));
   return done('ok', responseAnswer(encodeApplyResponse(result.result, result.header.revision, responseContext(core))));
+}
+
+/**
+ * ReadIndex alone, for a gateway's read replica: the index a linearizable read starting now must
+ * see applied (confirmed by a quorum; a follower asks the leader). Linearizable reads queued
+ * together share one round, as the member's own reads do.
+ */
+export async function readIndex(core: NodeCore, request: ReadIndexRequest__Output): Promise<NodeResponse> {
+  if (!core.reads.hasRoom()) return wireErrorAnswer('TooManyRequests');
+  const index = await core.reads.request(timeoutOf(core, request.timeout_ms));
+  if (index === undefined) return wireErrorAnswer('Timeout');
+  return { read_index: String(index) };
 }

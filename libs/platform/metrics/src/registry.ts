@@ -34,8 +34,14 @@ export class Metrics {
     return new Counter<L>({ ...this.named(spec), registers: [this.registry] });
   }
 
-  gauge<L extends string>(spec: MetricSpec<L>): Gauge<L> {
-    return new Gauge<L>({ ...this.named(spec), registers: [this.registry] });
+  /** `collect`, when given, runs at every scrape (a gauge read from state kept elsewhere). */
+  gauge<L extends string>(spec: MetricSpec<L> & { readonly collect?: (gauge: Gauge<L>) => void }): Gauge<L> {
+    const collect = spec.collect;
+    return new Gauge<L>({
+      ...this.named(spec),
+      registers: [this.registry],
+      ...(collect === undefined ? {} : { collect(this: Gauge<L>) { collect(this); } }),
+    });
   }
 
   /** Buckets are required: say what range the histogram measures. */

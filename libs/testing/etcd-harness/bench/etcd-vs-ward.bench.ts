@@ -8,6 +8,8 @@
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing (profiling runs);
 //   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
+//   BENCH_GATEWAY_ENV=NAME=value,... passes GATEWAY_* settings to ward's gateway (A/B runs, e.g.
+//   GATEWAY_READ_REPLICA=false).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
@@ -204,7 +206,8 @@ if (TARGETS.includes('etcd')) {
 }
 let ward: Results | undefined;
 if (TARGETS.includes('ward')) {
-  const wardCluster = await startWardCluster({ nodes: 3, ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
+  const gatewayEnv = Object.fromEntries((process.env.BENCH_GATEWAY_ENV ?? '').split(',').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+  const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv, ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
   try {
     ward = await measure('ward', wardCluster);
   } finally {

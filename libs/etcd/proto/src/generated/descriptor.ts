@@ -2229,6 +2229,11 @@ export const etcdDescriptor = {
               "requestType": "NodeSnapshotRequest",
               "responseType": "NodeResponse",
               "responseStream": true
+            },
+            "Follow": {
+              "requestType": "FollowRequest",
+              "responseType": "FollowMessage",
+              "responseStream": true
             }
           }
         },
@@ -2290,7 +2295,8 @@ export const etcdDescriptor = {
               "oneof": [
                 "response",
                 "error",
-                "not_leader"
+                "not_leader",
+                "read_index"
               ]
             }
           },
@@ -2306,6 +2312,14 @@ export const etcdDescriptor = {
             "not_leader": {
               "type": "NotLeader",
               "id": 3
+            },
+            "read_index": {
+              "type": "uint64",
+              "id": 4
+            },
+            "applied_index": {
+              "type": "uint64",
+              "id": 5
             }
           }
         },
@@ -2314,7 +2328,8 @@ export const etcdDescriptor = {
             "call": {
               "oneof": [
                 "propose",
-                "read"
+                "read",
+                "read_index"
               ]
             }
           },
@@ -2330,6 +2345,18 @@ export const etcdDescriptor = {
             "read": {
               "type": "ReadRequest",
               "id": 3
+            },
+            "read_index": {
+              "type": "ReadIndexRequest",
+              "id": 4
+            }
+          }
+        },
+        "ReadIndexRequest": {
+          "fields": {
+            "timeout_ms": {
+              "type": "uint32",
+              "id": 1
             }
           }
         },
@@ -2736,6 +2763,90 @@ export const etcdDescriptor = {
             "auth_revision": {
               "type": "uint64",
               "id": 2
+            }
+          }
+        },
+        "FollowRequest": {
+          "fields": {}
+        },
+        "ApplierLimits": {
+          "fields": {
+            "max_txn_ops": {
+              "type": "uint32",
+              "id": 1
+            },
+            "event_history_max_events": {
+              "type": "uint32",
+              "id": 2
+            },
+            "max_simple_tokens": {
+              "type": "uint32",
+              "id": 3
+            },
+            "max_simple_tokens_per_user": {
+              "type": "uint32",
+              "id": 4
+            }
+          }
+        },
+        "FollowSnapshot": {
+          "fields": {
+            "index": {
+              "type": "uint64",
+              "id": 1
+            },
+            "limits": {
+              "type": "ApplierLimits",
+              "id": 2
+            },
+            "chunk": {
+              "type": "bytes",
+              "id": 3
+            },
+            "last": {
+              "type": "bool",
+              "id": 4
+            }
+          }
+        },
+        "FollowEntry": {
+          "fields": {
+            "index": {
+              "type": "uint64",
+              "id": 1
+            },
+            "data": {
+              "type": "bytes",
+              "id": 2
+            }
+          }
+        },
+        "FollowMessage": {
+          "fields": {
+            "cluster_id": {
+              "type": "uint64",
+              "id": 1
+            },
+            "member_id": {
+              "type": "uint64",
+              "id": 2
+            },
+            "raft_term": {
+              "type": "uint64",
+              "id": 3
+            },
+            "applied_index": {
+              "type": "uint64",
+              "id": 4
+            },
+            "snapshot": {
+              "type": "FollowSnapshot",
+              "id": 5
+            },
+            "entries": {
+              "rule": "repeated",
+              "type": "FollowEntry",
+              "id": 6
             }
           }
         }

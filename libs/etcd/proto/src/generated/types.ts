@@ -108,6 +108,7 @@ export { _etcdserverpb_WatchCreateRequest_FilterType, type _etcdserverpb_WatchCr
 export { type WatchProgressRequest, type WatchProgressRequest__Output } from './types/etcdserverpb/WatchProgressRequest';
 export { type WatchRequest, type WatchRequest__Output } from './types/etcdserverpb/WatchRequest';
 export { type WatchResponse, type WatchResponse__Output } from './types/etcdserverpb/WatchResponse';
+export { type ApplierLimits, type ApplierLimits__Output } from './types/wardnode/ApplierLimits';
 export { type AuthCheck, type AuthCheck__Output } from './types/wardnode/AuthCheck';
 export { type AuthCheckRequest, type AuthCheckRequest__Output } from './types/wardnode/AuthCheckRequest';
 export { type AuthCheckResponse, type AuthCheckResponse__Output } from './types/wardnode/AuthCheckResponse';
@@ -115,6 +116,10 @@ export { type ExchangeAnswer, type ExchangeAnswer__Output } from './types/wardno
 export { type ExchangeAnswers, type ExchangeAnswers__Output } from './types/wardnode/ExchangeAnswers';
 export { type ExchangeCall, type ExchangeCall__Output } from './types/wardnode/ExchangeCall';
 export { type ExchangeCalls, type ExchangeCalls__Output } from './types/wardnode/ExchangeCalls';
+export { type FollowEntry, type FollowEntry__Output } from './types/wardnode/FollowEntry';
+export { type FollowMessage, type FollowMessage__Output } from './types/wardnode/FollowMessage';
+export { type FollowRequest, type FollowRequest__Output } from './types/wardnode/FollowRequest';
+export { type FollowSnapshot, type FollowSnapshot__Output } from './types/wardnode/FollowSnapshot';
 export { type NodeClient, type NodeHandlers, type NodeDefinition } from './types/wardnode/Node';
 export { _wardnode_NodeLeaseRequest_Kind, type _wardnode_NodeLeaseRequest_Kind__Output, type NodeLeaseRequest, type NodeLeaseRequest__Output } from './types/wardnode/NodeLeaseRequest';
 export { _wardnode_NodeMaintainRequest_Kind, type _wardnode_NodeMaintainRequest_Kind__Output, type NodeMaintainRequest, type NodeMaintainRequest__Output } from './types/wardnode/NodeMaintainRequest';
@@ -130,6 +135,7 @@ export { type NodeWatchRequest, type NodeWatchRequest__Output } from './types/wa
 export { type NodeWatchResponse, type NodeWatchResponse__Output } from './types/wardnode/NodeWatchResponse';
 export { type NotLeader, type NotLeader__Output } from './types/wardnode/NotLeader';
 export { type ProposeRequest, type ProposeRequest__Output } from './types/wardnode/ProposeRequest';
+export { type ReadIndexRequest, type ReadIndexRequest__Output } from './types/wardnode/ReadIndexRequest';
 export { type ReadRequest, type ReadRequest__Output } from './types/wardnode/ReadRequest';
 export { type ResolveTokenRequest, type ResolveTokenRequest__Output } from './types/wardnode/ResolveTokenRequest';
 export { type ResolveTokenResponse, type ResolveTokenResponse__Output } from './types/wardnode/ResolveTokenResponse';

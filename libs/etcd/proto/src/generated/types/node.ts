@@ -3,6 +3,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { ApplierLimits as _wardnode_ApplierLimits, ApplierLimits__Output as _wardnode_ApplierLimits__Output } from './wardnode/ApplierLimits';
 import type { AuthCheck as _wardnode_AuthCheck, AuthCheck__Output as _wardnode_AuthCheck__Output } from './wardnode/AuthCheck';
 import type { AuthCheckRequest as _wardnode_AuthCheckRequest, AuthCheckRequest__Output as _wardnode_AuthCheckRequest__Output } from './wardnode/AuthCheckRequest';
 import type { AuthCheckResponse as _wardnode_AuthCheckResponse, AuthCheckResponse__Output as _wardnode_AuthCheckResponse__Output } from './wardnode/AuthCheckResponse';
@@ -10,6 +11,10 @@ import type { ExchangeAnswer as _wardnode_ExchangeAnswer, ExchangeAnswer__Output
 import type { ExchangeAnswers as _wardnode_ExchangeAnswers, ExchangeAnswers__Output as _wardnode_ExchangeAnswers__Output } from './wardnode/ExchangeAnswers';
 import type { ExchangeCall as _wardnode_ExchangeCall, ExchangeCall__Output as _wardnode_ExchangeCall__Output } from './wardnode/ExchangeCall';
 import type { ExchangeCalls as _wardnode_ExchangeCalls, ExchangeCalls__Output as _wardnode_ExchangeCalls__Output } from './wardnode/ExchangeCalls';
+import type { FollowEntry as _wardnode_FollowEntry, FollowEntry__Output as _wardnode_FollowEntry__Output } from './wardnode/FollowEntry';
+import type { FollowMessage as _wardnode_FollowMessage, FollowMessage__Output as _wardnode_FollowMessage__Output } from './wardnode/FollowMessage';
+import type { FollowRequest as _wardnode_FollowRequest, FollowRequest__Output as _wardnode_FollowRequest__Output } from './wardnode/FollowRequest';
+import type { FollowSnapshot as _wardnode_FollowSnapshot, FollowSnapshot__Output as _wardnode_FollowSnapshot__Output } from './wardnode/FollowSnapshot';
 import type { NodeClient as _wardnode_NodeClient, NodeDefinition as _wardnode_NodeDefinition } from './wardnode/Node';
 import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from './wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from './wardnode/NodeMaintainRequest';
@@ -25,6 +30,7 @@ import type { NodeWatchRequest as _wardnode_NodeWatchRequest, NodeWatchRequest__
 import type { NodeWatchResponse as _wardnode_NodeWatchResponse, NodeWatchResponse__Output as _wardnode_NodeWatchResponse__Output } from './wardnode/NodeWatchResponse';
 import type { NotLeader as _wardnode_NotLeader, NotLeader__Output as _wardnode_NotLeader__Output } from './wardnode/NotLeader';
 import type { ProposeRequest as _wardnode_ProposeRequest, ProposeRequest__Output as _wardnode_ProposeRequest__Output } from './wardnode/ProposeRequest';
+import type { ReadIndexRequest as _wardnode_ReadIndexRequest, ReadIndexRequest__Output as _wardnode_ReadIndexRequest__Output } from './wardnode/ReadIndexRequest';
 import type { ReadRequest as _wardnode_ReadRequest, ReadRequest__Output as _wardnode_ReadRequest__Output } from './wardnode/ReadRequest';
 import type { ResolveTokenRequest as _wardnode_ResolveTokenRequest, ResolveTokenRequest__Output as _wardnode_ResolveTokenRequest__Output } from './wardnode/ResolveTokenRequest';
 import type { ResolveTokenResponse as _wardnode_ResolveTokenResponse, ResolveTokenResponse__Output as _wardnode_ResolveTokenResponse__Output } from './wardnode/ResolveTokenResponse';
@@ -36,6 +42,7 @@ type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> 
 
 export interface ProtoGrpcType {
   wardnode: {
+    ApplierLimits: MessageTypeDefinition<_wardnode_ApplierLimits, _wardnode_ApplierLimits__Output>
     AuthCheck: MessageTypeDefinition<_wardnode_AuthCheck, _wardnode_AuthCheck__Output>
     AuthCheckRequest: MessageTypeDefinition<_wardnode_AuthCheckRequest, _wardnode_AuthCheckRequest__Output>
     AuthCheckResponse: MessageTypeDefinition<_wardnode_AuthCheckResponse, _wardnode_AuthCheckResponse__Output>
@@ -43,6 +50,10 @@ export interface ProtoGrpcType {
     ExchangeAnswers: MessageTypeDefinition<_wardnode_ExchangeAnswers, _wardnode_ExchangeAnswers__Output>
     ExchangeCall: MessageTypeDefinition<_wardnode_ExchangeCall, _wardnode_ExchangeCall__Output>
     ExchangeCalls: MessageTypeDefinition<_wardnode_ExchangeCalls, _wardnode_ExchangeCalls__Output>
+    FollowEntry: MessageTypeDefinition<_wardnode_FollowEntry, _wardnode_FollowEntry__Output>
+    FollowMessage: MessageTypeDefinition<_wardnode_FollowMessage, _wardnode_FollowMessage__Output>
+    FollowRequest: MessageTypeDefinition<_wardnode_FollowRequest, _wardnode_FollowRequest__Output>
+    FollowSnapshot: MessageTypeDefinition<_wardnode_FollowSnapshot, _wardnode_FollowSnapshot__Output>
     Node: SubtypeConstructor<typeof grpc.Client, _wardnode_NodeClient> & { service: _wardnode_NodeDefinition }
     NodeLeaseRequest: MessageTypeDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeLeaseRequest__Output>
     NodeMaintainRequest: MessageTypeDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeMaintainRequest__Output>
@@ -58,6 +69,7 @@ export interface ProtoGrpcType {
     NodeWatchResponse: MessageTypeDefinition<_wardnode_NodeWatchResponse, _wardnode_NodeWatchResponse__Output>
     NotLeader: MessageTypeDefinition<_wardnode_NotLeader, _wardnode_NotLeader__Output>
     ProposeRequest: MessageTypeDefinition<_wardnode_ProposeRequest, _wardnode_ProposeRequest__Output>
+    ReadIndexRequest: MessageTypeDefinition<_wardnode_ReadIndexRequest, _wardnode_ReadIndexRequest__Output>
     ReadRequest: MessageTypeDefinition<_wardnode_ReadRequest, _wardnode_ReadRequest__Output>
     ResolveTokenRequest: MessageTypeDefinition<_wardnode_ResolveTokenRequest, _wardnode_ResolveTokenRequest__Output>
     ResolveTokenResponse: MessageTypeDefinition<_wardnode_ResolveTokenResponse, _wardnode_ResolveTokenResponse__Output>

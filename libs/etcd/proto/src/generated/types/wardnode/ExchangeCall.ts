@@ -4,18 +4,21 @@
 
 import type { ProposeRequest as _wardnode_ProposeRequest, ProposeRequest__Output as _wardnode_ProposeRequest__Output } from '../wardnode/ProposeRequest';
 import type { ReadRequest as _wardnode_ReadRequest, ReadRequest__Output as _wardnode_ReadRequest__Output } from '../wardnode/ReadRequest';
+import type { ReadIndexRequest as _wardnode_ReadIndexRequest, ReadIndexRequest__Output as _wardnode_ReadIndexRequest__Output } from '../wardnode/ReadIndexRequest';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ExchangeCall {
   'id'?: (number | string | Long);
   'propose'?: (_wardnode_ProposeRequest | null);
   'read'?: (_wardnode_ReadRequest | null);
-  'call'?: "propose"|"read";
+  'read_index'?: (_wardnode_ReadIndexRequest | null);
+  'call'?: "propose"|"read"|"read_index";
 }
 
 export interface ExchangeCall__Output {
   'id': (string);
   'propose'?: (_wardnode_ProposeRequest__Output | null);
   'read'?: (_wardnode_ReadRequest__Output | null);
-  'call'?: "propose"|"read";
+  'read_index'?: (_wardnode_ReadIndexRequest__Output | null);
+  'call'?: "propose"|"read"|"read_index";
 }

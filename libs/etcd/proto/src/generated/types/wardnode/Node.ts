@@ -8,6 +8,8 @@ import type { AuthCheckRequest as _wardnode_AuthCheckRequest, AuthCheckRequest__
 import type { AuthCheckResponse as _wardnode_AuthCheckResponse, AuthCheckResponse__Output as _wardnode_AuthCheckResponse__Output } from '../wardnode/AuthCheckResponse';
 import type { ExchangeAnswers as _wardnode_ExchangeAnswers, ExchangeAnswers__Output as _wardnode_ExchangeAnswers__Output } from '../wardnode/ExchangeAnswers';
 import type { ExchangeCalls as _wardnode_ExchangeCalls, ExchangeCalls__Output as _wardnode_ExchangeCalls__Output } from '../wardnode/ExchangeCalls';
+import type { FollowMessage as _wardnode_FollowMessage, FollowMessage__Output as _wardnode_FollowMessage__Output } from '../wardnode/FollowMessage';
+import type { FollowRequest as _wardnode_FollowRequest, FollowRequest__Output as _wardnode_FollowRequest__Output } from '../wardnode/FollowRequest';
 import type { NodeLeaseRequest as _wardnode_NodeLeaseRequest, NodeLeaseRequest__Output as _wardnode_NodeLeaseRequest__Output } from '../wardnode/NodeLeaseRequest';
 import type { NodeMaintainRequest as _wardnode_NodeMaintainRequest, NodeMaintainRequest__Output as _wardnode_NodeMaintainRequest__Output } from '../wardnode/NodeMaintainRequest';
 import type { NodeMemberChangeRequest as _wardnode_NodeMemberChangeRequest, NodeMemberChangeRequest__Output as _wardnode_NodeMemberChangeRequest__Output } from '../wardnode/NodeMemberChangeRequest';
@@ -38,6 +40,11 @@ export interface NodeClient extends grpc.Client {
   Exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers__Output>;
   exchange(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers__Output>;
   exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers__Output>;
+  
+  Follow(argument: _wardnode_FollowRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_FollowMessage__Output>;
+  Follow(argument: _wardnode_FollowRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_FollowMessage__Output>;
+  follow(argument: _wardnode_FollowRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_FollowMessage__Output>;
+  follow(argument: _wardnode_FollowRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_FollowMessage__Output>;
   
   Lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
   Lease(argument: _wardnode_NodeLeaseRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_wardnode_NodeResponse__Output>): grpc.ClientUnaryCall;
@@ -128,6 +135,8 @@ export interface NodeHandlers extends grpc.UntypedServiceImplementation {
   
   Exchange: grpc.handleBidiStreamingCall<_wardnode_ExchangeCalls__Output, _wardnode_ExchangeAnswers>;
   
+  Follow: grpc.handleServerStreamingCall<_wardnode_FollowRequest__Output, _wardnode_FollowMessage>;
+  
   Lease: grpc.handleUnaryCall<_wardnode_NodeLeaseRequest__Output, _wardnode_NodeResponse>;
   
   Maintain: grpc.handleUnaryCall<_wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse>;
@@ -153,6 +162,7 @@ export interface NodeHandlers extends grpc.UntypedServiceImplementation {
 export interface NodeDefinition extends grpc.ServiceDefinition {
   AuthCheck: MethodDefinition<_wardnode_AuthCheckRequest, _wardnode_AuthCheckResponse, _wardnode_AuthCheckRequest__Output, _wardnode_AuthCheckResponse__Output>
   Exchange: MethodDefinition<_wardnode_ExchangeCalls, _wardnode_ExchangeAnswers, _wardnode_ExchangeCalls__Output, _wardnode_ExchangeAnswers__Output>
+  Follow: MethodDefinition<_wardnode_FollowRequest, _wardnode_FollowMessage, _wardnode_FollowRequest__Output, _wardnode_FollowMessage__Output>
   Lease: MethodDefinition<_wardnode_NodeLeaseRequest, _wardnode_NodeResponse, _wardnode_NodeLeaseRequest__Output, _wardnode_NodeResponse__Output>
   Maintain: MethodDefinition<_wardnode_NodeMaintainRequest, _wardnode_NodeResponse, _wardnode_NodeMaintainRequest__Output, _wardnode_NodeResponse__Output>
   MemberChange: MethodDefinition<_wardnode_NodeMemberChangeRequest, _wardnode_NodeResponse, _wardnode_NodeMemberChangeRequest__Output, _wardnode_NodeResponse__Output>

@@ -4,17 +4,22 @@
 
 import type { WireError as _wardnode_WireError, WireError__Output as _wardnode_WireError__Output } from '../wardnode/WireError';
 import type { NotLeader as _wardnode_NotLeader, NotLeader__Output as _wardnode_NotLeader__Output } from '../wardnode/NotLeader';
+import type { Long } from '@grpc/proto-loader';
 
 export interface NodeResponse {
   'response'?: (Buffer | Uint8Array | string);
   'error'?: (_wardnode_WireError | null);
   'not_leader'?: (_wardnode_NotLeader | null);
-  'result'?: "response"|"error"|"not_leader";
+  'read_index'?: (number | string | Long);
+  'applied_index'?: (number | string | Long);
+  'result'?: "response"|"error"|"not_leader"|"read_index";
 }
 
 export interface NodeResponse__Output {
   'response'?: (Buffer);
   'error'?: (_wardnode_WireError__Output | null);
   'not_leader'?: (_wardnode_NotLeader__Output | null);
-  'result'?: "response"|"error"|"not_leader";
+  'read_index'?: (string);
+  'applied_index': (string);
+  'result'?: "response"|"error"|"not_leader"|"read_index";
 }

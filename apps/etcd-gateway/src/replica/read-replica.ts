@@ -1,0 +1,250 @@
+// The gateway's read replica: a copy of the members' state machine (@ward/etcd/apply's Applier),
+// fed by one member's Follow stream: that member's state at some applied index, then every request
+// entry it applies, in log order. Its state at applied index i is the cluster's state at index i,
+// so it answers a serializable read at once and a linearizable one once it has applied the
+// cluster's read index (replica-reads.ts). It never proposes and decides nothing for the cluster:
+// if the stream breaks, the replica is not used until a new stream has brought a new snapshot.
+import type { ClientReadableStream } from '@grpc/grpc-js';
+import type { ResponseContext } from '@ward/etcd/api-mapping';
+import { Applier, decodeApplyRequest, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
+import type { ApplierLimits__Output, FollowMessage__Output } from '@ward/etcd/proto';
+import type { Logger } from '@ward/platform/logging';
+
+export type FollowStream = ClientReadableStream<FollowMessage__Output>;
+
+export interface ReadReplicaOptions {
+  /** Opens a Follow stream at some member (rejects when none is reachable). */
+  readonly open: () => Promise<FollowStream>;
+  /** Decoding bound of an entry: at least the members' own (they decoded it first). */
+  readonly maxEntryBytes: number;
+  /** Largest snapshot the replica takes (bytes); a larger state is not replicated here. */
+  readonly maxSnapshotBytes: number;
+  /** Reads waiting for the replica to reach an index; beyond, they are not served here. */
+  readonly maxWaiting: number;
+  /** Delay before opening a new stream after one ended (doubles up to `maxRetryMs`). */
+  readonly minRetryMs: number;
+  readonly maxRetryMs: number;
+  readonly logger: Logger;
+}
+
+interface Waiter {
+  readonly index: number;
+  readonly resolve: (reached: boolean) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+interface Synced {
+  readonly applier: Applier;
+  readonly context: ResponseContext;
+}
+
+function applierOptions(limits: ApplierLimits__Output | null | undefined): ApplierOptions {
+  return {
+    kv: { maxTxnOps: limits?.max_txn_ops, eventHistoryMaxEvents: limits?.event_history_max_events },
+    maxSimpleTokens: limits?.max_simple_tokens,
+    maxSimpleTokensPerUser: limits?.max_simple_tokens_per_user,
+  };
+}
+
+export class ReadReplica {
+  private synced: Synced | undefined;
+  private appliedIndexValue = 0;
+  private stream: FollowStream | undefined;
+  private chunks: Buffer[] = [];
+  private chunkBytes = 0;
+  private waiters: Waiter[] = [];
+  private retryMs: number;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** Streams that ended; for metrics and tests. */
+  resyncCount = 0;
+
+  constructor(private readonly options: ReadReplicaOptions) {
+    this.retryMs = options.minRetryMs;
+  }
+
+  /** The replica holds a state it can serve reads from. */
+  get ready(): boolean {
+    return this.synced !== undefined;
+  }
+
+  /** The member index the replica's state is at (0 while not ready). */
+  get appliedIndex(): number {
+    return this.synced === undefined ? 0 : this.appliedIndexValue;
+  }
+
+  /** The auth store's revision (0 while not ready). */
+  get authRevision(): number {
+    return this.synced?.applier.authView.revision ?? 0;
+  }
+
+  get authEnabled(): boolean {
+    return this.synced?.applier.authView.enabled ?? false;
+  }
+
+  /** Header fields of an answer from this replica: the cluster's, the feeding member's, its term. */
+  get context(): ResponseContext | undefined {
+    return this.synced?.context;
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.reset();
+  }
+
+  /** The replica fell behind its feed: drop the state and follow again (the leader when known). */
+  resync(reason: string): void {
+    if (this.stream === undefined || this.stopped) return;
+    this.options.logger.warn({ reason, index: this.appliedIndexValue }, 'read replica re-syncing');
+    this.restart(this.stream);
+  }
+
+  /** A Range or read-only Txn against the replica's state (throws when not ready). */
+  read(request: ApplyRequest): ApplyResult {
+    if (this.synced === undefined) throw new Error('read replica not ready');
+    return this.synced.applier.read(request);
+  }
+
+  /** Resolves true once the replica applied `index`, false at `timeoutMs` or when it loses its state. */
+  waitApplied(index: number, timeoutMs: number): Promise<boolean> {
+    if (this.synced !== undefined && this.appliedIndexValue >= index) return Promise.resolve(true);
+    if (this.synced === undefined || this.waiters.length >= this.options.maxWaiting) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        index,
+        resolve,
+        timer: setTimeout(() => {
+          const at = this.waiters.indexOf(waiter);
+          if (at >= 0) this.waiters.splice(at, 1);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.options.open().then(
+      (stream) => {
+        if (this.stopped) {
+          stream.cancel();
+          return;
+        }
+        this.follow(stream);
+      },
+      () => this.retryLater(),
+    );
+  }
+
+  private follow(stream: FollowStream): void {
+    this.stream = stream;
+    stream.on('data', (message: FollowMessage__Output) => {
+      if (this.stream !== stream) return;
+      try {
+        this.onMessage(message);
+      } catch (error) {
+        // Never expected: the member applied exactly these entries. Start again from a snapshot.
+        this.options.logger.error({ err: error }, 'read replica could not apply its feed; starting again');
+        this.restart(stream);
+      }
+    });
+    const ended = (): void => {
+      if (this.stream === stream) this.restart(stream);
+    };
+    stream.on('error', ended);
+    stream.on('end', ended);
+  }
+
+  private onMessage(message: FollowMessage__Output): void {
+    const snapshot = message.snapshot;
+    if (snapshot) {
+      this.chunkBytes += snapshot.chunk.length;
+      if (this.chunkBytes > this.options.maxSnapshotBytes) throw new Error(`snapshot larger than ${this.options.maxSnapshotBytes} bytes`);
+      this.chunks.push(snapshot.chunk);
+      if (!snapshot.last) return;
+      const applier = Applier.restore(Buffer.concat(this.chunks), applierOptions(snapshot.limits));
+      this.chunks = [];
+      this.chunkBytes = 0;
+      this.synced = { applier, context: contextOf(message) };
+      this.appliedIndexValue = Number(snapshot.index);
+      this.retryMs = this.options.minRetryMs;
+      this.options.logger.info({ index: this.appliedIndexValue, member: message.member_id }, 'read replica synced');
+      this.release();
+      return;
+    }
+    const synced = this.synced;
+    if (synced === undefined) throw new Error('entries before the snapshot');
+    for (const entry of message.entries) {
+      const index = Number(entry.index);
+      if (index <= this.appliedIndexValue) continue;
+      synced.applier.apply(index, decodeApplyRequest(entry.data, { maxEntryBytes: this.options.maxEntryBytes }));
+      this.appliedIndexValue = index;
+    }
+    this.appliedIndexValue = Math.max(this.appliedIndexValue, Number(message.applied_index));
+    if (Number(message.raft_term) !== synced.context.raftTerm) this.synced = { applier: synced.applier, context: contextOf(message) };
+    this.release();
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0) return;
+    const applied = this.appliedIndexValue;
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.index <= applied) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(true);
+      } else {
+        still.push(waiter);
+      }
+    }
+    this.waiters = still;
+  }
+
+  private restart(stream: FollowStream): void {
+    stream.removeAllListeners('data');
+    this.reset();
+    this.resyncCount += 1;
+    this.retryLater();
+  }
+
+  /** Forgets the state: reads go to the members until a new stream syncs. */
+  private reset(): void {
+    const stream = this.stream;
+    this.stream = undefined;
+    if (stream !== undefined) {
+      stream.on('error', () => undefined);
+      stream.cancel();
+    }
+    this.synced = undefined;
+    this.appliedIndexValue = 0;
+    this.chunks = [];
+    this.chunkBytes = 0;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
+  }
+
+  private retryLater(): void {
+    if (this.stopped) return;
+    const delayMs = this.retryMs;
+    this.retryMs = Math.min(this.options.maxRetryMs, this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.connect();
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+}
+
+function contextOf(message: FollowMessage__Output): ResponseContext {
+  return { clusterId: BigInt(message.cluster_id), memberId: BigInt(message.member_id), raftTerm: Number(message.raft_term) };
+}

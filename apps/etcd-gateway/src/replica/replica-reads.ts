@@ -1,0 +1,103 @@
+// Reads served by the gateway's read replica, with the members as the fallback. A linearizable read
+// takes a read index (one ReadIndex round shared by every read queued for it), waits until the
+// replica applied it, and reads locally: it then sees every write committed before it started. A
+// serializable read waits only until the replica holds every write this gateway acknowledged, so a
+// client reading through the same gateway sees its own writes. Whenever the replica cannot answer
+// in time (not synced, lagging, its auth store older than the caller's token, the read index not
+// known) the read goes to the members exactly as without a replica.
+import { encodeApplyResponse } from '@ward/etcd/api-mapping';
+import { decodeApplyRequest, type ApplyRequest } from '@ward/etcd/apply';
+import { wireError } from '@ward/etcd/wire-errors';
+import { status as Status } from '@grpc/grpc-js';
+import { nodeWireError } from '../cluster/node-answers';
+import type { EntryTransport } from '../requests/request-executor';
+import { ReadIndexRounds } from './read-index-rounds';
+import type { ReadReplica } from './read-replica';
+
+/** What the replica path needs from the cluster client. */
+export interface ReplicaClusterView extends EntryTransport {
+  readonly highestAppliedIndex: number;
+  readIndex(signal?: AbortSignal): Promise<number>;
+}
+
+export interface ReplicaReadsOptions {
+  readonly cluster: ReplicaClusterView;
+  readonly replica: ReadReplica;
+  /** Decoding bound of a read's entry (the gateway encoded it under this bound). */
+  readonly maxEntryBytes: number;
+  /** How long a read waits for the replica to catch up before it goes to the members. */
+  readonly catchUpWaitMs: number;
+  /** Linearizable reads waiting for a read index at most. */
+  readonly maxWaitingReads: number;
+}
+
+/** How each read was served; for metrics and tests. */
+export interface ReplicaReadCounts {
+  local: number;
+  fallback: number;
+}
+
+export class ReplicaReads implements EntryTransport {
+  readonly counts: ReplicaReadCounts = { local: 0, fallback: 0 };
+  private readonly rounds: ReadIndexRounds;
+
+  constructor(private readonly options: ReplicaReadsOptions) {
+    this.rounds = new ReadIndexRounds({
+      ask: () => options.cluster.readIndex(),
+      maxWaiting: options.maxWaitingReads,
+      overloaded: () => wireError('TooManyRequests'),
+    });
+  }
+
+  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
+    return this.options.cluster.propose(entry, signal);
+  }
+
+  async read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+    const { replica, cluster } = this.options;
+    if (!replica.ready) return this.fallback(entry, serializable, signal);
+    let target: number;
+    if (serializable) {
+      target = cluster.highestAppliedIndex;
+    } else {
+      try {
+        target = await this.rounds.request();
+      } catch {
+        return this.fallback(entry, serializable, signal);
+      }
+    }
+    if (signal?.aborted) throw wireError('Canceled');
+    if (!(await replica.waitApplied(target, this.options.catchUpWaitMs))) {
+      // Lagging (or its feed stalled): follow again rather than make every read wait.
+      if (replica.ready && replica.appliedIndex < target) replica.resync('did not reach a read index in time');
+      return this.fallback(entry, serializable, signal);
+    }
+    if (signal?.aborted) throw wireError('Canceled');
+    const request = decodeApplyRequest(entry, { maxEntryBytes: this.options.maxEntryBytes });
+    // A token newer than the replica's auth store: the members know the caller's current rights.
+    if (replica.authEnabled && request.header.authRevision > replica.authRevision) return this.fallback(entry, serializable, signal);
+    return this.local(request) ?? this.fallback(entry, serializable, signal);
+  }
+
+  /** The answer from the replica's state, as a member would give it; undefined when it cannot. */
+  private local(request: ApplyRequest): Buffer | undefined {
+    const { replica } = this.options;
+    const context = replica.context;
+    if (context === undefined) return undefined;
+    const result = replica.read(request);
+    if (!result.ok) {
+      // A member's answer with the same error: an unavailable one would be retried elsewhere.
+      if (result.error.grpcCode === Status.UNAVAILABLE) return undefined;
+      this.counts.local += 1;
+      throw nodeWireError({ code: result.error.grpcCode, message: result.error.message });
+    }
+    this.counts.local += 1;
+    const bytes = encodeApplyResponse(result.result, result.header.revision, context);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  private fallback(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+    this.counts.fallback += 1;
+    return this.options.cluster.read(entry, serializable, signal);
+  }
+}
