@@ -1,0 +1,113 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { Applier, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
+import type { FollowMessage__Output } from '@ward/etcd/proto';
+import { createLogger } from '@ward/platform/logging';
+import { ReadReplica, type FollowStream } from './read-replica';
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+const put = (key: string, value: string): ApplyOperation => ({ type: 'put', request: { key: utf8(key), value: utf8(value) } });
+const get = (key: string): ApplyOperation => ({ type: 'range', request: { key: utf8(key) } });
+const entry = (index: number, operation: ApplyOperation) => ({ index: String(index), data: Buffer.from(encodeApplyRequest({ header: { id: BigInt(index), username: '', authRevision: 0 }, operation })) });
+
+class FakeStream extends EventEmitter {
+  cancelled = false;
+  cancel(): void {
+    this.cancelled = true;
+  }
+  send(message: Partial<FollowMessage__Output>): void {
+    this.emit('data', { cluster_id: '7', member_id: '2', raft_term: '3', applied_index: '0', snapshot: null, entries: [], ...message });
+  }
+}
+
+function replicaWith(streams: FakeStream[], maxSnapshotBytes = 1 << 20): ReadReplica {
+  let next = 0;
+  return new ReadReplica({
+    open: async () => streams[next++] as unknown as FollowStream,
+    maxEntryBytes: 1 << 20,
+    maxSnapshotBytes,
+    maxWaiting: 10,
+    minRetryMs: 1,
+    maxRetryMs: 2,
+    logger: createLogger({ name: 'test', level: 'silent' }),
+  });
+}
+
+function valueOf(replica: ReadReplica, key: string): string | undefined {
+  const result = replica.read({ header: { id: 1n, username: '', authRevision: 0 }, operation: get(key) });
+  if (!result.ok || result.result.type !== 'range') throw new Error('read failed');
+  const kv = result.result.response.kvs[0];
+  return kv === undefined ? undefined : new TextDecoder().decode(kv.value);
+}
+
+const tick = (ms = 5): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('ReadReplica', () => {
+  it('restores the chunked snapshot, then applies entries in order and releases waiters at their index', async () => {
+    const source = Applier.create();
+    source.apply(1, { header: { id: 1n, username: '', authRevision: 0 }, operation: put('a', '1') });
+    const bytes = Buffer.from(source.snapshot());
+    const stream = new FakeStream();
+    const replica = replicaWith([stream]);
+    replica.start();
+    await tick();
+    expect(replica.ready).toBe(false);
+    const half = Math.floor(bytes.length / 2);
+    stream.send({ applied_index: '4', snapshot: { index: '4', limits: null, chunk: bytes.subarray(0, half), last: false } });
+    expect(replica.ready).toBe(false);
+    stream.send({ applied_index: '4', snapshot: { index: '4', limits: null, chunk: bytes.subarray(half), last: true } });
+    expect(replica.ready).toBe(true);
+    expect(replica.appliedIndex).toBe(4);
+    expect(valueOf(replica, 'a')).toBe('1');
+    expect(replica.context).toEqual({ clusterId: 7n, memberId: 2n, raftTerm: 3 });
+
+    const reached = replica.waitApplied(7, 1000);
+    const late = replica.waitApplied(9, 20);
+    stream.send({ applied_index: '7', entries: [entry(5, put('a', '2')), entry(6, put('b', '3'))] });
+    expect(await reached).toBe(true);
+    expect(valueOf(replica, 'a')).toBe('2');
+    expect(valueOf(replica, 'b')).toBe('3');
+    expect(replica.appliedIndex).toBe(7);
+    // Entries at or below the applied index are not applied twice.
+    stream.send({ applied_index: '7', entries: [entry(5, put('a', 'again'))] });
+    expect(valueOf(replica, 'a')).toBe('2');
+    expect(await late).toBe(false);
+    replica.stop();
+  });
+
+  it('drops its state when the stream ends and syncs again from the next one', async () => {
+    const first = new FakeStream();
+    const second = new FakeStream();
+    const replica = replicaWith([first, second]);
+    replica.start();
+    await tick();
+    first.send({ applied_index: '1', snapshot: { index: '1', limits: null, chunk: Buffer.from(Applier.create().snapshot()), last: true } });
+    expect(replica.ready).toBe(true);
+    const waiting = replica.waitApplied(5, 10_000);
+    first.emit('error', new Error('member gone'));
+    expect(replica.ready).toBe(false);
+    expect(await waiting).toBe(false);
+    expect(await replica.waitApplied(1, 10)).toBe(false);
+    await tick(20);
+    second.send({ applied_index: '3', snapshot: { index: '3', limits: null, chunk: Buffer.from(Applier.create().snapshot()), last: true } });
+    expect(replica.ready).toBe(true);
+    expect(replica.resyncCount).toBe(1);
+    replica.stop();
+    expect(second.cancelled).toBe(true);
+  });
+
+  it('gives up a feed that breaks its rules: entries before a snapshot, a snapshot over the bound', async () => {
+    const early = new FakeStream();
+    const big = new FakeStream();
+    const replica = replicaWith([early, big], 16);
+    replica.start();
+    await tick();
+    early.send({ applied_index: '2', entries: [entry(2, put('x', 'y'))] });
+    expect(early.cancelled).toBe(true);
+    await tick(20);
+    big.send({ applied_index: '1', snapshot: { index: '1', limits: null, chunk: Buffer.alloc(32), last: false } });
+    expect(big.cancelled).toBe(true);
+    expect(replica.ready).toBe(false);
+    replica.stop();
+  });
+});
