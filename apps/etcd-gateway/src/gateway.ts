@@ -206,7 +206,7 @@ async function wireApis(
   const replicaReads =
     replica === undefined
       ? undefined
-      : new ReplicaReads({ cluster, replica, maxEntryBytes: maxReadEntryBytes, catchUpWaitMs: config.readReplicaCatchUpWaitMs, maxWaitingReads: config.maxInFlightPerUserCount * 16 });
+      : new ReplicaReads({ cluster, replica, maxEntryBytes: maxReadEntryBytes, catchUpWaitMs: config.readReplicaCatchUpWaitMs, maxWaitingReads: MAX_REPLICA_WAITING_READS });
   if (replica !== undefined && replicaReads !== undefined) {
     const counts = replicaReads.counts;
     w.metrics.trackReplica(() => ({ synced: replica.ready, appliedIndex: replica.appliedIndex, resyncs: replica.resyncCount, local: counts.local, fallback: counts.fallback }));
@@ -266,6 +266,12 @@ async function wireApis(
   return { table, watch, keepAlive, maintenance, advertise, closeTokenService };
 }
 
+/**
+ * Reads waiting for a read index or for the replica to reach one, at most (each also holds an
+ * in-flight slot of its caller); beyond, reads go to the members.
+ */
+const MAX_REPLICA_WAITING_READS = 16_384;
+
 /** The read replica, following a member from now on (reads go to the members until it syncs). */
 function startReadReplica(w: Wiring): ReadReplica {
   const replica = new ReadReplica({
@@ -273,7 +279,7 @@ function startReadReplica(w: Wiring): ReadReplica {
     // Entries the members applied and sent: any that fits the channel's message limit decodes.
     maxEntryBytes: w.config.grpcMaxSendBytes,
     maxSnapshotBytes: w.config.readReplicaMaxBytes,
-    maxWaiting: w.config.maxInFlightPerUserCount * 16,
+    maxWaiting: MAX_REPLICA_WAITING_READS,
     minRetryMs: 100,
     maxRetryMs: 5000,
     logger: w.logger.child({ component: 'replica' }),

@@ -64,14 +64,14 @@ describe('ReadReplica', () => {
     const reached = replica.waitApplied(7, 1000);
     const late = replica.waitApplied(9, 20);
     stream.send({ applied_index: '7', entries: [entry(5, put('a', '2')), entry(6, put('b', '3'))] });
-    expect(await reached).toBe(true);
+    expect(await reached).toBe('reached');
     expect(valueOf(replica, 'a')).toBe('2');
     expect(valueOf(replica, 'b')).toBe('3');
     expect(replica.appliedIndex).toBe(7);
     // Entries at or below the applied index are not applied twice.
     stream.send({ applied_index: '7', entries: [entry(5, put('a', 'again'))] });
     expect(valueOf(replica, 'a')).toBe('2');
-    expect(await late).toBe(false);
+    expect(await late).toBe('timeout');
     replica.stop();
   });
 
@@ -86,8 +86,8 @@ describe('ReadReplica', () => {
     const waiting = replica.waitApplied(5, 10_000);
     first.emit('error', new Error('member gone'));
     expect(replica.ready).toBe(false);
-    expect(await waiting).toBe(false);
-    expect(await replica.waitApplied(1, 10)).toBe(false);
+    expect(await waiting).toBe('refused');
+    expect(await replica.waitApplied(1, 10)).toBe('refused');
     await tick(20);
     second.send({ applied_index: '3', snapshot: { index: '3', limits: null, chunk: Buffer.from(Applier.create().snapshot()), last: true } });
     expect(replica.ready).toBe(true);

@@ -27,9 +27,12 @@ export interface ReadReplicaOptions {
   readonly logger: Logger;
 }
 
+/** How a wait for an index ended: reached, timed out, or refused (no state, or too many waiting). */
+export type WaitOutcome = 'reached' | 'timeout' | 'refused';
+
 interface Waiter {
   readonly index: number;
-  readonly resolve: (reached: boolean) => void;
+  readonly resolve: (outcome: WaitOutcome) => void;
   readonly timer: NodeJS.Timeout;
 }
 
@@ -110,10 +113,10 @@ export class ReadReplica {
     return this.synced.applier.read(request);
   }
 
-  /** Resolves true once the replica applied `index`, false at `timeoutMs` or when it loses its state. */
-  waitApplied(index: number, timeoutMs: number): Promise<boolean> {
-    if (this.synced !== undefined && this.appliedIndexValue >= index) return Promise.resolve(true);
-    if (this.synced === undefined || this.waiters.length >= this.options.maxWaiting) return Promise.resolve(false);
+  /** Resolves once the replica applied `index`, at `timeoutMs`, or when it loses its state (refused). */
+  waitApplied(index: number, timeoutMs: number): Promise<WaitOutcome> {
+    if (this.synced !== undefined && this.appliedIndexValue >= index) return Promise.resolve('reached');
+    if (this.synced === undefined || this.waiters.length >= this.options.maxWaiting) return Promise.resolve('refused');
     return new Promise((resolve) => {
       const waiter: Waiter = {
         index,
@@ -121,7 +124,7 @@ export class ReadReplica {
         timer: setTimeout(() => {
           const at = this.waiters.indexOf(waiter);
           if (at >= 0) this.waiters.splice(at, 1);
-          resolve(false);
+          resolve('timeout');
         }, timeoutMs),
       };
       this.waiters.push(waiter);
@@ -198,7 +201,7 @@ export class ReadReplica {
     for (const waiter of this.waiters) {
       if (waiter.index <= applied) {
         clearTimeout(waiter.timer);
-        waiter.resolve(true);
+        waiter.resolve('reached');
       } else {
         still.push(waiter);
       }
@@ -229,7 +232,7 @@ export class ReadReplica {
     this.waiters = [];
     for (const waiter of waiters) {
       clearTimeout(waiter.timer);
-      waiter.resolve(false);
+      waiter.resolve('refused');
     }
   }
 

@@ -67,9 +67,10 @@ export class ReplicaReads implements EntryTransport {
       }
     }
     if (signal?.aborted) throw wireError('Canceled');
-    if (!(await replica.waitApplied(target, this.options.catchUpWaitMs))) {
+    const waited = await replica.waitApplied(target, this.options.catchUpWaitMs);
+    if (waited !== 'reached') {
       // Lagging (or its feed stalled): follow again rather than make every read wait.
-      if (replica.ready && replica.appliedIndex < target) replica.resync('did not reach a read index in time');
+      if (waited === 'timeout') replica.resync('did not reach a read index in time');
       return this.fallback(entry, serializable, signal);
     }
     if (signal?.aborted) throw wireError('Canceled');
