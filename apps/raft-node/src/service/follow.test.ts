@@ -1,0 +1,84 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { Applier } from '@ward/etcd/apply';
+import type { FollowMessage } from '@ward/etcd/proto';
+import { createLogger } from '@ward/platform/logging';
+import type { AppliedRequest } from '../state-machine';
+import { FollowFeeds } from './follow';
+import type { NodeCore } from './node-core';
+
+class FakeCall extends EventEmitter {
+  readonly written: FollowMessage[] = [];
+  writableLength = 0;
+  write(message: FollowMessage): boolean {
+    this.written.push(message);
+    return true;
+  }
+}
+
+function fakeCore(appliedIndex: number): NodeCore {
+  return {
+    stateMachine: { applier: Applier.create(), appliedIndex },
+    config: { clusterId: 9n, memberId: 4n, maxTxnOpsCount: 128, eventHistoryEventsCount: 1000, maxSimpleTokensCount: 100, maxSimpleTokensPerUserCount: 10 },
+    driver: { currentTerm: 2 },
+  } as unknown as NodeCore;
+}
+
+const feeds = (over: Partial<{ maxFollowers: number; maxBufferedBytes: number; maxBufferedMessages: number; chunkBytes: number }> = {}) =>
+  new FollowFeeds({ maxFollowers: 2, maxBufferedBytes: 1 << 20, maxBufferedMessages: 100, chunkBytes: 8, logger: createLogger({ name: 't', level: 'silent' }), ...over });
+
+const applied = (index: number, bytes = 4): AppliedRequest => ({ index, data: new Uint8Array(bytes).fill(index), request: {} as never, result: {} as never });
+
+describe('FollowFeeds', () => {
+  it('starts a stream with the chunked snapshot at the applied index, then sends each apply batch', () => {
+    const f = feeds();
+    const core = fakeCore(5);
+    const call = new FakeCall();
+    void f.serve(core, call as never);
+    const chunks = call.written.filter((m) => m.snapshot);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.every((m) => m.snapshot!.index === 5)).toBe(true);
+    expect(chunks.map((m) => m.snapshot!.last)).toEqual([...chunks.slice(1).map(() => false), true]);
+    expect(Buffer.concat(chunks.map((m) => m.snapshot!.chunk as Buffer))).toEqual(Buffer.from(core.stateMachine.applier.snapshot()));
+    expect(chunks[0]!.snapshot!.limits).toEqual({ max_txn_ops: 128, event_history_max_events: 1000, max_simple_tokens: 100, max_simple_tokens_per_user: 10 });
+    f.applied(core, [applied(6), applied(8)], 9);
+    const last = call.written.at(-1)!;
+    expect(last.applied_index).toBe(9);
+    expect(last.entries!.map((e) => e.index)).toEqual([6, 8]);
+    expect(last.member_id).toBe('4');
+  });
+
+  it('drops a follower that holds too much unsent, and refuses followers beyond the bound', async () => {
+    const f = feeds({ maxBufferedBytes: 2000, chunkBytes: 4096 });
+    const core = fakeCore(1);
+    const slow = new FakeCall();
+    const served = f.serve(core, slow as never);
+    const other = new FakeCall();
+    void f.serve(core, other as never);
+    await expect(f.serve(core, new FakeCall() as never)).rejects.toThrow('too many requests');
+    expect(f.followerCount).toBe(2);
+    slow.emit('drain');
+    for (let i = 2; i < 40; i++) {
+      f.applied(core, [applied(i, 40)], i);
+      // This one takes what it is sent ('drain' resets its count); the slow one never does.
+      other.emit('drain');
+    }
+    await expect(served).rejects.toThrow('fell too far behind');
+    expect(f.followerCount).toBe(1);
+    expect(other.written.at(-1)!.applied_index).toBe(39);
+  });
+
+  it('ends every stream when the state is replaced, and forgets a follower that went away', async () => {
+    const f = feeds();
+    const core = fakeCore(1);
+    const gone = new FakeCall();
+    const goneServed = f.serve(core, gone as never);
+    gone.emit('cancelled');
+    await goneServed;
+    const kept = new FakeCall();
+    const keptServed = f.serve(core, kept as never);
+    f.restart('the member installed a snapshot from the leader');
+    await expect(keptServed).rejects.toThrow('installed a snapshot');
+    expect(f.followerCount).toBe(0);
+  });
+});
