@@ -36,11 +36,11 @@ describe('registerClientRoutes', () => {
   });
 
   it('answers /version 503 with no version while no member has answered, then the version once one has', async () => {
-    let member: string | undefined;
-    const server = await build({ serverVersion: async () => member ?? Promise.reject(new Error('no member answered')) });
+    const member: { version?: string } = {};
+    const server = await build({ serverVersion: async () => member.version ?? Promise.reject(new Error('no member answered')) });
     const before = await server.inject({ url: '/version' });
     expect([before.statusCode, before.headers['content-type'], before.json()]).toEqual([503, 'application/json', { etcdserver: 'not_decided', etcdcluster: 'not_decided' }]);
-    member = '3.5.0';
+    member.version = '3.5.0';
     const after = await server.inject({ url: '/version' });
     expect([after.statusCode, after.json()]).toEqual([200, { etcdserver: '3.5.0', etcdcluster: '3.5.0' }]);
   });
