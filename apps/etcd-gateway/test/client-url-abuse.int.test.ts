@@ -105,6 +105,29 @@ describe('a watch reader that never reads', () => {
   });
 });
 
+describe('a snapshot reader that never reads', () => {
+  it('is dropped once its output stalls, having taken a bounded part; the gateway keeps serving', async () => {
+    // The store holds at least the 80 values of 512 KiB the watch test above put (40 MiB), so the
+    // snapshot's JSON lines are over 53 MiB.
+    const atLeastBytes = Math.ceil((80 * 512 * 1024 * 4) / 3);
+    const reader = new RawClient(roomy.grpcPort);
+    reader.socket.write(`${postHead('/v3/maintenance/snapshot', 'Content-Length: 2\r\n\r\n')}{}`);
+    await eventually('first chunk', async () => (reader.results() >= 1 ? true : undefined), 10_000);
+    reader.socket.pause();
+    // Stalled for longer than roomy's stall timeout (1 s): dropped meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await rangeWorks(roomyClient);
+    reader.socket.resume();
+    await reader.closed;
+    expect(reader.bytesReceived).toBeLessThan(atLeastBytes / 2);
+    expect(reader.text).not.toMatch(/0\r\n\r\n$/);
+    // A reader that reads gets the whole file.
+    const whole = await fetch(`http://127.0.0.1:${roomy.grpcPort}/v3/maintenance/snapshot`, { method: 'POST', body: '{}' });
+    expect(whole.status).toBe(200);
+    expect((await whole.text()).length).toBeGreaterThan(atLeastBytes);
+  });
+});
+
 describe('HTTP watches in the per-caller accounting of gRPC streams', () => {
   it('beyond the per-address bound a watch is refused with etcd\'s too many requests, over HTTP and gRPC alike, and closing gives the slots back', async () => {
     const watches = Array.from({ length: 5 }, () => openWatch(tight, 'acct'));
