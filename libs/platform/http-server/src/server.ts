@@ -50,8 +50,9 @@ export const REQUEST_TIMEOUT_ANSWER = (() => {
  * then the connection is closed (its unread body can never be skipped).
  */
 export function cutTimedOutRequest(request: IncomingMessage, response: ServerResponse): void {
-  const socket = request.socket;
-  if (socket.destroyed) return;
+  const socket = request.socket as IncomingMessage['socket'] | undefined;
+  // Injected requests (fastify's inject) have a stand-in socket with nothing to close.
+  if (socket === undefined || typeof socket.destroy !== 'function' || socket.destroyed) return;
   if (!response.headersSent && socket.writable) socket.write(REQUEST_TIMEOUT_ANSWER);
   socket.destroy();
 }
@@ -91,7 +92,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.server.headersTimeout = options.requestTimeoutMs;
   app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
-    if (raw.complete || (request.routeOptions.config as { streamingBody?: boolean } | undefined)?.streamingBody === true) return done();
+    if (raw.complete || typeof (raw.socket as Partial<IncomingMessage['socket']> | undefined)?.destroy !== 'function') return done();
+    if ((request.routeOptions.config as { streamingBody?: boolean } | undefined)?.streamingBody === true) return done();
     const timer = setTimeout(() => {
       if (!raw.complete) cutTimedOutRequest(raw, reply.raw);
     }, options.requestTimeoutMs);
