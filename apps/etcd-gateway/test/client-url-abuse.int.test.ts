@@ -12,7 +12,7 @@ import { HTTP2_PREFACE } from '../src/client-port/shared-listener';
 import { bytes, eventually, must, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 let ward: WardCluster;
-/** Short stall, sniff and request timeouts, room for 1,000 anonymous streams from 127.0.0.1. */
+/** Short stall, sniff, request and stream idle timeouts, room for 1,000 anonymous streams from 127.0.0.1. */
 let roomy: Gateway;
 let roomyClient: EtcdTestClient;
 /** At most 5 streams per anonymous address, small bodies. */
@@ -25,6 +25,7 @@ beforeAll(async () => {
     httpStreamStallTimeoutMs: 1000,
     clientPortSniffTimeoutMs: 1000,
     httpRequestTimeoutMs: 1000,
+    streamIdleTimeoutMs: 2000,
     maxStreamsPerAddressCount: 1500,
     maxStreamsPerUserCount: 1500,
   });
@@ -304,5 +305,19 @@ describe('deadlines: streams in use outlive the request deadline, slow requests 
     expect(later.text).not.toContain('408');
     await eventually('no stream left open', async () => ((await watchStreams(roomy)) === 0 ? true : undefined), 10_000);
     await rangeWorks(roomyClient);
+  });
+
+  it('a stream that sends nothing but blanks is closed by its idle bound, and its connection with it, the body still dripping', async () => {
+    const dripping = new RawClient(roomy.grpcPort);
+    dripping.socket.write(postHead('/v3/lease/keepalive', 'Transfer-Encoding: chunked\r\n\r\n') + chunk(' '));
+    const drip = setInterval(() => dripping.socket.writable && dripping.socket.write(chunk(' ')), 200);
+    try {
+      await dripping.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(dripping.text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(dripping.text.toLowerCase()).toContain('connection: close');
+    expect(dripping.text).toContain('{"error":{"grpc_code":14,"http_code":503,"message":"ward: stream closed: no request within 2000 ms","http_status":"Service Unavailable"}}');
   });
 });

@@ -224,6 +224,12 @@ describe('a watch whose cluster goes away mid-stream', () => {
       expect([answers[1]!.status, JSON.parse(answers[1]!.body)]).toEqual([503, { error: { grpc_code: 14, http_code: 503, message: 'etcdserver: no leader', http_status: 'Service Unavailable' } }]);
       // ward's member is gone, so it has no leader either: the same answer, byte for byte.
       expect(answers[0]!).toEqual(answers[1]!);
+      // No member has ever told this gateway its version: /version claims none (etcd would not
+      // answer at all before its member serves), and /health is false.
+      const version = await fetch(`http://127.0.0.1:${ports.ward}/version`);
+      expect([version.status, version.headers.get('content-type'), await version.text()]).toEqual([503, 'application/json', '{"etcdserver":"not_decided","etcdcluster":"not_decided"}']);
+      const health = await fetch(`http://127.0.0.1:${ports.ward}/health`);
+      expect([health.status, await health.text()]).toEqual([503, '{"health":"false"}']);
     } finally {
       for (const t of TARGETS) refused[t].close();
     }

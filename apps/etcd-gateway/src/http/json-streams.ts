@@ -186,7 +186,7 @@ export class HttpResponseStream extends EventEmitter {
     if (status.unmapped) this.options.logUnexpected(error);
     if (!this.headersSent) {
       this.headersSent = true;
-      this.response.writeHead(httpStatusOf(status.code as GrpcStatusCode), { ...this.options.extraHeaders, 'content-type': 'application/json' });
+      this.response.writeHead(httpStatusOf(status.code as GrpcStatusCode), { ...this.options.extraHeaders, 'content-type': 'application/json', ...this.closeHeader() });
       if (error instanceof JsonStreamInputError) {
         this.response.end(JSON.stringify({ error: status.details, message: status.details, code: status.code }));
         return;
@@ -198,7 +198,16 @@ export class HttpResponseStream extends EventEmitter {
   private sendHeaders(): void {
     if (this.headersSent) return;
     this.headersSent = true;
-    this.response.writeHead(200, { ...this.options.extraHeaders, 'content-type': 'application/json', 'grpc-metadata-content-type': 'application/grpc' });
+    this.response.writeHead(200, { ...this.options.extraHeaders, 'content-type': 'application/json', 'grpc-metadata-content-type': 'application/grpc', ...this.closeHeader() });
+  }
+
+  /**
+   * `Connection: close` while the request body is still open, as etcd's Go server answers then:
+   * the connection cannot carry another request, and closing it after the answer means a body
+   * left dripping cannot hold it once the stream is over.
+   */
+  private closeHeader(): Record<string, string> {
+    return this.request.complete ? {} : { connection: 'close' };
   }
 
   protected drop(): void {
