@@ -165,7 +165,7 @@ export const gatewayConfigSchema = defineConfig({
       max: 3_600_000,
       why: 'an HTTP watch or keep-alive stream whose reader leaves its output untaken this long is dropped with its connection',
     }),
-    httpRequestTimeoutMs: int({ default: 30_000, min: 1000, max: 600_000, why: 'whole JSON gateway request, headers and body' }),
+    httpRequestTimeoutMs: int({ default: 30_000, min: 1000, max: 600_000, why: 'HTTP request deadline: headers within this, a body within this of its headers; a streaming body (watch, keep-alive) has none as a whole, each request object in it must arrive within this of its first byte' }),
     shutdownGraceMs: int({ default: 5000, min: 0, max: 600_000, why: 'running calls get this long to finish on shutdown' }),
     logLevel: oneOf({ default: 'info', values: LOG_LEVELS, why: 'log verbosity' }),
   },

@@ -322,7 +322,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     maxRequestMessageBytes: grpcMaxReceiveBytes(config),
     bodyLimitBytes: config.httpBodyLimitBytes,
     logUnexpected,
-    streams: { watch, keepAlive, stallTimeoutMs: config.httpStreamStallTimeoutMs, extraHeaders: {} },
+    streams: { watch, keepAlive, maintenance, stallTimeoutMs: config.httpStreamStallTimeoutMs, objectTimeoutMs: config.httpRequestTimeoutMs, extraHeaders: {} },
   };
   await registerJsonGateway(http, jsonGateway);
   // The client port's HTTP/1.1 side: no port of its own, TLS is the shared listener's.

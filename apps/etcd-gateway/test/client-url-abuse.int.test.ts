@@ -1,7 +1,9 @@
 // The client URL under abuse: a watch reader that never reads (bounded, dropped, the gateway
 // stays up), 1,000 concurrent HTTP watches, HTTP watches counted in the same per-caller accounting
 // as gRPC streams, malformed chunked input on a keep-alive stream, and slowloris on the shared
-// port while gRPC keeps serving.
+// port while gRPC keeps serving: silent connections, dripped headers, a dripped unary body and a
+// dripped request object inside a stream are all cut, while watch and keep-alive streams whose
+// bodies stay open outlive the request deadline as long as they are used.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../src/index';
@@ -10,7 +12,7 @@ import { HTTP2_PREFACE } from '../src/client-port/shared-listener';
 import { bytes, eventually, must, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 let ward: WardCluster;
-/** Short stall, sniff and request timeouts, room for 1,000 anonymous streams from 127.0.0.1. */
+/** Short stall, sniff, request and stream idle timeouts, room for 1,000 anonymous streams from 127.0.0.1. */
 let roomy: Gateway;
 let roomyClient: EtcdTestClient;
 /** At most 5 streams per anonymous address, small bodies. */
@@ -23,6 +25,7 @@ beforeAll(async () => {
     httpStreamStallTimeoutMs: 1000,
     clientPortSniffTimeoutMs: 1000,
     httpRequestTimeoutMs: 1000,
+    streamIdleTimeoutMs: 2000,
     maxStreamsPerAddressCount: 1500,
     maxStreamsPerUserCount: 1500,
   });
@@ -103,16 +106,40 @@ describe('a watch reader that never reads', () => {
   });
 });
 
+describe('a snapshot reader that never reads', () => {
+  it('is dropped once its output stalls, having taken a bounded part; the gateway keeps serving', async () => {
+    // The store holds at least the 80 values of 512 KiB the watch test above put (40 MiB), so the
+    // snapshot's JSON lines are over 53 MiB.
+    const atLeastBytes = Math.ceil((80 * 512 * 1024 * 4) / 3);
+    const reader = new RawClient(roomy.grpcPort);
+    reader.socket.write(`${postHead('/v3/maintenance/snapshot', 'Content-Length: 2\r\n\r\n')}{}`);
+    await eventually('first chunk', async () => (reader.results() >= 1 ? true : undefined), 10_000);
+    reader.socket.pause();
+    // Stalled for longer than roomy's stall timeout (1 s): dropped meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await rangeWorks(roomyClient);
+    reader.socket.resume();
+    await reader.closed;
+    expect(reader.bytesReceived).toBeLessThan(atLeastBytes / 2);
+    expect(reader.text).not.toMatch(/0\r\n\r\n$/);
+    // A reader that reads gets the whole file.
+    const whole = await fetch(`http://127.0.0.1:${roomy.grpcPort}/v3/maintenance/snapshot`, { method: 'POST', body: '{}' });
+    expect(whole.status).toBe(200);
+    expect((await whole.text()).length).toBeGreaterThan(atLeastBytes);
+  });
+});
+
 describe('HTTP watches in the per-caller accounting of gRPC streams', () => {
   it('beyond the per-address bound a watch is refused with etcd\'s too many requests, over HTTP and gRPC alike, and closing gives the slots back', async () => {
     const watches = Array.from({ length: 5 }, () => openWatch(tight, 'acct'));
     try {
       await eventually('5 watches created', async () => (watches.every((w) => w.results() >= 1) ? true : undefined), 10_000);
       const refused = openWatch(tight, 'acct');
-      await eventually('refusal', async () => (refused.text.includes('"code":8}') ? true : undefined), 10_000);
+      await eventually('refusal', async () => (refused.text.includes('"grpc_code":8') ? true : undefined), 10_000);
       refused.socket.destroy();
+      // The stream's own error, before any answer: grpc-gateway's stream error object under the code's status.
       expect(refused.text).toMatch(/^HTTP\/1\.1 429 /);
-      expect(refused.text).toContain('{"error":"etcdserver: too many requests","message":"etcdserver: too many requests","code":8}');
+      expect(refused.text).toContain('{"error":{"grpc_code":8,"http_code":429,"message":"etcdserver: too many requests","http_status":"Too Many Requests"}}');
       // A gRPC Watch from the same address is counted in the same bound.
       const grpcWatch = tightClient.client('Watch') as unknown as { Watch(): NodeJS.EventEmitter & { write(m: object): void; end(): void } };
       const stream = grpcWatch.Watch();
@@ -208,5 +235,89 @@ describe('slowloris on the shared port', () => {
     // The drippers never got an answer to their request.
     expect(drippers.filter((client) => client.text.includes('etcdserver'))).toHaveLength(0);
     await rangeWorks(roomyClient);
+  });
+});
+
+describe('deadlines: streams in use outlive the request deadline, slow requests do not', () => {
+  const chunk = (text: string): string => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+  /** Longer than roomy's request deadline (1 s) plus its check interval (1 s), with room. */
+  const BEYOND_DEADLINE_MS = 3500;
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('a keep-alive stream whose body stays open keeps renewing past the deadline; a watch keeps receiving', async () => {
+    const lease = (await must(roomyClient.call('Lease', 'LeaseGrant', { TTL: 60 }), 'LeaseGrant')) as { ID: string | number };
+    const keepAlive = new RawClient(roomy.grpcPort);
+    keepAlive.socket.write(postHead('/v3/lease/keepalive', 'Transfer-Encoding: chunked\r\n\r\n') + chunk(`{"ID":"${String(lease.ID)}"}\n`));
+    const watch = new RawClient(roomy.grpcPort);
+    const create = JSON.stringify({ create_request: { key: bytes('open-body').toString('base64') } });
+    watch.socket.write(postHead('/v3/watch', 'Transfer-Encoding: chunked\r\n\r\n') + chunk(create));
+    try {
+      await eventually('first renewal and watch created', async () => (keepAlive.results() === 1 && watch.results() === 1 ? true : undefined), 10_000);
+      await sleep(BEYOND_DEADLINE_MS);
+      keepAlive.socket.write(chunk(`{"ID":"${String(lease.ID)}"}\n`));
+      await must(roomyClient.call('KV', 'Put', { key: bytes('open-body'), value: bytes('v') }), 'Put');
+      await eventually('second renewal and the event', async () => (keepAlive.results() === 2 && watch.results() === 2 ? true : undefined), 10_000);
+      await sleep(BEYOND_DEADLINE_MS);
+      keepAlive.socket.write(chunk(`{"ID":"${String(lease.ID)}"}\n`));
+      await eventually('third renewal', async () => (keepAlive.results() === 3 ? true : undefined), 10_000);
+      expect(keepAlive.socket.destroyed || watch.socket.destroyed).toBe(false);
+      expect(keepAlive.text + watch.text).not.toContain('408');
+      // The body's end still ends the keep-alive stream.
+      keepAlive.socket.write('0\r\n\r\n');
+      await eventually('keep-alive ended', async () => (keepAlive.text.endsWith('0\r\n\r\n') ? true : undefined), 10_000);
+    } finally {
+      keepAlive.socket.destroy();
+      watch.socket.destroy();
+    }
+  });
+
+  it('a dripped unary body, and a request object dripped inside a stream, are cut with 408 while gRPC keeps serving', async () => {
+    const unary = new RawClient(roomy.grpcPort);
+    unary.socket.write(postHead('/v3/kv/range', 'Content-Length: 1000\r\n\r\n') + '{"key":');
+    const firstObject = new RawClient(roomy.grpcPort);
+    firstObject.socket.write(postHead('/v3/watch', 'Transfer-Encoding: chunked\r\n\r\n') + chunk('{"create_request":'));
+    // A keep-alive stream answered once, whose next request then never ends.
+    const lease = (await must(roomyClient.call('Lease', 'LeaseGrant', { TTL: 60 }), 'LeaseGrant')) as { ID: string | number };
+    const later = new RawClient(roomy.grpcPort);
+    later.socket.write(postHead('/v3/lease/keepalive', 'Transfer-Encoding: chunked\r\n\r\n') + chunk(`{"ID":"${String(lease.ID)}"}`));
+    await eventually('renewed once', async () => (later.results() === 1 ? true : undefined), 10_000);
+    later.socket.write(chunk('{"ID":'));
+    const drip = setInterval(() => {
+      for (const client of [unary, firstObject, later]) if (!client.socket.destroyed) client.socket.write(client === unary ? ' ' : chunk(' '));
+    }, 200);
+    try {
+      const started = Date.now();
+      let calls = 0;
+      while (Date.now() - started < 2000) {
+        await rangeWorks(roomyClient);
+        calls += 1;
+      }
+      expect(calls).toBeGreaterThan(0);
+      await Promise.all([unary.closed, firstObject.closed, later.closed]);
+    } finally {
+      clearInterval(drip);
+    }
+    expect(unary.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(firstObject.text).toMatch(/^HTTP\/1\.1 408 /);
+    // Answered before: the stream is cut, nothing more is written to it.
+    expect(later.text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(later.results()).toBe(1);
+    expect(later.text).not.toContain('408');
+    await eventually('no stream left open', async () => ((await watchStreams(roomy)) === 0 ? true : undefined), 10_000);
+    await rangeWorks(roomyClient);
+  });
+
+  it('a stream that sends nothing but blanks is closed by its idle bound, and its connection with it, the body still dripping', async () => {
+    const dripping = new RawClient(roomy.grpcPort);
+    dripping.socket.write(postHead('/v3/lease/keepalive', 'Transfer-Encoding: chunked\r\n\r\n') + chunk(' '));
+    const drip = setInterval(() => dripping.socket.writable && dripping.socket.write(chunk(' ')), 200);
+    try {
+      await dripping.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(dripping.text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(dripping.text.toLowerCase()).toContain('connection: close');
+    expect(dripping.text).toContain('{"error":{"grpc_code":14,"http_code":503,"message":"ward: stream closed: no request within 2000 ms","http_status":"Service Unavailable"}}');
   });
 });

@@ -1,6 +1,6 @@
 // The client URL as a client that nobody here wrote sees it, against ward and against real etcd
 // 3.4.23 side by side: curl transcripts (/version, /health, a watch receiving three events and
-// then closed, a keep-alive stream, unknown routes, CORS, a denied watch with auth on), Debian's
+// then closed, a keep-alive stream, unknown routes, CORS, a denied watch and keep-alive streams with auth on), Debian's
 // python3-etcd3gw (the JSON gateway, on the gRPC port's URL) and python3-etcd3 (gRPC) running the
 // same script with equal normalised results, and a client that only knows the URL MemberList
 // gives it, over either protocol.
@@ -100,13 +100,13 @@ afterAll(async () => {
 });
 
 describe('the client URL over HTTP/1.1, as etcd 3.4.23 serves it', () => {
-  it('GET /version: etcd\'s shape, ward reporting the version its Status reports', async () => {
+  it('GET /version: etcd\'s shape and content type, ward reporting the version its Status reports', async () => {
     const [wardAnswer, etcdAnswer] = await Promise.all(TARGETS.map((t) => curl([`${urls[t]}/version`])));
     expect(Object.keys(JSON.parse(etcdAnswer!.body) as object)).toEqual(['etcdserver', 'etcdcluster']);
     const version = JSON.parse(wardAnswer!.body) as { etcdserver: string; etcdcluster: string };
     const status = (await postJson('ward', '/v3/maintenance/status', {})) as { version: string };
     expect(version).toEqual({ etcdserver: status.version, etcdcluster: status.version.replace(/^(\d+\.\d+)\..*$/, '$1.0') });
-    expect(transcript(wardAnswer!, CORS).headers).toEqual(transcript(etcdAnswer!, CORS).headers);
+    expect(transcript(wardAnswer!, [...CORS, 'content-type']).headers).toEqual(transcript(etcdAnswer!, [...CORS, 'content-type']).headers);
     expect(wardAnswer!.status).toBe(200);
   });
 
@@ -235,6 +235,41 @@ describe('with auth on', () => {
     const [wardAnswer, etcdAnswer] = await Promise.all(TARGETS.map((t) => curl([`${urls[t]}/health`])));
     expect(transcript(wardAnswer!, ['content-type'])).toEqual(transcript(etcdAnswer!, ['content-type']));
     expect(wardAnswer!.status).toBe(200);
+  });
+
+  it('a keep-alive stream with auth on (root, a user, no token, a bad token) answers as etcd answers it', async () => {
+    const results = await Promise.all(
+      TARGETS.map(async (t) => {
+        const tokens: Record<string, string | undefined> = {
+          root: ((await postJson(t, '/v3/auth/authenticate', { name: 'root', password: 'root-pw' })) as { token: string }).token,
+          alice: ((await postJson(t, '/v3/auth/authenticate', { name: 'alice', password: 'alice-pw' })) as { token: string }).token,
+          none: undefined,
+          bad: 'not-a-token.1',
+        };
+        const { ID } = (await postJson(t, '/v3/lease/grant', { TTL: 60 }, tokens['root'])) as { ID: string };
+        const transcripts: Record<string, unknown> = {};
+        for (const [who, token] of Object.entries(tokens)) {
+          const answer = await curl([`${urls[t]}/v3/lease/keepalive`, '-X', 'POST', '--data-binary', `{"ID":"${ID}"}\n{"ID":"${ID}"}\n`, ...(token === undefined ? [] : ['-H', `Authorization: ${token}`])]);
+          transcripts[who] = { ...transcript(answer, [...CORS, 'content-type']), body: answer.body.split('\n').filter((line) => line !== '').map(normaliseLine) };
+        }
+        return transcripts;
+      }),
+    );
+    const [wardResults, etcdResults] = results as [Record<string, { status: number; body: unknown[] }>, Record<string, { status: number; body: unknown[] }>];
+    // With a token (root, or a user without any permission) both renew, the same lines.
+    for (const who of ['root', 'alice']) {
+      expect(wardResults[who], who).toEqual(etcdResults[who]);
+      expect(wardResults[who]!.body, who).toHaveLength(2);
+    }
+    // Where ward differs on purpose: etcd 3.4.23 checks no token on LeaseKeepAlive and renews for
+    // anybody; ward refuses a stream without a valid token once auth is on (as over gRPC), with
+    // the stream error object under the code's status, as grpc-gateway writes a refused stream.
+    for (const who of ['none', 'bad']) {
+      expect(etcdResults[who]!.status, who).toBe(200);
+      expect(etcdResults[who]!.body, who).toHaveLength(2);
+    }
+    expect([wardResults['none']!.status, wardResults['none']!.body]).toEqual([400, [{ error: { grpc_code: 3, http_code: 400, message: 'etcdserver: user name is empty', http_status: 'Bad Request' } }]]);
+    expect([wardResults['bad']!.status, wardResults['bad']!.body]).toEqual([401, [{ error: { grpc_code: 16, http_code: 401, message: 'etcdserver: invalid auth token', http_status: 'Unauthorized' } }]]);
   });
 
   it('a watch without permission, or without a token, is answered created-and-canceled on the stream, as etcd answers it', async () => {

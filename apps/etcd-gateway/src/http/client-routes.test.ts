@@ -35,6 +35,16 @@ describe('registerClientRoutes', () => {
     expect(asked).toBe(1);
   });
 
+  it('answers /version 503 with no version while no member has answered, then the version once one has', async () => {
+    const member: { version?: string } = {};
+    const server = await build({ serverVersion: async () => member.version ?? Promise.reject(new Error('no member answered')) });
+    const before = await server.inject({ url: '/version' });
+    expect([before.statusCode, before.headers['content-type'], before.json()]).toEqual([503, 'application/json', { etcdserver: 'not_decided', etcdcluster: 'not_decided' }]);
+    member.version = '3.5.0';
+    const after = await server.inject({ url: '/version' });
+    expect([after.statusCode, after.json()]).toEqual([200, { etcdserver: '3.5.0', etcdcluster: '3.5.0' }]);
+  });
+
   it('answers /health with etcd 3.4\'s text/plain JSON, 503 when unhealthy or failing', async () => {
     expect((await (await build()).inject({ url: '/health' })).body).toBe('{"health":"true"}');
     await app!.close();

@@ -57,10 +57,13 @@ export function registerClientRoutes(app: FastifyInstance, options: ClientRoutes
       try {
         knownVersion = await options.serverVersion();
       } catch {
-        return reply.code(503).type('application/json').send({ etcdserver: 'not_decided', etcdcluster: 'not_decided' });
+        // etcd does not answer at all before its member serves (the connection waits); ward
+        // answers at once, and claims no version it has not been told.
+        return reply.code(503).header('content-type', 'application/json').send(Buffer.from(JSON.stringify({ etcdserver: 'not_decided', etcdcluster: 'not_decided' })));
       }
     }
-    return reply.type('application/json').send({ etcdserver: knownVersion, etcdcluster: clusterVersionOf(knownVersion) });
+    // etcd's exact content type (no charset: fastify adds none to a Buffer).
+    return reply.header('content-type', 'application/json').send(Buffer.from(JSON.stringify({ etcdserver: knownVersion, etcdcluster: clusterVersionOf(knownVersion) })));
   });
   app.get('/health', async (_request, reply) => {
     let healthy = false;

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { status as Status } from '@grpc/grpc-js';
 import type { Logger, UnexpectedErrorLog } from '@ward/platform/logging';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { STREAMING_BODY } from '@ward/platform/http-server';
 import { etcdProtoRoot } from '@ward/etcd/proto';
 import { httpStatusOf, type GrpcStatusCode } from '@ward/etcd/wire-errors';
 import { statusOf } from '../errors/error-mapping';
@@ -14,7 +15,7 @@ import { passThroughDefinition } from '../services/pass-through';
 import type { UnaryRpc } from '../services/rpc-table';
 import { encodeJsonRequest, responseToJson } from './json-codec';
 import { parseBody } from './json-object-stream';
-import { serveJsonStream, type JsonStreamOptions } from './json-streams';
+import { serveJsonSnapshot, serveJsonStream, type JsonStreamOptions } from './json-streams';
 
 export { parseBody } from './json-object-stream';
 
@@ -29,7 +30,8 @@ export interface JsonGatewayOptions {
   readonly prefixes?: readonly string[];
   /**
    * The streaming routes (`/watch`, and `/lease/keepalive` as a stream) over the relays; without
-   * them `/lease/keepalive` answers one request per body and there is no `/watch`.
+   * them `/lease/keepalive` answers one request per body and there is no `/watch`. With
+   * `maintenance`, `/maintenance/snapshot` is served too.
    */
   readonly streams?: Omit<JsonStreamOptions, 'logUnexpected' | 'maxRequestChars'>;
 }
@@ -84,6 +86,25 @@ export async function registerJsonGateway(app: FastifyInstance, options: JsonGat
       }
     });
     const prefixes = options.prefixes ?? ['/v3'];
+    const streams = options.streams;
+    const maintenance = streams?.maintenance;
+    if (streams !== undefined && maintenance !== undefined) {
+      // One request in (read whole, as a unary body), the snapshot streamed out.
+      const streamOptions: JsonStreamOptions = { ...streams, logUnexpected: options.logUnexpected, maxRequestChars: options.bodyLimitBytes };
+      for (const prefix of prefixes) {
+        scope.post(withPrefix(prefix, '/v3/maintenance/snapshot'), (request, reply) => {
+          try {
+            encodeJsonRequest('etcdserverpb.SnapshotRequest', request.body ?? {});
+          } catch (error) {
+            const { statusCode, body } = httpError(error, options.logUnexpected);
+            return reply.code(statusCode).type('application/json').send(body);
+          }
+          reply.hijack();
+          serveJsonSnapshot(maintenance, { token: tokenFromHeaders(request.headers), address: request.ip }, request.raw, reply.raw, streamOptions);
+          return reply;
+        });
+      }
+    }
     for (const entry of options.table) {
       if (entry.httpPath === undefined) continue;
       if (entry.httpStream && options.streams !== undefined) continue;
@@ -103,7 +124,8 @@ export async function registerJsonGateway(app: FastifyInstance, options: JsonGat
     const streamOptions: JsonStreamOptions = { ...streams, logUnexpected: options.logUnexpected, maxRequestChars: options.bodyLimitBytes };
     for (const prefix of options.prefixes ?? ['/v3']) {
       for (const [path, route] of [['/v3/watch', 'watch'], ['/v3/lease/keepalive', 'keepalive']] as const) {
-        scope.post(withPrefix(prefix, path), (request, reply) => {
+        // The body is a stream of requests: no deadline for it as a whole (json-streams.ts keeps one per request object).
+        scope.post(withPrefix(prefix, path), { config: STREAMING_BODY }, (request, reply) => {
           reply.hijack();
           serveJsonStream(route, request.raw, reply.raw, request.log as unknown as Logger, streamOptions);
         });

@@ -26,6 +26,11 @@ export class JsonObjectSplitter {
     if (!Number.isSafeInteger(maxObjectChars) || maxObjectChars <= 0) throw new TypeError(`JsonObjectSplitter: maxObjectChars must be a positive integer, got ${maxObjectChars}`);
   }
 
+  /** Whether an object has begun and not ended yet. */
+  get inObject(): boolean {
+    return this.depth > 0;
+  }
+
   /** The objects completed by `chunk`, in order; throws JsonObjectStreamError on input that cannot be one. */
   push(chunk: Buffer): string[] {
     if (this.failed) throw new JsonObjectStreamError('request stream already failed');

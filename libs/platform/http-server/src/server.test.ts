@@ -1,8 +1,9 @@
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@ward/platform/logging';
 import { createMetrics } from '@ward/platform/metrics';
-import { createHttpServer, type HttpServerOptions } from './index';
+import { createHttpServer, REQUEST_TIMEOUT_ANSWER, STREAMING_BODY, type HttpServerOptions } from './index';
 
 function build(overrides: Partial<HttpServerOptions> = {}) {
   const lines: string[] = [];
@@ -82,5 +83,50 @@ describe('createHttpServer', () => {
 
   it('validates its options', () => {
     expect(() => build({ bodyLimitBytes: 0 })).toThrow(/bodyLimitBytes/);
+  });
+});
+
+describe('createHttpServer deadlines', () => {
+  /** Sends `head`, then `drip` every 50 ms until the server closes; everything received. */
+  async function exchange(port: number, head: string, drip: string, untilMs: number): Promise<{ text: string; closed: boolean }> {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let closed = false;
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    const done = new Promise<void>((resolve) => socket.on('close', () => ((closed = true), resolve())));
+    socket.write(head);
+    const timer = setInterval(() => socket.writable && socket.write(drip), 50);
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, untilMs))]);
+    clearInterval(timer);
+    socket.destroy();
+    return { text, closed };
+  }
+
+  it('cuts a body still arriving after the deadline with a 408, but not a route whose body is a stream', async () => {
+    const { app } = build({ requestTimeoutMs: 200 });
+    app.post('/unary', async () => ({ ok: true }));
+    await app.register(async (scope) => {
+      scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      scope.post('/stream', { config: STREAMING_BODY }, (request, reply) => {
+        reply.hijack();
+        reply.raw.writeHead(200);
+        request.raw.on('data', (chunk: Buffer) => reply.raw.write(chunk));
+      });
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const port = (app.server.address() as { port: number }).port;
+      const slow = await exchange(port, 'POST /unary HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{', ' ', 10_000);
+      expect(slow.closed).toBe(true);
+      expect(slow.text).toBe(REQUEST_TIMEOUT_ANSWER);
+      // Five times the deadline, still open and still answering.
+      const stream = await exchange(port, 'POST /stream HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n', '1\r\nz\r\n', 1000);
+      expect(stream.closed).toBe(false);
+      expect(stream.text).toMatch(/^HTTP\/1\.1 200 /);
+      expect(stream.text.split('z').length).toBeGreaterThan(10);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LogController, fastify, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
@@ -7,7 +8,12 @@ export interface HttpServerOptions {
   readonly metrics: Metrics;
   /** Largest request body accepted; larger ones get 413. */
   readonly bodyLimitBytes: number;
-  /** Whole-request timeout (headers and body). */
+  /**
+   * Request deadline: the headers must arrive within this, and the body within this of the
+   * headers. A route with `config: { streamingBody: true }` has no body deadline here: its body
+   * is a stream of requests that may stay open while used, and the route keeps its own deadlines
+   * (see STREAMING_BODY).
+   */
   readonly requestTimeoutMs: number;
   /** Idle keep-alive connections are closed after this. */
   readonly keepAliveTimeoutMs: number;
@@ -25,6 +31,30 @@ export interface HttpServerOptions {
    * without a client certificate the CA bundle verifies is refused in the handshake.
    */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly ca: Buffer | null; readonly requireClientCertificate: boolean };
+}
+
+/**
+ * The route config flag of a route whose request body is a long-lived stream: the server's body
+ * deadline does not apply to it (headers still have theirs).
+ */
+export const STREAMING_BODY = { streamingBody: true } as const;
+
+/** What a client whose request ran out of time is sent before its connection is closed (fastify's own 408). */
+export const REQUEST_TIMEOUT_ANSWER = (() => {
+  const body = '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}';
+  return `HTTP/1.1 408 Request Timeout\r\nContent-Length: ${body.length}\r\nContent-Type: application/json\r\n\r\n${body}`;
+})();
+
+/**
+ * Ends a request that ran out of time: the 408 when nothing of the answer has been written yet,
+ * then the connection is closed (its unread body can never be skipped).
+ */
+export function cutTimedOutRequest(request: IncomingMessage, response: ServerResponse): void {
+  const socket = request.socket as IncomingMessage['socket'] | undefined;
+  // Injected requests (fastify's inject) have a stand-in socket with nothing to close.
+  if (socket === undefined || typeof socket.destroy !== 'function' || socket.destroyed) return;
+  if (!response.headersSent && socket.writable) socket.write(REQUEST_TIMEOUT_ANSWER);
+  socket.destroy();
 }
 
 /**
@@ -49,13 +79,30 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     ...https,
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
-    requestTimeout: options.requestTimeoutMs,
+    // Node's own request timeout covers headers and body together, streaming bodies included;
+    // it is replaced by the headers timeout below and a body deadline per route.
+    requestTimeout: 0,
     keepAliveTimeout: options.keepAliveTimeoutMs,
     ...(options.timeoutCheckIntervalMs === undefined || tls !== undefined ? {} : { http: { connectionsCheckingInterval: options.timeoutCheckIntervalMs } }),
     // Per-request lines are noise at gateway rates; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
+
+  app.server.headersTimeout = options.requestTimeoutMs;
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw;
+    if (raw.complete || typeof (raw.socket as Partial<IncomingMessage['socket']> | undefined)?.destroy !== 'function') return done();
+    if ((request.routeOptions.config as { streamingBody?: boolean } | undefined)?.streamingBody === true) return done();
+    const timer = setTimeout(() => {
+      if (!raw.complete) cutTimedOutRequest(raw, reply.raw);
+    }, options.requestTimeoutMs);
+    timer.unref();
+    const clear = (): void => clearTimeout(timer);
+    raw.once('end', clear);
+    raw.once('close', clear);
+    done();
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
