@@ -51,14 +51,14 @@ try {
   const planned = await cluster.planMember();
   leader = await cluster.waitForLeader(10_000);
   const added = performance.now();
-  let answer = await cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [`http://127.0.0.1:${planned.peerPort}`], is_learner: true });
+  let answer = await cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [planned.peerUrl], is_learner: true });
   while (answer.error?.message === 'etcdserver: unhealthy cluster') {
     await new Promise((r) => setTimeout(r, 200));
-    answer = await cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [`http://127.0.0.1:${planned.peerPort}`], is_learner: true });
+    answer = await cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [planned.peerUrl], is_learner: true });
   }
   if (answer.result !== 'response') throw new Error(`member add failed: ${JSON.stringify(answer.error)}`);
   const list = await cluster.client(leader).memberList();
-  const id = BigInt(list.members.find((m) => m.peer_urls[0] === `http://127.0.0.1:${planned.peerPort}`)!.id);
+  const id = BigInt(list.members.find((m) => m.peer_urls[0] === planned.peerUrl)!.id);
   const writesAtAdd = writes;
   await cluster.joinMember(id, planned, cluster.members.map((m) => m.id));
   let promoted = await cluster.client(leader).memberChange({ kind: 'PROMOTE', id });
