@@ -71,7 +71,10 @@ describe.sequential('npm start', () => {
     const started = launch(how, { ...env, ...extraEnv });
     // (the ready lines may arrive in more than one chunk: wait for the last one checked)
     await waitUntil('npm start to print its ready lines', () => started.output().includes('put foo bar') || started.child.exitCode !== null, 90_000, 100);
-    expect(started.output(), started.output()).toContain(`etcdctl --endpoints ${endpoint} put foo bar`);
+    if (!started.output().includes(`etcdctl --endpoints ${endpoint} put foo bar`)) {
+      if (started.child.exitCode === null) process.kill(-started.child.pid!, 'SIGINT'); // leave nothing running
+      expect.fail(`npm start is not ready:\n${started.output()}`);
+    }
     return started;
   }
 
