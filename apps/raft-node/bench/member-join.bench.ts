@@ -49,7 +49,8 @@ try {
   const baseline = writes / (BASELINE_MS / 1000);
 
   const planned = await cluster.planMember();
-  let id: bigint | undefined;
+  /** The newcomer's id once added (0: not yet). */
+  const joining = { id: 0n };
   const added = performance.now();
   // membership changes go to whichever member leads; refused ones are retried (5 min in all)
   const deadline = Date.now() + 300_000;
@@ -57,7 +58,7 @@ try {
     for (;;) {
       if (Date.now() > deadline) throw new Error(`${request.kind} not done in 5 min`);
       // the learner busy installing the snapshot may not answer Status in time: ask the others
-      leader = await cluster.waitForLeader(10_000, [id ?? 0n]).catch(() => leader);
+      leader = await cluster.waitForLeader(10_000, [joining.id]).catch(() => leader);
       const answer = await cluster.client(leader).memberChange(request).catch(() => undefined);
       if (answer?.result === 'response') return answer;
       const message = answer?.error?.message;
@@ -67,7 +68,8 @@ try {
   };
   await change({ kind: 'ADD', peer_urls: [planned.peerUrl], is_learner: true }, /unhealthy cluster/);
   const list = await cluster.client(leader).memberList();
-  id = BigInt(list.members.find((m) => m.peer_urls[0] === planned.peerUrl)!.id);
+  const id = BigInt(list.members.find((m) => m.peer_urls[0] === planned.peerUrl)!.id);
+  joining.id = id;
   const writesAtAdd = writes;
   await cluster.joinMember(id, planned, cluster.members.map((m) => m.id));
   await change({ kind: 'PROMOTE', id }, /in sync with leader|unhealthy cluster/);
