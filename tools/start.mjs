@@ -16,6 +16,12 @@
 // WARD_HTTP_PORT (2381), WARD_NODE_API_PORTS (23791,23792,23793), WARD_NODE_PEER_PORTS
 // (23801,23802,23803), WARD_NODE_HTTP_PORTS (23821,23822,23823: raft-node health and metrics, as
 // in tools/local-raft-cluster.mjs), WARD_BCRYPT_COST (10), WARD_LOG_LEVEL (info).
+//
+// Members added later (etcdctl member add, then started by hand as the README's "Replacing a
+// member" shows): WARD_EXTRA_MEMBERS=<id>=<name>=<peerPort>=<apiPort>=<httpPort>,... makes this
+// launcher run them too (RAFT_NODE_INITIAL_CLUSTER_STATE=existing, data under data/<name>) and
+// gives the gateway their internal APIs. Members 1-3 are always started; one that was removed
+// exits by itself (code 0), which is reported, and the others keep serving.
 // (tools/local-raft-cluster.mjs starts the raft-nodes alone; this launcher also watches every
 // child, so one that dies stops the rest, and it stops the gateway before the raft-nodes.)
 import { execFileSync, spawn } from 'node:child_process';
@@ -47,6 +53,18 @@ const [httpPort] = ports('WARD_HTTP_PORT', '2381', 1);
 const apiPorts = ports('WARD_NODE_API_PORTS', '23791,23792,23793', 3);
 const peerPorts = ports('WARD_NODE_PEER_PORTS', '23801,23802,23803', 3);
 const nodeHttpPorts = ports('WARD_NODE_HTTP_PORTS', '23821,23822,23823', 3);
+const EXTRA_MEMBER = /^(0x[0-9a-fA-F]{1,16}|[0-9]{1,20})=([A-Za-z0-9][A-Za-z0-9._-]{0,62})=([0-9]{1,5})=([0-9]{1,5})=([0-9]{1,5})$/;
+const extraMembers = (env.WARD_EXTRA_MEMBERS ?? '')
+  .split(',')
+  .map((item) => item.trim())
+  .filter((item) => item !== '')
+  .map((item) => {
+    const match = EXTRA_MEMBER.exec(item);
+    if (match === null) fail(`WARD_EXTRA_MEMBERS: ${JSON.stringify(item)} must be id=name=peerPort=apiPort=httpPort`);
+    const [, id, name, peerPort, apiPort, nodeHttpPort] = match;
+    return { id, name, peerPort: Number(peerPort), apiPort: Number(apiPort), httpPort: Number(nodeHttpPort) };
+  });
+if (extraMembers.length > 6) fail('WARD_EXTRA_MEMBERS: at most 6 members (9 in all)');
 const logLevel = env.WARD_LOG_LEVEL ?? 'info';
 const bcryptCost = env.WARD_BCRYPT_COST ?? '10';
 // TLS on the client port, as etcd's --cert-file/--key-file/--trusted-ca-file/--client-cert-auth.
@@ -102,6 +120,12 @@ function start(name, app, extraEnv) {
   const entry = { name, child, logFile, exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))) };
   entry.exited.then(({ code, signal }) => {
     log.end();
+    // A raft-node exits 0 by itself only once removed from the cluster (etcdctl member remove), as
+    // etcd's members do: the others keep serving.
+    if (!stopping && app === 'raft-node' && code === 0 && signal === null) {
+      console.log(`ward: ${name} stopped: it was removed from the cluster (see ${logFile}); delete ${extraEnv.RAFT_NODE_DATA_DIR} once you no longer need it`);
+      return;
+    }
     if (!stopping) {
       console.error(`ward: ${name} exited unexpectedly (${signal ?? `code ${code}`}); see ${logFile}`);
       void shutdown(1);
@@ -132,12 +156,24 @@ for (let i = 0; i < 3; i++) {
     RAFT_NODE_LOG_LEVEL: logLevel,
   });
 }
+// Members that joined later list the initial members and every such member (as they were started by hand).
+const joinedList = [members, ...extraMembers.map((m) => `${m.id}=${m.name}=${HOST}:${m.peerPort}=${HOST}:${m.apiPort}`)].join(',');
+for (const m of extraMembers) {
+  start(`raft-node-${m.name.replace(/^node-/, "")}`, 'raft-node', {
+    RAFT_NODE_MEMBER_ID: m.id,
+    RAFT_NODE_MEMBERS: joinedList,
+    RAFT_NODE_INITIAL_CLUSTER_STATE: 'existing',
+    RAFT_NODE_DATA_DIR: join(dataDir, 'data', m.name),
+    RAFT_NODE_HTTP_ADDRESS: `${HOST}:${m.httpPort}`,
+    RAFT_NODE_LOG_LEVEL: logLevel,
+  });
+}
 const gatewayEnv = {
   GATEWAY_GRPC_HOST: HOST,
   GATEWAY_GRPC_PORT: String(clientPort),
   GATEWAY_HTTP_HOST: HOST,
   GATEWAY_HTTP_PORT: String(httpPort),
-  GATEWAY_NODE_ENDPOINTS: apiPorts.map((port) => `${HOST}:${port}`).join(','),
+  GATEWAY_NODE_ENDPOINTS: [...apiPorts, ...extraMembers.map((m) => m.apiPort)].map((port) => `${HOST}:${port}`).join(','),
   GATEWAY_BCRYPT_COST: bcryptCost,
   GATEWAY_LOG_LEVEL: logLevel,
   ...tlsEnv,

@@ -49,24 +49,30 @@ try {
   const baseline = writes / (BASELINE_MS / 1000);
 
   const planned = await cluster.planMember();
-  leader = await cluster.waitForLeader(10_000);
+  /** The newcomer's id once added (0: not yet). */
+  const joining = { id: 0n };
   const added = performance.now();
-  let answer = await cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [`http://127.0.0.1:${planned.peerPort}`], is_learner: true });
-  while (answer.error?.message === 'etcdserver: unhealthy cluster') {
-    await new Promise((r) => setTimeout(r, 200));
-    answer = await cluster.client(leader).memberChange({ kind: 'ADD', peer_urls: [`http://127.0.0.1:${planned.peerPort}`], is_learner: true });
-  }
-  if (answer.result !== 'response') throw new Error(`member add failed: ${JSON.stringify(answer.error)}`);
+  // membership changes go to whichever member leads; refused ones are retried (5 min in all)
+  const deadline = Date.now() + 300_000;
+  const change = async (request: Parameters<ReturnType<typeof cluster.client>['memberChange']>[0], transient: RegExp) => {
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`${request.kind} not done in 5 min`);
+      // the learner busy installing the snapshot may not answer Status in time: ask the others
+      leader = await cluster.waitForLeader(10_000, [joining.id]).catch(() => leader);
+      const answer = await cluster.client(leader).memberChange(request).catch(() => undefined);
+      if (answer?.result === 'response') return answer;
+      const message = answer?.error?.message;
+      if (message !== undefined && !transient.test(message)) throw new Error(`${request.kind} failed: ${message}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  await change({ kind: 'ADD', peer_urls: [planned.peerUrl], is_learner: true }, /unhealthy cluster/);
   const list = await cluster.client(leader).memberList();
-  const id = BigInt(list.members.find((m) => m.peer_urls[0] === `http://127.0.0.1:${planned.peerPort}`)!.id);
+  const id = BigInt(list.members.find((m) => m.peer_urls[0] === planned.peerUrl)!.id);
+  joining.id = id;
   const writesAtAdd = writes;
   await cluster.joinMember(id, planned, cluster.members.map((m) => m.id));
-  let promoted = await cluster.client(leader).memberChange({ kind: 'PROMOTE', id });
-  while (promoted.result !== 'response') {
-    if (promoted.error?.message !== undefined && !/in sync with leader|unhealthy cluster/.test(promoted.error.message)) throw new Error(`promote failed: ${promoted.error.message}`);
-    await new Promise((r) => setTimeout(r, 100));
-    promoted = await cluster.client(leader).memberChange({ kind: 'PROMOTE', id });
-  }
+  await change({ kind: 'PROMOTE', id }, /in sync with leader|unhealthy cluster/);
   const joinMs = performance.now() - added;
   const during = (writes - writesAtAdd) / (joinMs / 1000);
   stopped = true;

@@ -2,8 +2,10 @@
  * The raft-node process: reads RAFT_NODE_* once, starts the member, stops on SIGINT/SIGTERM.
  * `main.js snapshot-restore --file ... --data-dir ... --member-id ... --members ...` instead writes
  * a member's data dir for a new cluster from a backup file (src/backup/restore.ts) and exits.
- * Exit codes: 0 stopped on a signal; 1 could not start or storage failed while running
- * (e.g. a corrupt write-ahead log: the message names the file and byte offset); 2 bad configuration.
+ * Exit codes: 0 stopped on a signal, or removed from the cluster (as etcd 3.4 exits 0 after
+ * logging "the member has been permanently removed from the cluster"); 1 could not start or
+ * storage failed while running (e.g. a corrupt write-ahead log: the message names the file and
+ * byte offset); 2 bad configuration.
  */
 import { ConfigError, loadConfig } from '@ward/platform/config';
 import { EXIT_CONFIG } from '@ward/platform/process';
@@ -12,6 +14,8 @@ import { RAFT_NODE_CONFIG, resolveRaftNodeConfig } from './config';
 import { createMemberLogger, createRaftNode } from './raft-node';
 
 const EXIT_FAILURE = 1;
+/** A removed member stops this long after it learnt it (etcd's stopWithDelay): its last answers, e.g. to the MemberRemove that removed it when it led, still go out. */
+const REMOVED_STOP_DELAY_MS = 1000;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'snapshot-restore') {
@@ -44,6 +48,12 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'stopping');
     void member.stop().then(() => process.exit(0));
   };
+  void member.removed.then(async () => {
+    await new Promise((resolve) => setTimeout(resolve, REMOVED_STOP_DELAY_MS));
+    process.stderr.write('raft-node: the member has been permanently removed from the cluster; the data dir used by this member must be removed\n');
+    await member.stop();
+    process.exit(0);
+  });
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
   void member.fatal.then((error) => {

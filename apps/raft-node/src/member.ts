@@ -71,6 +71,9 @@ export class Member implements NodeCore {
   removed = false;
   /** Settles with the error when storage fails and the member stops by itself. */
   readonly fatal: Promise<unknown>;
+  /** Settles once this member knows it was removed from the cluster (the process then exits, as etcd's does). */
+  readonly removal: Promise<void>;
+  private resolveRemoval: () => void = () => undefined;
   private readonly node: RawNode;
   private readonly logger: Logger;
   private housekeeping: NodeJS.Timeout | undefined;
@@ -113,6 +116,7 @@ export class Member implements NodeCore {
     this.follows = new FollowFeeds({ ...DEFAULT_FOLLOW_FEEDS, logger: inputs.logger.child({ component: 'follow' }) });
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
+    this.removal = new Promise((resolve) => (this.resolveRemoval = resolve));
     this.peerCredentials = inputs.peerCredentials;
     this.driver = this.createDriver(booted);
     if (this.stateMachine.members.isRemoved(config.memberId)) this.markRemoved(this.stateMachine.appliedIndex);
@@ -242,14 +246,18 @@ export class Member implements NodeCore {
     this.peers = new Set(next.keys());
   }
 
-  /** This member is no longer part of the cluster: it says so once and refuses every API call. */
+  /**
+   * This member is no longer part of the cluster: it says so once, refuses every API call, and
+   * settles `removal` (main.ts then stops the process, as etcd's member exits).
+   */
   private markRemoved(index: number): void {
     if (this.removed) return;
     this.removed = true;
-    this.logger.error({ index }, 'this member was removed from the cluster; it no longer serves (stop it and delete its data directory)');
+    this.logger.error({ index }, 'this member was removed from the cluster: the member has been permanently removed from the cluster; it stops serving and exits (the data dir used by this member must be removed)');
     this.lessor.demote();
     this.reads.leaderChanged();
     this.follows.restart('the member was removed from the cluster');
+    this.resolveRemoval();
   }
 
   private onRestored(snapshot: Snapshot): void {

@@ -38,6 +38,8 @@ export interface RaftNode {
   stop(): Promise<void>;
   /** Settles when the member stopped by itself (a storage failure), with the error. */
   readonly fatal: Promise<unknown>;
+  /** Settles when the member learnt it was removed from the cluster (it refuses every call from then on). */
+  readonly removed: Promise<void>;
 }
 
 export interface RaftNodeDeps {
@@ -140,6 +142,7 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
     isReady: () => member.isReady(),
     stop,
     fatal: member.fatal,
+    removed: member.removal,
   };
 }
 

@@ -4,7 +4,7 @@ import { decodeEtcdMessage, encodeEtcdMessage, watchRequestToProto, type WatchCo
 import type { ApplyResponse } from '@ward/etcd/apply';
 import type { RangeResponse } from '@ward/etcd/kv-store';
 import type { WatchResponse__Output } from '@ward/etcd/proto';
-import { getRequest, type LocalCluster, type NodeAnswer, type NodeApiClient } from '@ward/testing/cluster';
+import { getRequest, type LocalCluster, type MemberExit, type NodeAnswer, type NodeApiClient } from '@ward/testing/cluster';
 
 export const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 
@@ -57,4 +57,17 @@ export function openWatch(client: NodeApiClient): { send(command: WatchCommand):
 /** Member ids other than `id`. */
 export function others(cluster: LocalCluster, id: bigint): bigint[] {
   return cluster.members.map((m) => m.id).filter((m) => m !== id);
+}
+
+/** How member `id`'s process ends by itself within `timeoutMs` (throws if it is still running then). */
+export async function exitOf(cluster: LocalCluster, id: bigint, timeoutMs: number): Promise<MemberExit> {
+  const process = cluster.member(id).process;
+  if (process === undefined) throw new Error(`member ${id} was never started`);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`member ${id} still running after ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    return await Promise.race([process.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

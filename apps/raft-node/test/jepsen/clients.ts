@@ -39,6 +39,8 @@ export interface WorkloadOptions {
   readonly keyGenerationMs: number;
   readonly rng: SeededRng;
   readonly now: () => number;
+  /** The members to talk to (default: every member of the cluster), asked before each operation: the cluster may grow and shrink. */
+  readonly members?: () => readonly bigint[];
 }
 
 /** The hot key `index` of generation `generation`. */
@@ -51,9 +53,14 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
   const acknowledgedFresh = new Set<string>();
   const stats: ClientStats = { ok: 0, failed: 0, unknown: 0 };
   const unknownWrites: { handle: number; value: string }[] = [];
-  const ids = cluster.members.map((m) => m.id);
+  const members = options.members ?? (() => cluster.members.map((m) => m.id));
   let stopped = false;
-  let leaderGuess = ids[0]!;
+  let leaderGuess = members()[0]!;
+  /** The member after `id` in the current list (the first when `id` left). */
+  const nextMember = (id: bigint): bigint => {
+    const ids = members();
+    return ids[(ids.indexOf(id) + 1) % ids.length]!;
+  };
   const startedAt = options.now();
   const generation = (): number => Math.floor((options.now() - startedAt) / options.keyGenerationMs);
 
@@ -63,6 +70,7 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
     const roll = rng.nextInt(10);
     if (roll < 4) {
       // linearizable read on any member (ReadIndex)
+      const ids = members();
       const member = ids[rng.nextInt(ids.length)]!;
       const handle = recorder.invoke(client, { kind: 'get', key });
       try {
@@ -96,7 +104,7 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
       // no answer: it may or may not have been applied
       stats.unknown++;
       unknownWrites.push({ handle, value });
-      leaderGuess = ids[(ids.indexOf(leaderGuess) + 1) % ids.length]!;
+      leaderGuess = nextMember(leaderGuess);
       return;
     }
     if (answer.kind === 'ok') {
@@ -113,7 +121,7 @@ export function startWorkload(cluster: LocalCluster, options: WorkloadOptions): 
     } else if (answer.kind === 'notLeader') {
       recorder.fail(handle);
       stats.failed++;
-      leaderGuess = answer.leaderId !== 0n ? answer.leaderId : ids[(ids.indexOf(leaderGuess) + 1) % ids.length]!;
+      leaderGuess = answer.leaderId !== 0n && members().includes(answer.leaderId) ? answer.leaderId : nextMember(leaderGuess);
     } else if (DEFINITE_FAILURES.has(answer.message)) {
       recorder.fail(handle);
       stats.failed++;

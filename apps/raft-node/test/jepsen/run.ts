@@ -5,7 +5,8 @@ import { LocalCluster, getRequest } from '@ward/testing/cluster';
 import { startNetProxy, type NetProxy } from '@ward/testing/net-proxy';
 import { SeededRng, systemClock } from '@ward/shared/clock';
 import { openWatch, valueOf } from '../helpers';
-import { hotKey, startWorkload, type ClientStats } from './clients';
+import { hotKey, startWorkload, type ClientStats, type Workload } from './clients';
+import { growShrinkSteps, type GrowShrink } from './membership';
 import { runNemesis, type FaultRecord } from './nemesis';
 
 export interface JepsenOptions {
@@ -20,6 +21,19 @@ export interface JepsenOptions {
   readonly maxCheckSteps: number;
   /** Wall-time budget of the linearizability check; running out is a verdict of `unknown`. */
   readonly maxCheckMs: number;
+  /** Grow to 5 members and shrink back to 3 between the faults (membership.ts). */
+  readonly growShrink?: boolean;
+}
+
+/** What a grow-and-shrink run did to the member list. */
+export interface MembershipReport {
+  readonly stepsDone: number;
+  readonly stepsPlanned: number;
+  readonly votersAtFive: number;
+  /** Member ids (decimal) listed at the end. */
+  readonly finalMembers: readonly string[];
+  readonly expectedMembers: readonly string[];
+  readonly removedExits: GrowShrink['removedExits'];
 }
 
 export interface JepsenReport {
@@ -38,6 +52,19 @@ export interface JepsenReport {
   readonly missingFresh: readonly string[];
   /** The same history with one stale read appended must be rejected: the check can fail. */
   readonly corruptedVerdict: string | undefined;
+  readonly membership?: MembershipReport;
+}
+
+/** The verdicts on a workload's history, once its clients stopped (see checkWorkload). */
+export interface WorkloadVerdicts {
+  readonly operations: JepsenReport['operations'];
+  readonly check: CheckResult;
+  readonly checkMs: number;
+  readonly resolvedUnknown: number;
+  readonly explanation: string;
+  readonly acknowledgedFresh: number;
+  readonly missingFresh: readonly string[];
+  readonly corruptedVerdict: string | undefined;
 }
 
 export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
@@ -52,58 +79,36 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
   try {
     await cluster.waitForLeader(30_000);
     const now = (): number => performance.now();
-    const workload = startWorkload(cluster, { clients: options.clients, keys: options.keys, keyGenerationMs: options.keyGenerationMs, rng: rng.fork(), now });
-    const faults = await runNemesis(cluster, rng.fork(), options.faultSeconds * 1000, now);
+    const membership = options.growShrink === true ? growShrinkSteps(cluster, rng.fork()) : undefined;
+    const members = membership?.members ?? (() => cluster.members.map((m) => m.id));
+    const workload = startWorkload(cluster, { clients: options.clients, keys: options.keys, keyGenerationMs: options.keyGenerationMs, rng: rng.fork(), now, members });
+    const faults = await runNemesis(cluster, rng.fork(), options.faultSeconds * 1000, now, membership === undefined ? {} : { members, steps: membership.steps });
     await new Promise((r) => setTimeout(r, 3000)); // recovery under load
     await workload.stop();
-    const leader = await cluster.waitForLeader(60_000);
-    // Final reads of the last generation's hot keys, recorded too.
-    const last = workload.generation();
-    for (let k = 0; k < options.keys; k++) {
-      const key = hotKey(last, k);
-      const handle = workload.recorder.invoke(options.clients, { kind: 'get', key });
-      const answer = await cluster.client(leader).read(getRequest(key), false, 5000);
-      workload.recorder.complete(handle, { kind: 'get', value: valueOf(answer) });
-    }
-    // Unknown-outcome writes whose unique value no member ever applied did not happen: recorded as
-    // failed (were one applied after all, a read of its value would make the history illegal).
-    const applied = await appliedValues(cluster, leader);
-    let resolvedUnknown = 0;
-    for (const { handle, value } of workload.unknownWrites) {
-      if (applied.has(value)) continue;
-      workload.recorder.fail(handle);
-      resolvedUnknown++;
-    }
-    const missingFresh: string[] = [];
-    for (const key of workload.acknowledgedFresh) {
-      if (valueOf(await cluster.client(leader).read(getRequest(key), false, 5000)) === null) missingFresh.push(key);
-    }
-    const history = workload.recorder.history();
-    const started = performance.now();
-    const budget = { maxSteps: options.maxCheckSteps, deadline: { clock: systemClock, timeoutMs: options.maxCheckMs } };
-    const check = checkLinearizability(kvModel, history, { budget });
-    const checkMs = performance.now() - started;
+    const verdicts = await checkWorkload(cluster, workload, { ...options, members });
     const faultCounts: Record<string, number> = {};
     for (const fault of faults) faultCounts[fault.kind] = (faultCounts[fault.kind] ?? 0) + 1;
+    let membershipReport: MembershipReport | undefined;
+    if (membership !== undefined) {
+      const leader = await cluster.waitForLeader(60_000, cluster.members.map((m) => m.id).filter((id) => !members().includes(id)));
+      const list = await cluster.client(leader).memberList();
+      membershipReport = {
+        stepsDone: faults.filter((f) => f.kind === 'membership' && f.done === true).length,
+        stepsPlanned: membership.steps.length,
+        votersAtFive: membership.votersAtFive(),
+        finalMembers: list.members.map((m) => m.id).sort(),
+        expectedMembers: members().map(String).sort(),
+        removedExits: membership.removedExits,
+      };
+    }
     return {
       seed: options.seed,
       faultSeconds: options.faultSeconds,
       faults,
       faultCounts,
-      operations: {
-        total: history.length,
-        ok: history.filter((op) => op.status === 'ok').length,
-        failed: history.filter((op) => op.status === 'failed').length,
-        unknown: history.filter((op) => op.status === 'unknown').length,
-      },
       clientStats: workload.stats,
-      check,
-      checkMs,
-      explanation: check.verdict === 'ok' ? '' : formatCheckResult(kvModel, history, check),
-      resolvedUnknown,
-      acknowledgedFresh: workload.acknowledgedFresh.size,
-      missingFresh,
-      corruptedVerdict: corruptedVerdict(history, budget),
+      ...verdicts,
+      ...(membershipReport === undefined ? {} : { membership: membershipReport }),
     };
   } finally {
     await cluster.stop();
@@ -111,10 +116,63 @@ export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
 }
 
 /**
+ * The verdicts on a stopped workload: final linearizable reads of the last generation's hot keys
+ * (recorded too); unknown-outcome writes whose unique value no member ever applied recorded as
+ * failed; every acknowledged fresh-key write read back; the history checked; and the same history
+ * with a stale read appended checked as well (it must be rejected).
+ */
+export async function checkWorkload(
+  cluster: LocalCluster,
+  workload: Workload & { generation(): number },
+  options: { readonly clients: number; readonly keys: number; readonly maxCheckSteps: number; readonly maxCheckMs: number; readonly members?: () => readonly bigint[] },
+): Promise<WorkloadVerdicts> {
+  const gone = (): bigint[] => cluster.members.map((m) => m.id).filter((id) => options.members !== undefined && !options.members().includes(id));
+  const leader = await cluster.waitForLeader(60_000, gone());
+  const last = workload.generation();
+  for (let k = 0; k < options.keys; k++) {
+    const key = hotKey(last, k);
+    const handle = workload.recorder.invoke(options.clients, { kind: 'get', key });
+    const answer = await cluster.client(leader).read(getRequest(key), false, 5000);
+    workload.recorder.complete(handle, { kind: 'get', value: valueOf(answer) });
+  }
+  // Were one of these applied after all, a read of its value would make the history illegal.
+  const applied = await appliedValues(cluster, leader);
+  let resolvedUnknown = 0;
+  for (const { handle, value } of workload.unknownWrites) {
+    if (applied.has(value)) continue;
+    workload.recorder.fail(handle);
+    resolvedUnknown++;
+  }
+  const missingFresh: string[] = [];
+  for (const key of workload.acknowledgedFresh) {
+    if (valueOf(await cluster.client(leader).read(getRequest(key), false, 5000)) === null) missingFresh.push(key);
+  }
+  const history = workload.recorder.history();
+  const started = performance.now();
+  const budget = { maxSteps: options.maxCheckSteps, deadline: { clock: systemClock, timeoutMs: options.maxCheckMs } };
+  const check = checkLinearizability(kvModel, history, { budget });
+  return {
+    operations: {
+      total: history.length,
+      ok: history.filter((op) => op.status === 'ok').length,
+      failed: history.filter((op) => op.status === 'failed').length,
+      unknown: history.filter((op) => op.status === 'unknown').length,
+    },
+    check,
+    checkMs: performance.now() - started,
+    explanation: check.verdict === 'ok' ? '' : formatCheckResult(kvModel, history, check),
+    resolvedUnknown,
+    acknowledgedFresh: workload.acknowledgedFresh.size,
+    missingFresh,
+    corruptedVerdict: corruptedVerdict(history, budget),
+  };
+}
+
+/**
  * Every value any put applied, from a Watch of the whole key space from revision 1 on the
  * leader (the run never compacts and stays far below the event-history bound).
  */
-async function appliedValues(cluster: LocalCluster<NetProxy>, leader: bigint): Promise<Set<string>> {
+async function appliedValues(cluster: LocalCluster, leader: bigint): Promise<Set<string>> {
   const target = Number((await cluster.client(leader).status()).revision);
   const watch = openWatch(cluster.client(leader));
   watch.send({ type: 'create', request: { key: new Uint8Array([0]), rangeEnd: new Uint8Array([0]), startRevision: 1, progressNotify: false, filters: ['NODELETE'], prevKv: false, watchId: 0n, fragment: false } });
@@ -171,5 +229,11 @@ export function describeReport(report: JepsenReport): string {
     `linearizability: ${report.check.verdict} (${report.check.steps} steps, ${Math.round(report.checkMs)} ms)`,
     `acknowledged fresh-key writes: ${report.acknowledgedFresh}, missing at the end: ${report.missingFresh.length}`,
     `stale read injected into the same history: ${report.corruptedVerdict ?? 'no candidate'}`,
+    ...(report.membership === undefined
+      ? []
+      : [
+          `membership: ${report.membership.stepsDone} of ${report.membership.stepsPlanned} steps done, ${report.membership.votersAtFive} voters at the widest, members at the end ${report.membership.finalMembers.join(', ')}`,
+          `removed members: ${report.membership.removedExits.map((e) => `${e.id} ${e.exitedByItself ? `exited by itself (code ${e.code})` : `killed (${e.signal})`}`).join('; ')}`,
+        ]),
   ].join('\n');
 }

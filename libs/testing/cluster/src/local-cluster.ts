@@ -39,7 +39,13 @@ export interface LocalClusterOptions<P extends LinkProxy = LinkProxy> {
 export interface PlannedMember {
   readonly name: string;
   readonly apiAddress: string;
+  /** Where its peer service listens. */
   readonly peerPort: number;
+  /**
+   * The peer URL to give MemberAdd: where the other members will reach it (the listening port, or
+   * with proxies its inbound proxy, since every member dials the one replicated address).
+   */
+  readonly peerUrl: string;
   readonly httpPort: number;
   readonly dataDir: string;
   readonly logFile: string;
@@ -64,12 +70,16 @@ export interface ClusterMember {
 
 export class LocalCluster<P extends LinkProxy = LinkProxy> {
   private readonly clients = new Map<bigint, NodeApiClient>();
+  /** A joined member's inbound proxy (what its replicated peer URL names), by member id. */
+  private readonly inbound = new Map<bigint, P>();
+  /** Inbound proxies of planned members not joined yet, by planned name. */
+  private readonly plannedInbound = new Map<string, P>();
 
   private constructor(
     readonly members: ClusterMember[],
     private readonly specs: Map<bigint, MemberProcessSpec>,
     /** proxies.get(`${from}->${to}`) */
-    readonly proxies: ReadonlyMap<string, P>,
+    readonly proxies: Map<string, P>,
     private readonly ownedRoot: string | undefined,
     private readonly clientCredentials: ChannelCredentials | undefined,
     private readonly root: string,
@@ -184,6 +194,29 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
     return proxy;
   }
 
+  /**
+   * Every proxy that carries traffic from or to `member`. A member that joined later is reached by
+   * every other member through one inbound proxy (its replicated peer URL); its own links to the
+   * others are per link. So for a member of the initial set, the links towards joined members are
+   * that shared proxy and are not included (blocking them would cut the joined member off from
+   * everyone).
+   */
+  links(member: bigint): P[] {
+    const out: P[] = [];
+    for (const [key, proxy] of this.proxies) {
+      const [from, to] = key.split('->');
+      if (from === member.toString() || to === member.toString()) out.push(proxy);
+    }
+    const inbound = this.inbound.get(member);
+    if (inbound !== undefined) out.push(inbound);
+    return out;
+  }
+
+  /** Every proxy: per link, and joined members' inbound ones. */
+  allProxies(): P[] {
+    return [...this.proxies.values(), ...this.inbound.values(), ...this.plannedInbound.values()];
+  }
+
   /** Every running member's Status, in member order (undefined for unreachable ones). */
   async statuses(deadlineMs = 1000): Promise<(Awaited<ReturnType<NodeApiClient['status']>> | undefined)[]> {
     return Promise.all(this.members.map((m) => (m.process?.running ? this.client(m.id).status(deadlineMs).catch(() => undefined) : undefined)));
@@ -210,10 +243,16 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
 
   /** Free ports and a data directory for a member about to be added (its id comes from MemberAdd). */
   async planMember(): Promise<PlannedMember> {
-    if (this.proxies.size > 0) throw new TypeError('LocalCluster.planMember: not with proxies');
     const [api, peer, http] = await freePorts(3);
     const n = this.members.length + 1;
-    return { name: `node-${n}`, apiAddress: `127.0.0.1:${api}`, peerPort: peer!, httpPort: http!, dataDir: join(this.root, `node-${n}`), logFile: join(this.root, `node-${n}.log`) };
+    const name = `node-${n}`;
+    let advertised = peer!;
+    if (this.options.proxy !== undefined) {
+      const inbound = await this.options.proxy({ targetHost: '127.0.0.1', targetPort: peer! });
+      this.plannedInbound.set(name, inbound);
+      advertised = inbound.port;
+    }
+    return { name, apiAddress: `127.0.0.1:${api}`, peerPort: peer!, peerUrl: `http://127.0.0.1:${advertised}`, httpPort: http!, dataDir: join(this.root, name), logFile: join(this.root, `${name}.log`) };
   }
 
   /**
@@ -221,9 +260,23 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
    * and the member list `listed` (ids of this cluster's members, plus itself), as an operator would.
    */
   async joinMember(id: bigint, planned: PlannedMember, listed: readonly bigint[]): Promise<MemberProcess> {
-    const member: ClusterMember = { id, ...planned, process: undefined };
+    const { peerUrl: _url, ...where } = planned;
+    const member: ClusterMember = { id, ...where, process: undefined };
     this.members.push(member);
-    const entries = [...listed.filter((m) => m !== id).map((m) => this.member(m)), member].map((m) => `${m.id}=${m.name}=127.0.0.1:${m.peerPort}=${m.apiAddress}`);
+    const inbound = this.plannedInbound.get(planned.name);
+    if (inbound !== undefined) {
+      this.plannedInbound.delete(planned.name);
+      this.inbound.set(id, inbound);
+    }
+    // with proxies, the newcomer reaches each listed member through a link proxy of its own
+    const peerPortFor = async (m: ClusterMember): Promise<number> => {
+      if (m === member || this.options.proxy === undefined) return m.peerPort;
+      const proxy = await this.options.proxy({ targetHost: '127.0.0.1', targetPort: m.peerPort });
+      this.proxies.set(`${id}->${m.id}`, proxy);
+      return proxy.port;
+    };
+    const entries: string[] = [];
+    for (const m of [...listed.filter((m) => m !== id).map((m) => this.member(m)), member]) entries.push(`${m.id}=${m.name}=127.0.0.1:${await peerPortFor(m)}=${m.apiAddress}`);
     this.specs.set(id, {
       entry: this.options.entry,
       name: member.name,
@@ -246,7 +299,7 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
     await Promise.all(this.members.map((m) => m.process?.kill('SIGKILL')));
-    await Promise.all([...this.proxies.values()].map((p) => p.close()));
+    await Promise.all(this.allProxies().map((p) => p.close()));
     if (this.ownedRoot !== undefined) await rm(this.ownedRoot, { recursive: true, force: true });
   }
 }

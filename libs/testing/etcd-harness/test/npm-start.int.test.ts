@@ -1,9 +1,13 @@
 // `npm start` as a user runs it: the embedded default comes up, etcdctl works against it (the
 // README's first-time auth setup included), Ctrl-C stops every process and exits 0, and the data
-// survives a restart. Free ports and a temp data dir stand in for the defaults (2379, .ward).
+// survives a restart; then the README's "Replacing a member" commands: a 4th member added as a
+// learner, started by hand, promoted, member 3 removed (it exits, npm start keeps serving), and
+// npm start run again with WARD_EXTRA_MEMBERS. Free ports and a temp data dir stand in for the
+// defaults (2379, .ward).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKSPACE_ROOT, findFreePorts, runEtcdctl, waitUntil } from '../src/index';
@@ -45,7 +49,7 @@ describe.sequential('npm start', () => {
   let endpoint: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ward-start-'));
-    const ports = await findFreePorts(11);
+    const ports = await findFreePorts(14);
     env = {
       WARD_DATA_DIR: dataDir,
       WARD_CLIENT_PORT: String(ports[0]),
@@ -56,22 +60,28 @@ describe.sequential('npm start', () => {
       WARD_BCRYPT_COST: '4',
     };
     endpoint = `127.0.0.1:${ports[0]}`;
+    extraPorts = ports.slice(11, 14) as [number, number, number];
   });
+  let extraPorts: [number, number, number];
   afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function upAndReady(how: 'npm' | 'node'): Promise<Started> {
-    const started = launch(how, env);
-    await waitUntil('npm start to print its ready line', () => started.output().includes('ward: ready') || started.child.exitCode !== null, 90_000, 100);
-    expect(started.output(), started.output()).toContain(`etcdctl --endpoints ${endpoint} put foo bar`);
+  async function upAndReady(how: 'npm' | 'node', extraEnv: Record<string, string> = {}): Promise<Started> {
+    const started = launch(how, { ...env, ...extraEnv });
+    // (the ready lines may arrive in more than one chunk: wait for the last one checked)
+    await waitUntil('npm start to print its ready lines', () => started.output().includes('put foo bar') || started.child.exitCode !== null, 90_000, 100);
+    if (!started.output().includes(`etcdctl --endpoints ${endpoint} put foo bar`)) {
+      if (started.child.exitCode === null) process.kill(-started.child.pid!, 'SIGINT'); // leave nothing running
+      expect.fail(`npm start is not ready:\n${started.output()}`);
+    }
     return started;
   }
 
   /** Ctrl-C: SIGINT to the whole foreground process group. Returns how what was started ended. */
-  async function ctrlC(started: Started): Promise<string> {
+  async function ctrlC(started: Started, children = 4): Promise<string> {
     const pids = childPids(started.output());
-    expect(pids).toHaveLength(4);
+    expect(pids).toHaveLength(children);
     process.kill(-started.child.pid!, 'SIGINT');
     const code = await started.exited;
     await waitUntil('the launcher to report it stopped', () => started.output().includes('ward: stopped'), 30_000, 100);
@@ -102,6 +112,74 @@ describe.sequential('npm start', () => {
       expect(get.stdout).toBe('baz\n');
     } finally {
       expect(await ctrlC(started)).toBe('exit 0');
+    }
+  });
+
+  it("replaces member 3 with the README's commands, and runs the new member on the next start with WARD_EXTRA_MEMBERS", async () => {
+    const root = { name: 'root', password: 's3cret' };
+    const ctl = (args: string[]) => runEtcdctl({ endpoints: [endpoint], args, user: root });
+    const [peerPort, apiPort, httpPort] = extraPorts;
+    const started = await upAndReady('node');
+    let handStarted: ChildProcess | undefined;
+    let hex: string | undefined;
+    try {
+      // 1. add the new member as a learner
+      // (refused as `unhealthy cluster` until the members have been connected for etcd's 5 s)
+      await waitUntil(
+        'node-4 added',
+        async () => {
+          const added = await ctl(['member', 'add', 'node-4', `--peer-urls=http://127.0.0.1:${peerPort}`, '--learner']);
+          hex = /Member\s+([0-9a-f]+) added to cluster/.exec(added.stdout)?.[1];
+          if (hex === undefined && !added.stderr.includes('unhealthy cluster')) throw new Error(added.stdout + added.stderr);
+          return hex !== undefined;
+        },
+        30_000,
+        500,
+      );
+      // 2. start it as the README shows (RAFT_NODE_* from the README, the ports of this run)
+      const id = `0x${hex!}`;
+      const [api, peer] = [env.WARD_NODE_API_PORTS!.split(','), env.WARD_NODE_PEER_PORTS!.split(',')];
+      const members = [1, 2, 3].map((i) => `${i}=node-${i}=127.0.0.1:${peer[i - 1]}=127.0.0.1:${api[i - 1]}`);
+      const log = createWriteStream(join(dataDir, 'logs', 'raft-node-4.log'), { flags: 'a' });
+      handStarted = spawn(process.execPath, [join(WORKSPACE_ROOT, 'dist', 'apps', 'raft-node', 'main.js')], {
+        cwd: WORKSPACE_ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          RAFT_NODE_MEMBER_ID: id,
+          RAFT_NODE_INITIAL_CLUSTER_STATE: 'existing',
+          RAFT_NODE_MEMBERS: [...members, `${id}=node-4=127.0.0.1:${peerPort}=127.0.0.1:${apiPort}`].join(','),
+          RAFT_NODE_DATA_DIR: join(dataDir, 'data', 'node-4'),
+          RAFT_NODE_HTTP_ADDRESS: `127.0.0.1:${httpPort}`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      handStarted.stdout!.pipe(log);
+      handStarted.stderr!.pipe(log);
+      // 3. once it caught up and published itself, promote it (refused until it is in sync)
+      await waitUntil('node-4 listed as started', async () => (await ctl(['member', 'list'])).stdout.includes(`${hex}, started, node-4,`), 60_000, 500);
+      await waitUntil('node-4 promoted', async () => (await ctl(['member', 'promote', hex!])).stdout.includes('promoted'), 60_000, 500);
+      // 4. remove member 3: it exits by itself; npm start says so and keeps serving
+      await waitUntil('member 3 removed', async () => (await ctl(['member', 'remove', '3'])).stdout.includes('removed from cluster'), 60_000, 500);
+      await waitUntil('npm start to report node 3 removed', () => started.output().includes('ward: raft-node-3 stopped: it was removed from the cluster'), 60_000, 200);
+      expect(started.output()).not.toContain('exited unexpectedly');
+      expect((await ctl(['move-leader', hex!])).stdout).toContain(`Leadership transferred from`);
+      expect((await ctl(['put', 'replaced', 'yes'])).stdout).toBe('OK\n');
+      const list = (await ctl(['member', 'list'])).stdout;
+      expect(list.split('\n').filter((line) => line !== '').map((line) => line.split(', ')[2])).toEqual(['node-1', 'node-2', 'node-4']);
+    } finally {
+      handStarted?.kill('SIGTERM');
+      await new Promise((done) => (handStarted === undefined || handStarted.exitCode !== null ? done(undefined) : handStarted.once('exit', done)));
+      expect(await ctrlC(started)).toBe('exit 0');
+    }
+    // the next start runs the new member too, and the gateway knows its address
+    const again = await upAndReady('node', { WARD_EXTRA_MEMBERS: `0x${hex}=node-4=${peerPort}=${apiPort}=${httpPort}` });
+    try {
+      expect(again.output()).toContain('started raft-node-4');
+      const get = await runEtcdctl({ endpoints: [endpoint], args: ['get', 'replaced', '--print-value-only'], user: root });
+      expect(get.stdout).toBe('yes\n');
+      await waitUntil('node-4 leads or follows with the others', async () => (await ctl(['put', 'after-restart', '1'])).stdout === 'OK\n', 30_000, 500);
+    } finally {
+      expect(await ctrlC(again, 5)).toBe('exit 0');
     }
   });
 });
