@@ -4,8 +4,8 @@
  * clients call them over loopback. Each outcome is also compared with what the sidecar simulator
  * (`ward-mesh explain`'s engine) predicts for the same request.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -118,21 +118,31 @@ async function startWorkload(xds: XdsModule, xdsPort: number, name: string, name
 
 type CallOutcome = 'OK' | 'PERMISSION_DENIED' | `other:${string}`;
 
-const clients = new Map<number, grpc.Client>();
-function clientFor(port: number): grpc.Client {
-  let client = clients.get(port);
+const clients = new Map<string, grpc.Client>();
+function clientFor(port: number, identity: ClientIdentity | undefined): grpc.Client {
+  const key = `${port}|${identity?.name ?? 'plaintext'}`;
+  let client = clients.get(key);
   if (client === undefined) {
-    client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    clients.set(port, client);
+    const credentials = identity === undefined ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(identity.ca, identity.key, identity.cert);
+    client = new grpc.Client(`127.0.0.1:${port}`, credentials);
+    clients.set(key, client);
   }
   return client;
 }
 
-async function call(port: number, method: 'Echo' | 'Admin', headers: Record<string, string> = {}): Promise<CallOutcome> {
+/** A client certificate (PEM) and the CA it trusts for the server. */
+interface ClientIdentity {
+  readonly name: string;
+  readonly ca: Buffer;
+  readonly key: Buffer;
+  readonly cert: Buffer;
+}
+
+async function call(port: number, method: 'Echo' | 'Admin', headers: Record<string, string> = {}, identity?: ClientIdentity): Promise<CallOutcome> {
   const metadata = new grpc.Metadata();
   for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
   return new Promise((resolveCall) => {
-    clientFor(port).makeUnaryRequest(`${SERVICE}${method}`, passthrough, passthrough, Buffer.from('x'), metadata, { deadline: Date.now() + 5_000 }, (error) => {
+    clientFor(port, identity).makeUnaryRequest(`${SERVICE}${method}`, passthrough, passthrough, Buffer.from('x'), metadata, { deadline: Date.now() + 5_000 }, (error) => {
       if (!error) resolveCall('OK');
       else if (error.code === grpc.status.PERMISSION_DENIED) resolveCall('PERMISSION_DENIED');
       else resolveCall(`other:${grpc.status[error.code] ?? error.code} ${error.details}`);
@@ -140,8 +150,10 @@ async function call(port: number, method: 'Echo' | 'Admin', headers: Record<stri
   });
 }
 
-/** What the sidecar simulator predicts for the same request (plaintext, gRPC port). */
-function predicted(policyText: string, workload: Workload, method: 'Echo' | 'Admin', headers: Record<string, string> = {}): CallOutcome {
+type Predicted = CallOutcome | 'NO_CONNECTION';
+
+/** What the sidecar simulator predicts for the same request on a gRPC port. */
+function predicted(policyText: string, workload: Workload, method: 'Echo' | 'Admin', headers: Record<string, string> = {}, sourcePrincipal?: string): Predicted {
   const loaded = loadResources(policyText, { sourceName: 'p.yaml' }).resources.map((r) => r.resource);
   const result = compileWorkload({
     workload: { namespace: workload.namespace, labels: workload.labels, ports: [{ port: workload.port, protocol: 'GRPC' }] },
@@ -151,10 +163,13 @@ function predicted(policyText: string, workload: Workload, method: 'Echo' | 'Adm
   if (result.config === undefined) throw new Error(JSON.stringify(result.diagnostics));
   const outcome = simulate(result.config, {
     port: workload.port,
-    transport: 'plaintext',
+    transport: sourcePrincipal === undefined ? 'plaintext' : 'mtls',
+    ...(sourcePrincipal === undefined ? {} : { sourcePrincipal }),
     http: { method: 'POST', path: `${SERVICE}${method}`, host: `127.0.0.1:${workload.port}`, headers: { 'content-type': 'application/grpc', ...headers }, version: 'h2' },
   });
-  return outcome.allowed ? 'OK' : 'PERMISSION_DENIED';
+  if (outcome.outcome === 'allowed') return 'OK';
+  if (outcome.outcome === 'denied') return 'PERMISSION_DENIED';
+  return 'NO_CONNECTION';
 }
 
 /** Calls until the outcome is `expected` (the push reached the server) or `limitMs` passes. */
@@ -276,6 +291,7 @@ describe('ward-mesh serve --xds with proxyless gRPC servers', () => {
 
   afterAll(async () => {
     for (const client of clients.values()) client.close();
+    clients.clear();
     a?.server.forceShutdown();
     b?.server.forceShutdown();
     ward?.child.kill('SIGTERM');
@@ -365,5 +381,99 @@ describe('ward-mesh serve --xds with proxyless gRPC servers', () => {
     expect((await until(c.port, 'Echo', 'PERMISSION_DENIED', 2_000)).outcomes.at(-1)).toBe('PERMISSION_DENIED');
     expect(await call(c.port, 'Admin')).toBe('OK');
     c.server.forceShutdown();
+  });
+});
+
+function openssl(args: string[], cwd: string): void {
+  const result = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${result.stderr}`);
+}
+
+/** A CA and leaf certificates with SPIFFE URI SANs, made now (never committed). */
+function makeCertificates(dir: string, leaves: Record<string, string>, caName = 'ca'): void {
+  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${caName}.key`, '-out', `${caName}.crt`, '-subj', `/O=ward-test-${caName}`, '-days', '1', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign'], dir);
+  for (const [name, spiffe] of Object.entries(leaves)) {
+    writeFileSync(join(dir, `${name}.ext`), `subjectAltName=URI:${spiffe},IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n`);
+    openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/O=ward-test/CN=${name}`], dir);
+    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${caName}.crt`, '-CAkey', `${caName}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-days', '1', '-extfile', `${name}.ext`], dir);
+  }
+}
+
+describe('ward-mesh serve --xds: mTLS from PeerAuthentication through xDS credentials', () => {
+  let xds: XdsModule;
+  let ward: WardMesh;
+  let dir: string;
+  let certs: string;
+  let server: Workload;
+  const identity = (name: string, ca = 'ca'): ClientIdentity => ({
+    name: `${name}@${ca}`,
+    ca: readFileSync(join(certs, 'ca.crt')),
+    key: readFileSync(join(certs, `${name}.key`)),
+    cert: readFileSync(join(certs, `${name}.crt`)),
+  });
+
+  beforeAll(async () => {
+    process.env['GRPC_XDS_EXPERIMENTAL_RBAC'] = 'true';
+    xds = await import('@grpc/grpc-js-xds');
+    xds.register();
+    dir = mkdtempSync(join(tmpdir(), 'ward-mesh-xds-mtls-'));
+    certs = mkdtempSync(join(tmpdir(), 'ward-mesh-xds-certs-'));
+    makeCertificates(certs, { server: 'spiffe://cluster.local/ns/sec/sa/server', good: 'spiffe://cluster.local/ns/sec/sa/good', bad: 'spiffe://cluster.local/ns/other/sa/bad' });
+    makeCertificates(certs, { rogue: 'spiffe://cluster.local/ns/sec/sa/good' }, 'rogue-ca');
+    writeFileSync(join(dir, 'policy.yaml'), '');
+    ward = await startWardMesh(dir);
+    server = await startWorkload(xds, ward.xdsPort, 'secure', 'sec', { app: 'secure' }, {
+      certificate_providers: {
+        default: { plugin_name: 'file_watcher', config: { certificate_file: join(certs, 'server.crt'), private_key_file: join(certs, 'server.key'), ca_certificate_file: join(certs, 'ca.crt'), refresh_interval: '600s' } },
+      },
+    });
+  });
+
+  afterAll(() => {
+    for (const client of clients.values()) client.close();
+    clients.clear();
+    server?.server.forceShutdown();
+    ward?.child.kill('SIGTERM');
+    for (const d of [dir, certs]) if (d !== undefined) rmSync(d, { recursive: true, force: true });
+  });
+
+  const STRICT = `apiVersion: security.istio.io/v1\nkind: PeerAuthentication\nmetadata:\n  name: strict\n  namespace: sec\nspec:\n  mtls:\n    mode: STRICT\n`;
+  const PERMISSIVE = STRICT.replace('STRICT', 'PERMISSIVE').replace('name: strict', 'name: permissive');
+  const ALLOW_GOOD = policy('allow-good', 'sec', `  rules:\n  - from:\n    - source:\n        principals: ["cluster.local/ns/sec/sa/good"]\n`);
+  const DENY_OTHER_NS = policy('deny-other', 'sec', `  action: DENY\n  rules:\n  - from:\n    - source:\n        namespaces: ["other"]\n`);
+
+  async function apply(text: string): Promise<void> {
+    const before = Number((await status(ward)).version);
+    writeFileSync(join(dir, 'policy.yaml'), text);
+    await acked(ward, String(before + 1), ['secure.'], 1_000);
+  }
+
+  /** Transport failures (no TLS, untrusted certificate) all mean: no connection. */
+  const normalize = (o: CallOutcome): Predicted => (o.startsWith('other:UNAVAILABLE') ? 'NO_CONNECTION' : o);
+
+  it('STRICT: principals and namespaces decide over mTLS, plaintext and untrusted certificates never connect', async () => {
+    const text = `${STRICT}---\n${ALLOW_GOOD}---\n${DENY_OTHER_NS}`;
+    await apply(text);
+    const cases: Array<[string, ClientIdentity | undefined, string | undefined, Predicted]> = [
+      ['good', identity('good'), 'cluster.local/ns/sec/sa/good', 'OK'],
+      ['bad (other namespace)', identity('bad'), 'cluster.local/ns/other/sa/bad', 'PERMISSION_DENIED'],
+      ['plaintext', undefined, undefined, 'NO_CONNECTION'],
+    ];
+    for (const [title, id, principal, expected] of cases) {
+      const outcome = normalize(await call(server.port, 'Echo', {}, id));
+      expect({ title, outcome }).toEqual({ title, outcome: expected });
+      expect({ title, outcome }).toEqual({ title, outcome: predicted(text, server, 'Echo', {}, principal) });
+    }
+    // A certificate from another CA: the handshake fails (the simulator's untrusted certificate).
+    const rogue = { name: 'rogue', ca: readFileSync(join(certs, 'ca.crt')), key: readFileSync(join(certs, 'rogue.key')), cert: readFileSync(join(certs, 'rogue.crt')) };
+    expect(normalize(await call(server.port, 'Echo', {}, rogue))).toBe('NO_CONNECTION');
+  });
+
+  it('PERMISSIVE is served as plaintext (istiod\'s gRPC generator has no permissive chain): plaintext callers connect, principals never match', async () => {
+    const text = `${PERMISSIVE}---\n${policy('allow-good', 'sec', `  rules:\n  - from:\n    - source:\n        principals: ["cluster.local/ns/sec/sa/good"]\n    to:\n    - operation:\n        paths: ["${SERVICE}Admin"]\n  - to:\n    - operation:\n        paths: ["${SERVICE}Echo"]\n`)}`;
+    await apply(text);
+    expect(await until(server.port, 'Echo', 'OK', 2_000).then((r) => r.outcomes.at(-1))).toBe('OK');
+    expect(await call(server.port, 'Admin')).toBe('PERMISSION_DENIED');
+    expect(normalize(await call(server.port, 'Echo', {}, identity('good')))).toBe('NO_CONNECTION');
   });
 });
