@@ -122,6 +122,9 @@ function encodeResponse(response: object): Buffer {
   return Buffer.from(responseType.encode(responseType.fromObject(response)).finish());
 }
 
+/** Entries of the per-snapshot listener cache (cleared when full). */
+const MAX_BUILT_ENTRIES = 10_000;
+
 const SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService/';
 
 const ADS_SERVICE_DEFINITION: grpc.ServiceDefinition = {
@@ -159,6 +162,8 @@ export class AdsServer {
   private readonly limits: AdsLimits;
   private snapshot: PolicySnapshot;
   private readonly nacks: NackRecord[] = [];
+  /** Encoded listeners of the current snapshot by workload and name (nodes of one workload share them). */
+  private readonly built = new Map<string, Resource | null>();
   private readonly counters: Record<string, number> = { requests: 0, responses: 0, acks: 0, nacks: 0, stale: 0, unknownType: 0, refused: 0, pushes: 0 };
 
   constructor(private readonly options: AdsServerOptions) {
@@ -194,6 +199,7 @@ export class AdsServer {
   /** Replaces the snapshot and pushes changed resources to every subscribed stream. */
   setSnapshot(snapshot: PolicySnapshot): void {
     this.snapshot = snapshot;
+    this.built.clear();
     for (const stream of this.streams) {
       for (const [typeUrl, state] of stream.types) {
         if (state.awaiting) {
@@ -319,8 +325,16 @@ export class AdsServer {
   private resourcesFor(stream: StreamState, typeUrl: string, names: readonly string[]): Resource[] {
     if (typeUrl !== XDS_TYPE_URLS.listener || stream.workload === undefined) return [];
     const out: Resource[] = [];
+    const workloadKey = JSON.stringify([stream.workload.namespace, Object.entries(stream.workload.labels).sort(), stream.workload.ports.map((p) => p.port)]);
     for (const name of names) {
       if (parseInboundListenerName(name) === undefined) continue;
+      const key = `${workloadKey}\n${name}`;
+      const cached = this.built.get(key);
+      if (cached !== undefined) {
+        if (cached !== null) out.push(cached);
+        continue;
+      }
+      if (this.built.size >= MAX_BUILT_ENTRIES) this.built.clear();
       const built = buildProxylessInboundListener({
         listenerName: name,
         workload: stream.workload,
@@ -329,13 +343,19 @@ export class AdsServer {
         ...(this.options.rootNamespace !== undefined ? { rootNamespace: this.options.rootNamespace } : {}),
         ...(this.options.defaultNamespace !== undefined ? { defaultNamespace: this.options.defaultNamespace } : {}),
       });
-      if (built.listener === undefined) continue;
+      if (built.listener === undefined) {
+        this.built.set(key, null);
+        continue;
+      }
       const encoded = encodeEnvoyMessage(MESSAGE_NAMES.listener, built.listener);
       if (!encoded.ok) {
         this.options.logger.warn({ node: stream.node?.id, listener: name, issues: encoded.issues.slice(0, 5) }, 'xds listener not encodable; not served');
+        this.built.set(key, null);
         continue;
       }
-      out.push({ name, bytes: encoded.bytes });
+      const resource = { name, bytes: encoded.bytes };
+      this.built.set(key, resource);
+      out.push(resource);
     }
     return out;
   }
