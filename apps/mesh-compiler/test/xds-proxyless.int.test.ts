@@ -223,7 +223,7 @@ spec:
 ${body}`;
 
 const CASES: ReadonlyArray<{ title: string; text: string; calls: ReadonlyArray<{ method: 'Echo' | 'Admin'; headers?: Record<string, string>; a: CallOutcome; b: CallOutcome }> }> = [
-  { title: 'no policy: everything allowed', text: '', calls: [{ method: 'Echo', a: 'OK', b: 'OK' }, { method: 'Admin', a: 'OK', b: 'OK' }] },
+  { title: 'no policy: everything allowed', text: '# no policies\n', calls: [{ method: 'Echo', a: 'OK', b: 'OK' }, { method: 'Admin', a: 'OK', b: 'OK' }] },
   {
     title: 'DENY on a path, selected by label',
     text: policy('deny-admin', 'foo', `  selector:\n    matchLabels:\n      app: a\n  action: DENY\n  rules:\n  - to:\n    - operation:\n        paths: ["${SERVICE}Admin"]\n`),
@@ -319,7 +319,7 @@ describe('ward-mesh serve --xds with proxyless gRPC servers', () => {
   });
 
   it('flips a decision within 1 s while a client calls in a loop, with no other failure', async () => {
-    writeFileSync(join(dir, 'policy.yaml'), '');
+    writeFileSync(join(dir, 'policy.yaml'), '# no policies\n');
     expect((await until(a.port, 'Admin', 'OK', 2_000)).outcomes.at(-1)).toBe('OK');
     const changedAt = Date.now();
     writeFileSync(join(dir, 'policy.yaml'), policy('deny-admin', 'foo', `  action: DENY\n  rules:\n  - to:\n    - operation:\n        paths: ["${SERVICE}Admin"]\n`));

@@ -31,6 +31,8 @@ export class PolicyStore {
   private current: PolicySnapshot;
   private accepted = 0;
   private lastKey = '';
+  /** Sources of the accepted snapshot that held at least one resource. */
+  private sourcesWithResources = new Set<string>();
 
   constructor(private readonly defaultNamespace = 'default') {
     this.current = { version: '0', authorizationPolicies: [], peerAuthentications: [] };
@@ -42,6 +44,13 @@ export class PolicyStore {
 
   /** Validates `sources` (with the read `problems`) and, when valid, makes them the snapshot. */
   apply(sources: readonly SourceText[], problems: readonly Diagnostic[]): ApplyOutcome {
+    // An editor or a copy truncates a file before writing it: an empty file that held resources is
+    // taken for a write in progress, never for "no policies" (that would open the workload).
+    const truncated = sources.filter((s) => s.text.trim() === '' && this.sourcesWithResources.has(s.sourceName));
+    if (truncated.length > 0) {
+      const report = truncated.map((s) => `${s.sourceName}: empty, but it held policies; refused as a partial write (delete the file, or leave a comment in it, to remove its policies)`).join('\n');
+      return { accepted: false, report: `${report}\n`, keptVersion: this.current.version };
+    }
     const options = { ...VALIDATE_OPTIONS, defaultNamespace: this.defaultNamespace };
     const evaluation = evaluateValidate(sources, problems, options);
     const report = validateText(evaluation, options);
@@ -52,6 +61,7 @@ export class PolicyStore {
     this.accepted += 1;
     this.lastKey = key;
     this.current = { version: String(this.accepted), authorizationPolicies: inputs.authorizationPolicies, peerAuthentications: inputs.peerAuthentications };
+    this.sourcesWithResources = new Set(inputs.loaded.filter((l) => l.resource.kind === 'AuthorizationPolicy' || l.resource.kind === 'PeerAuthentication').map((l) => l.origin.sourceName));
     return { accepted: true, snapshot: this.current, unchanged: false, report };
   }
 }
