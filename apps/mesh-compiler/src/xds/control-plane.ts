@@ -42,9 +42,15 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     }
     return outcome;
   };
+  // The directory is applied when its content changed since it was last read, so the periodic
+  // re-read never undoes a set put through the HTTP API in between, nor repeats a refusal.
+  let lastDirectoryKey: string | undefined;
   const reloadDirectory = async (): Promise<ApplyOutcome | undefined> => {
     if (options.directory === undefined) return undefined;
     const read = await readPolicyDirectory(options.directory);
+    const key = JSON.stringify([read.sources.map((s) => [s.sourceName, s.text]), read.problems.map((p) => p.message)]);
+    if (key === lastDirectoryKey) return undefined;
+    lastDirectoryKey = key; // a refused content is reported once, not on every re-read
     return apply(read.sources, options.directory, read.problems);
   };
   await reloadDirectory();
