@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { buildProxylessInboundListener, parseInboundListenerName, type Workload } from '@ward/mesh/compiler';
+import { parseInboundListenerName, planProxylessInboundListener, type Workload } from '@ward/mesh/compiler';
 import { encodeEnvoyMessage, findMessageType, MESSAGE_NAMES, TYPE_URL_PREFIX } from '@ward/mesh/envoy-api';
 import type { AuthorizationPolicy, PeerAuthentication } from '@ward/mesh/istio-api';
 import { workloadOfNode, type DecodedNode } from './node-workload';
@@ -122,8 +122,8 @@ function encodeResponse(response: object): Buffer {
   return Buffer.from(responseType.encode(responseType.fromObject(response)).finish());
 }
 
-/** Entries of the per-snapshot listener cache (cleared when full). */
-const MAX_BUILT_ENTRIES = 10_000;
+/** Entries of the per-snapshot filter-chain cache (cleared when full). */
+const MAX_CHAIN_ENTRIES = 10_000;
 
 const SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService/';
 
@@ -162,8 +162,11 @@ export class AdsServer {
   private readonly limits: AdsLimits;
   private snapshot: PolicySnapshot;
   private readonly nacks: NackRecord[] = [];
-  /** Encoded listeners of the current snapshot by workload and name (nodes of one workload share them). */
-  private readonly built = new Map<string, Resource | null>();
+  /**
+   * Encoded filter chains of the current snapshot by chain key (mode and selected policies): built
+   * once and shared by every listener with the same key; `null` when they could not be encoded.
+   */
+  private readonly chains = new Map<string, Uint8Array | null>();
   private readonly counters: Record<string, number> = { requests: 0, responses: 0, acks: 0, nacks: 0, stale: 0, unknownType: 0, refused: 0, pushes: 0 };
 
   constructor(private readonly options: AdsServerOptions) {
@@ -199,7 +202,7 @@ export class AdsServer {
   /** Replaces the snapshot and pushes changed resources to every subscribed stream. */
   setSnapshot(snapshot: PolicySnapshot): void {
     this.snapshot = snapshot;
-    this.built.clear();
+    this.chains.clear();
     for (const stream of this.streams) {
       for (const [typeUrl, state] of stream.types) {
         if (state.awaiting) {
@@ -325,17 +328,9 @@ export class AdsServer {
   private resourcesFor(stream: StreamState, typeUrl: string, names: readonly string[]): Resource[] {
     if (typeUrl !== XDS_TYPE_URLS.listener || stream.workload === undefined) return [];
     const out: Resource[] = [];
-    const workloadKey = JSON.stringify([stream.workload.namespace, Object.entries(stream.workload.labels).sort(), stream.workload.ports.map((p) => p.port)]);
     for (const name of names) {
       if (parseInboundListenerName(name) === undefined) continue;
-      const key = `${workloadKey}\n${name}`;
-      const cached = this.built.get(key);
-      if (cached !== undefined) {
-        if (cached !== null) out.push(cached);
-        continue;
-      }
-      if (this.built.size >= MAX_BUILT_ENTRIES) this.built.clear();
-      const built = buildProxylessInboundListener({
+      const plan = planProxylessInboundListener({
         listenerName: name,
         workload: stream.workload,
         authorizationPolicies: this.snapshot.authorizationPolicies,
@@ -343,19 +338,21 @@ export class AdsServer {
         ...(this.options.rootNamespace !== undefined ? { rootNamespace: this.options.rootNamespace } : {}),
         ...(this.options.defaultNamespace !== undefined ? { defaultNamespace: this.options.defaultNamespace } : {}),
       });
-      if (built.listener === undefined) {
-        this.built.set(key, null);
-        continue;
+      if (plan.kind === 'none') continue;
+      let chains = this.chains.get(plan.chainKey);
+      if (chains === undefined) {
+        // A Listener with only filter_chains encodes to exactly its field-3 entries; protobuf
+        // merges concatenated encodings, so name + address + these bytes is the whole listener.
+        const encoded = encodeEnvoyMessage(MESSAGE_NAMES.listener, { filterChains: plan.buildFilterChains().filterChains });
+        if (!encoded.ok) this.options.logger.warn({ node: stream.node?.id, listener: name, issues: encoded.issues.slice(0, 5) }, 'xds listener not encodable; not served');
+        chains = encoded.ok ? encoded.bytes : null;
+        if (this.chains.size >= MAX_CHAIN_ENTRIES) this.chains.clear();
+        this.chains.set(plan.chainKey, chains);
       }
-      const encoded = encodeEnvoyMessage(MESSAGE_NAMES.listener, built.listener);
-      if (!encoded.ok) {
-        this.options.logger.warn({ node: stream.node?.id, listener: name, issues: encoded.issues.slice(0, 5) }, 'xds listener not encodable; not served');
-        this.built.set(key, null);
-        continue;
-      }
-      const resource = { name, bytes: encoded.bytes };
-      this.built.set(key, resource);
-      out.push(resource);
+      if (chains === null) continue;
+      const head = encodeEnvoyMessage(MESSAGE_NAMES.listener, { name, address: { socketAddress: { address: plan.host, portValue: plan.port } } });
+      if (!head.ok) continue;
+      out.push({ name, bytes: Buffer.concat([head.bytes, chains]) });
     }
     return out;
   }

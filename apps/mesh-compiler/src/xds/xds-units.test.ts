@@ -83,3 +83,22 @@ describe('PolicyStore', () => {
     expect(store.snapshot.version).toBe('0');
   });
 });
+
+describe('listener encoding by concatenation', () => {
+  it('name + address encoded apart, then the shared filter chains, decode to the listener built whole', async () => {
+    const { buildProxylessInboundListener, planProxylessInboundListener } = await import('@ward/mesh/compiler');
+    const { encodeEnvoyMessage, toProtoLoaderObject, MESSAGE_NAMES } = await import('@ward/mesh/envoy-api');
+    const { loadResources } = await import('@ward/mesh/istio-api');
+    const policies = loadResources(DENY, { sourceName: 'd.yaml' }).resources.map((r) => r.resource).filter((r) => r.kind === 'AuthorizationPolicy');
+    const input = { listenerName: 'xds.istio.io/grpc/lds/inbound/10.1.2.3:50051', workload: { namespace: 'foo', labels: {}, ports: [] }, authorizationPolicies: policies, peerAuthentications: [] } as const;
+    const whole = encodeEnvoyMessage(MESSAGE_NAMES.listener, buildProxylessInboundListener(input).listener);
+    const plan = planProxylessInboundListener(input);
+    if (plan.kind !== 'listener' || !whole.ok) throw new Error('no listener');
+    const chains = encodeEnvoyMessage(MESSAGE_NAMES.listener, { filterChains: plan.buildFilterChains().filterChains });
+    const head = encodeEnvoyMessage(MESSAGE_NAMES.listener, { name: input.listenerName, address: { socketAddress: { address: plan.host, portValue: plan.port } } });
+    if (!chains.ok || !head.ok) throw new Error('not encodable');
+    const joined = Buffer.concat([head.bytes, chains.bytes]);
+    expect(toProtoLoaderObject(MESSAGE_NAMES.listener, joined)).toEqual(toProtoLoaderObject(MESSAGE_NAMES.listener, whole.bytes));
+    expect(plan.chainKey).toBe('DISABLE|deny:foo/d|allow:');
+  });
+});

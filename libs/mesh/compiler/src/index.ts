@@ -59,10 +59,11 @@ export type { Explanation, Finding, FindingCode } from './explain';
 export {
   buildProxylessInboundListener,
   parseInboundListenerName,
+  planProxylessInboundListener,
   PROXYLESS_CERT_PROVIDER,
   PROXYLESS_INBOUND_PREFIX,
   PROXYLESS_LISTENER_TEMPLATE,
   PROXYLESS_RBAC_FILTER_NAMES,
   TLS_MODE_LABEL,
 } from './proxyless/grpc-inbound';
-export type { ProxylessInboundInput, ProxylessInboundResult } from './proxyless/grpc-inbound';
+export type { ProxylessInboundInput, ProxylessInboundPlan, ProxylessInboundResult } from './proxyless/grpc-inbound';

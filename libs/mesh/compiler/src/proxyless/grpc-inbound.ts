@@ -120,52 +120,94 @@ function tlsContext(): DownstreamTlsContext {
   } as DownstreamTlsContext;
 }
 
-/** The inbound listener for one subscribed name. */
-export function buildProxylessInboundListener(input: ProxylessInboundInput): ProxylessInboundResult {
+/**
+ * What the listener for one name depends on, resolved without building it: the address, the
+ * effective mode, and `chainKey`, which is equal for two names exactly when their filter chains
+ * are equal (same mode, same selected ALLOW and DENY policies) — an xDS server builds and encodes
+ * the chains once per key and only the name and address per listener.
+ */
+export type ProxylessInboundPlan =
+  | { readonly kind: 'none'; readonly diagnostics: readonly CompilerDiagnostic[] }
+  | {
+      readonly kind: 'listener';
+      readonly host: string;
+      readonly port: number;
+      readonly mtlsMode: MtlsMode;
+      readonly chainKey: string;
+      readonly diagnostics: readonly CompilerDiagnostic[];
+      /** The filter chains and the findings of building them. */
+      buildFilterChains(): { readonly filterChains: NonNullable<Listener['filterChains']>; readonly diagnostics: readonly CompilerDiagnostic[] };
+    };
+
+export function planProxylessInboundListener(input: ProxylessInboundInput): ProxylessInboundPlan {
   const sink: DiagnosticSink = [];
   const address = parseInboundListenerName(input.listenerName);
-  if (address === undefined) return { diagnostics: [{ code: 'COMPILE_INVALID_VALUE', severity: 'error', message: `not an inbound gRPC listener name: ${JSON.stringify(input.listenerName)}` }] };
+  if (address === undefined) return { kind: 'none', diagnostics: [{ code: 'COMPILE_INVALID_VALUE', severity: 'error', message: `not an inbound gRPC listener name: ${JSON.stringify(input.listenerName)}` }] };
   const { workload } = input;
   if (workload.ports.length > 0 && !workload.ports.some((p) => p.port === address.port)) {
-    return { diagnostics: [{ code: 'COMPILE_INVALID_VALUE', severity: 'warning', message: `the workload declares no port ${address.port}; no listener is served for it` }] };
+    return { kind: 'none', diagnostics: [{ code: 'COMPILE_INVALID_VALUE', severity: 'warning', message: `the workload declares no port ${address.port}; no listener is served for it` }] };
   }
   const rootNamespace = input.rootNamespace ?? 'istio-system';
   const defaultNamespace = input.defaultNamespace ?? 'default';
   const mtls = composePeerAuthentication(input.peerAuthentications, workload, rootNamespace, defaultNamespace, sink);
   let mode = mtlsModeForPort(mtls, address.port);
   if (mode === 'PERMISSIVE') mode = workload.labels[TLS_MODE_LABEL] === 'istio' ? 'STRICT' : 'DISABLE';
-  const suffix = mode === 'STRICT' ? 'mtls' : 'plaintext';
-
   const selected = selectAuthorizationPolicies(input.authorizationPolicies, workload, rootNamespace, defaultNamespace, sink);
-  const httpFilters: HttpFilter[] = [];
-  const deny = rulePolicies(selected.deny, 'DENY', sink);
-  if (deny.length > 0) httpFilters.push(rbacFilter(PROXYLESS_RBAC_FILTER_NAMES.deny, { action: 'DENY', policies: Object.fromEntries(deny) }));
-  const allow = rulePolicies(selected.allow, 'ALLOW', sink);
-  if (allow.length > 0) httpFilters.push(rbacFilter(PROXYLESS_RBAC_FILTER_NAMES.allow, { policies: Object.fromEntries(allow) }));
-  httpFilters.push({ name: FILTER_NAMES.router, typedConfig: { '@type': TYPE_URLS.router } });
+  const refs = (list: readonly SelectedPolicy[]) => list.map((p) => `${p.namespace}/${p.name}`).join(',');
+  const chainKey = `${mode}|deny:${refs(selected.deny)}|allow:${refs(selected.allow)}`;
+  const chosenMode = mode;
+  return {
+    kind: 'listener',
+    host: address.host,
+    port: address.port,
+    mtlsMode: mode,
+    chainKey,
+    diagnostics: sink,
+    buildFilterChains: () => {
+      const chainSink: DiagnosticSink = [];
+      return { filterChains: filterChains(chosenMode, selected.deny, selected.allow, chainSink), diagnostics: chainSink };
+    },
+  };
+}
 
-  const listener = {
-    name: input.listenerName,
-    address: { socketAddress: { address: address.host, portValue: address.port } },
-    filterChains: [
-      {
-        name: `inbound-${suffix}`,
-        filters: [
-          {
-            name: `inbound-hcm${suffix}`,
-            typedConfig: {
-              '@type': TYPE_URLS.httpConnectionManager,
-              httpFilters,
-              routeConfig: {
-                name: 'inbound',
-                virtualHosts: [{ domains: ['*'], routes: [{ match: { prefix: '/' }, nonForwardingAction: {} }] }],
-              },
+function filterChains(mode: MtlsMode, deny: readonly SelectedPolicy[], allow: readonly SelectedPolicy[], sink: DiagnosticSink): NonNullable<Listener['filterChains']> {
+  const suffix = mode === 'STRICT' ? 'mtls' : 'plaintext';
+  const httpFilters: HttpFilter[] = [];
+  const denyPolicies = rulePolicies(deny, 'DENY', sink);
+  if (denyPolicies.length > 0) httpFilters.push(rbacFilter(PROXYLESS_RBAC_FILTER_NAMES.deny, { action: 'DENY', policies: Object.fromEntries(denyPolicies) }));
+  const allowPolicies = rulePolicies(allow, 'ALLOW', sink);
+  if (allowPolicies.length > 0) httpFilters.push(rbacFilter(PROXYLESS_RBAC_FILTER_NAMES.allow, { policies: Object.fromEntries(allowPolicies) }));
+  httpFilters.push({ name: FILTER_NAMES.router, typedConfig: { '@type': TYPE_URLS.router } });
+  return [
+    {
+      name: `inbound-${suffix}`,
+      filters: [
+        {
+          name: `inbound-hcm${suffix}`,
+          typedConfig: {
+            '@type': TYPE_URLS.httpConnectionManager,
+            httpFilters,
+            routeConfig: {
+              name: 'inbound',
+              virtualHosts: [{ domains: ['*'], routes: [{ match: { prefix: '/' }, nonForwardingAction: {} }] }],
             },
           },
-        ],
-        ...(mode === 'STRICT' ? { transportSocket: { name: FILTER_NAMES.tlsTransportSocket, typedConfig: { '@type': TYPE_URLS.downstreamTlsContext, ...tlsContext() } } } : {}),
-      },
-    ],
+        },
+      ],
+      ...(mode === 'STRICT' ? { transportSocket: { name: FILTER_NAMES.tlsTransportSocket, typedConfig: { '@type': TYPE_URLS.downstreamTlsContext, ...tlsContext() } } } : {}),
+    },
+  ] as NonNullable<Listener['filterChains']>;
+}
+
+/** The inbound listener for one subscribed name. */
+export function buildProxylessInboundListener(input: ProxylessInboundInput): ProxylessInboundResult {
+  const plan = planProxylessInboundListener(input);
+  if (plan.kind === 'none') return { diagnostics: plan.diagnostics };
+  const built = plan.buildFilterChains();
+  const listener = {
+    name: input.listenerName,
+    address: { socketAddress: { address: plan.host, portValue: plan.port } },
+    filterChains: built.filterChains,
   } as Listener;
-  return { listener, mtlsMode: mode, diagnostics: sink };
+  return { listener, mtlsMode: plan.mtlsMode, diagnostics: [...plan.diagnostics, ...built.diagnostics] };
 }
