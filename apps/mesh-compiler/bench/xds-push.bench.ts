@@ -17,9 +17,13 @@ const SIZES = [10, 100, 1_000];
 const ROUNDS = 15;
 const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
 const SAS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
-const requestType = findMessageType('envoy.service.discovery.v3.DiscoveryRequest');
-const responseType = findMessageType('envoy.service.discovery.v3.DiscoveryResponse');
-if (requestType === undefined || responseType === undefined) throw new Error('discovery messages missing');
+function messageType(name: string): NonNullable<ReturnType<typeof findMessageType>> {
+  const type = findMessageType(name);
+  if (type === undefined) throw new Error(`${name} missing from @ward/mesh/envoy-api`);
+  return type;
+}
+const requestType = messageType('envoy.service.discovery.v3.DiscoveryRequest');
+const responseType = messageType('envoy.service.discovery.v3.DiscoveryResponse');
 
 const policy = (round: number) => `apiVersion: security.istio.io/v1
 kind: AuthorizationPolicy

@@ -456,6 +456,9 @@ describe('ward-mesh serve --xds: mTLS from PeerAuthentication through xDS creden
   it('STRICT: principals and namespaces decide over mTLS, plaintext and untrusted certificates never connect', async () => {
     const text = `${STRICT}---\n${ALLOW_GOOD}---\n${DENY_OTHER_NS}`;
     await apply(text);
+    // grpc-js-xds reads the certificate files asynchronously the first time a TLS chain needs
+    // them: handshakes right after the switch to STRICT can fail until then.
+    for (let i = 0; i < 100 && (await call(server.port, 'Echo', {}, identity('good'))) !== 'OK'; i += 1) await new Promise((r) => setTimeout(r, 30));
     const cases: Array<[string, ClientIdentity | undefined, string | undefined, Predicted]> = [
       ['good', identity('good'), 'cluster.local/ns/sec/sa/good', 'OK'],
       ['bad (other namespace)', identity('bad'), 'cluster.local/ns/other/sa/bad', 'PERMISSION_DENIED'],

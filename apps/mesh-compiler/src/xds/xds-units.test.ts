@@ -1,3 +1,6 @@
+import { buildProxylessInboundListener, planProxylessInboundListener } from '@ward/mesh/compiler';
+import { encodeEnvoyMessage, MESSAGE_NAMES, toProtoLoaderObject } from '@ward/mesh/envoy-api';
+import { loadResources } from '@ward/mesh/istio-api';
 import { describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../http/serve';
 import { workloadOfNode } from './node-workload';
@@ -85,10 +88,7 @@ describe('PolicyStore', () => {
 });
 
 describe('listener encoding by concatenation', () => {
-  it('name + address encoded apart, then the shared filter chains, decode to the listener built whole', async () => {
-    const { buildProxylessInboundListener, planProxylessInboundListener } = await import('@ward/mesh/compiler');
-    const { encodeEnvoyMessage, toProtoLoaderObject, MESSAGE_NAMES } = await import('@ward/mesh/envoy-api');
-    const { loadResources } = await import('@ward/mesh/istio-api');
+  it('name + address encoded apart, then the shared filter chains, decode to the listener built whole', () => {
     const policies = loadResources(DENY, { sourceName: 'd.yaml' }).resources.map((r) => r.resource).filter((r) => r.kind === 'AuthorizationPolicy');
     const input = { listenerName: 'xds.istio.io/grpc/lds/inbound/10.1.2.3:50051', workload: { namespace: 'foo', labels: {}, ports: [] }, authorizationPolicies: policies, peerAuthentications: [] } as const;
     const whole = encodeEnvoyMessage(MESSAGE_NAMES.listener, buildProxylessInboundListener(input).listener);
