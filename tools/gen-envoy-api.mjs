@@ -36,6 +36,8 @@ const ROOT_FILES = [
   'envoy/extensions/filters/http/router/v3/router.proto',
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',
   'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
+  'envoy/service/discovery/v3/discovery.proto',
+  'envoy/config/route/v3/route.proto',
 ];
 
 const version = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version;

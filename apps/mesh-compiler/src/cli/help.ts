@@ -6,6 +6,9 @@ Usage:
   ward-mesh compile  <file|dir|->... --workload ns/name [--labels k=v,...] [--ports 8080/HTTP,...] [-o yaml|json]
   ward-mesh explain  <file|dir|->... --workload ns/name [--labels k=v,...] [request flags] [--expect allow|deny|reset] [-o text|yaml|json]
   ward-mesh serve    (HTTP function: POST /validate, /compile, /explain; configured by MESH_COMPILER_* variables)
+  ward-mesh serve --xds host:port [--policies dir]
+                     (also an xDS control plane for proxyless gRPC servers: ADS on host:port, policies
+                     from the watched dir and PUT /xds/policies, GET /xds/status)
 
 Inputs are files, directories (walked for .yaml, .yml and .json) or - for stdin; documents may be
 multi-document YAML or JSON.

@@ -54,3 +54,16 @@ export { evaluateRbac } from './simulate/rbac-engine';
 export type { EngineResult, PeerCertificate, RbacAttributes } from './simulate/rbac-engine';
 export { explainSimulation, explainWorkload, matchesEverything, matchesNothing } from './explain';
 export type { Explanation, Finding, FindingCode } from './explain';
+
+// Proxyless gRPC (istiod's gRPC generator)
+export {
+  buildProxylessInboundListener,
+  parseInboundListenerName,
+  planProxylessInboundListener,
+  PROXYLESS_CERT_PROVIDER,
+  PROXYLESS_INBOUND_PREFIX,
+  PROXYLESS_LISTENER_TEMPLATE,
+  PROXYLESS_RBAC_FILTER_NAMES,
+  TLS_MODE_LABEL,
+} from './proxyless/grpc-inbound';
+export type { ProxylessInboundInput, ProxylessInboundPlan, ProxylessInboundResult } from './proxyless/grpc-inbound';

@@ -78,3 +78,19 @@ export function toProtoLoaderObject(typeName: string, bytes: Uint8Array): Record
   if (type === undefined) throw new TypeError(`toProtoLoaderObject: unknown message ${typeName}`);
   return type.toObject(type.decode(bytes), { longs: String, enums: String, defaults: true, oneofs: true, arrays: true, objects: true });
 }
+
+/**
+ * Binary encoding of protojson `json` as `typeName`, for serving over xDS: like
+ * {@link checkEnvoyMessage}, but Envoy's protoc-gen-validate constraints are not applied (gRPC's
+ * xDS clients do not enforce them, and istiod's proxyless resources do not satisfy all of them:
+ * a virtual host without a name, an HCM without a stat prefix). Any other issue fails.
+ */
+export function encodeEnvoyMessage(typeName: string, json: unknown): { ok: true; bytes: Uint8Array } | { ok: false; issues: readonly SchemaIssue[] } {
+  const type = findMessageType(typeName);
+  if (type === undefined) throw new TypeError(`encodeEnvoyMessage: ${typeName} is not an Envoy message known to @ward/mesh/envoy-api`);
+  const state: DecodeState = { issues: [], warnings: [], uncheckedRules: new Set() };
+  const decoded = decodeMessage(type, json, '$', 0, state);
+  const issues = state.issues.filter((issue) => issue.code !== 'ERR_ENVOY_CONSTRAINT');
+  if (decoded === undefined || issues.length > 0) return { ok: false, issues: issues.length > 0 ? issues : state.issues };
+  return { ok: true, bytes: type.encode(type.fromObject(decoded)).finish() };
+}

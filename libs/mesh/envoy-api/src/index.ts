@@ -1,6 +1,6 @@
 // @ward/mesh/envoy-api: Envoy's v3 protos (generated from the protos @grpc/grpc-js-xds ships),
 // protojson types of the messages the mesh compiler emits, and a strict schema check.
-export { checkEnvoyAny, checkEnvoyMessage, toProtoLoaderObject } from './envoy-check';
+export { checkEnvoyAny, checkEnvoyMessage, encodeEnvoyMessage, toProtoLoaderObject } from './envoy-check';
 export type { EnvoyCheckFailure, EnvoyCheckResult, EnvoyCheckSuccess } from './envoy-check';
 export { envoyRoot, findMessageType, typeNameOfUrl, TYPE_URL_PREFIX } from './envoy-root';
 export { MAX_DECODE_DEPTH } from './protojson-decode';

@@ -2281,6 +2281,104 @@ export interface envoy_extensions_transport_sockets_tls_v3_UpstreamTlsContext {
   "enforceRsaKeyUsage"?: boolean;
 }
 
+/** envoy.service.discovery.v3.DeltaDiscoveryRequest */
+export interface envoy_service_discovery_v3_DeltaDiscoveryRequest {
+  "node"?: envoy_config_core_v3_Node;
+  "typeUrl"?: string;
+  "resourceNamesSubscribe"?: string[];
+  "resourceNamesUnsubscribe"?: string[];
+  "resourceLocatorsSubscribe"?: envoy_service_discovery_v3_ResourceLocator[];
+  "resourceLocatorsUnsubscribe"?: envoy_service_discovery_v3_ResourceLocator[];
+  "initialResourceVersions"?: Record<string, string>;
+  "responseNonce"?: string;
+  "errorDetail"?: google_rpc_Status;
+}
+
+/** envoy.service.discovery.v3.DeltaDiscoveryResponse */
+export interface envoy_service_discovery_v3_DeltaDiscoveryResponse {
+  "systemVersionInfo"?: string;
+  "resources"?: envoy_service_discovery_v3_Resource[];
+  "typeUrl"?: string;
+  "removedResources"?: string[];
+  "removedResourceNames"?: envoy_service_discovery_v3_ResourceName[];
+  "nonce"?: string;
+  "controlPlane"?: envoy_config_core_v3_ControlPlane;
+}
+
+/** envoy.service.discovery.v3.DiscoveryRequest */
+export interface envoy_service_discovery_v3_DiscoveryRequest {
+  "versionInfo"?: string;
+  "node"?: envoy_config_core_v3_Node;
+  "resourceNames"?: string[];
+  "resourceLocators"?: envoy_service_discovery_v3_ResourceLocator[];
+  "typeUrl"?: string;
+  "responseNonce"?: string;
+  "errorDetail"?: google_rpc_Status;
+}
+
+/** envoy.service.discovery.v3.DiscoveryResponse */
+export interface envoy_service_discovery_v3_DiscoveryResponse {
+  "versionInfo"?: string;
+  "resources"?: AnyJson[];
+  "canary"?: boolean;
+  "typeUrl"?: string;
+  "nonce"?: string;
+  "controlPlane"?: envoy_config_core_v3_ControlPlane;
+}
+
+/** envoy.service.discovery.v3.DynamicParameterConstraints */
+export interface envoy_service_discovery_v3_DynamicParameterConstraints {
+  "constraint"?: envoy_service_discovery_v3_DynamicParameterConstraints_SingleConstraint;
+  "orConstraints"?: envoy_service_discovery_v3_DynamicParameterConstraints_ConstraintList;
+  "andConstraints"?: envoy_service_discovery_v3_DynamicParameterConstraints_ConstraintList;
+  "notConstraints"?: envoy_service_discovery_v3_DynamicParameterConstraints;
+}
+
+/** envoy.service.discovery.v3.DynamicParameterConstraints.ConstraintList */
+export interface envoy_service_discovery_v3_DynamicParameterConstraints_ConstraintList {
+  "constraints"?: envoy_service_discovery_v3_DynamicParameterConstraints[];
+}
+
+/** envoy.service.discovery.v3.DynamicParameterConstraints.SingleConstraint */
+export interface envoy_service_discovery_v3_DynamicParameterConstraints_SingleConstraint {
+  "key"?: string;
+  "value"?: string;
+  "exists"?: envoy_service_discovery_v3_DynamicParameterConstraints_SingleConstraint_Exists;
+}
+
+/** envoy.service.discovery.v3.DynamicParameterConstraints.SingleConstraint.Exists */
+export interface envoy_service_discovery_v3_DynamicParameterConstraints_SingleConstraint_Exists {
+}
+
+/** envoy.service.discovery.v3.Resource */
+export interface envoy_service_discovery_v3_Resource {
+  "name"?: string;
+  "resourceName"?: envoy_service_discovery_v3_ResourceName;
+  "aliases"?: string[];
+  "version"?: string;
+  "resource"?: AnyJson;
+  "ttl"?: string;
+  "cacheControl"?: envoy_service_discovery_v3_Resource_CacheControl;
+  "metadata"?: envoy_config_core_v3_Metadata;
+}
+
+/** envoy.service.discovery.v3.Resource.CacheControl */
+export interface envoy_service_discovery_v3_Resource_CacheControl {
+  "doNotCache"?: boolean;
+}
+
+/** envoy.service.discovery.v3.ResourceLocator */
+export interface envoy_service_discovery_v3_ResourceLocator {
+  "name"?: string;
+  "dynamicParameters"?: Record<string, string>;
+}
+
+/** envoy.service.discovery.v3.ResourceName */
+export interface envoy_service_discovery_v3_ResourceName {
+  "name"?: string;
+  "dynamicParameterConstraints"?: envoy_service_discovery_v3_DynamicParameterConstraints;
+}
+
 /** envoy.type.http.v3.PathTransformation */
 export interface envoy_type_http_v3_PathTransformation {
   "operations"?: envoy_type_http_v3_PathTransformation_Operation[];
@@ -2700,6 +2798,13 @@ export interface google_api_expr_v1alpha1_Type_MapType {
 export type google_api_expr_v1alpha1_Type_PrimitiveType = "PRIMITIVE_TYPE_UNSPECIFIED" | "BOOL" | "INT64" | "UINT64" | "DOUBLE" | "STRING" | "BYTES";
 
 export type google_api_expr_v1alpha1_Type_WellKnownType = "WELL_KNOWN_TYPE_UNSPECIFIED" | "ANY" | "TIMESTAMP" | "DURATION";
+
+/** google.rpc.Status */
+export interface google_rpc_Status {
+  "code"?: number;
+  "message"?: string;
+  "details"?: AnyJson[];
+}
 
 /** udpa.annotations.FieldMigrateAnnotation */
 export interface udpa_annotations_FieldMigrateAnnotation {
