@@ -5,7 +5,12 @@ import { DEFAULT_THROTTLE_LIMITS } from './throttle';
 
 export function authAdmissionOptions() {
   return {
-    authInFlightCount: int({ default: 8, min: 1, max: 1024, why: 'Authenticate password checks running at once in this service; more wait in the fair queue' }),
+    authInFlightCount: int({
+      default: 4,
+      min: 1,
+      max: 1024,
+      why: 'Authenticate password checks running at once in this service (in process: keep it at the password concurrency, so no check queues behind others in the pool); more wait in the fair queue',
+    }),
     authQueueCount: int({ default: 128, min: 0, max: 100_000, why: "Authenticate checks waiting at most (served round-robin per user, then per client address); more get 'too many requests' at once" }),
     authQueuePerUserCount: int({ default: 16, min: 1, max: 100_000, why: "Authenticate checks of one user name waiting at most; more get 'too many requests'" }),
     authQueuePerAddressCount: int({ default: 32, min: 1, max: 100_000, why: "Authenticate checks from one client address waiting at most; more get 'too many requests'" }),
@@ -19,7 +24,13 @@ export function authAdmissionOptions() {
     }),
     authThrottleForgetMs: int({ default: DEFAULT_THROTTLE_LIMITS.forgetAfterMs, min: 1000, max: 86_400_000, why: 'failures are forgotten this long after the last one (a successful login resets the user at once)' }),
     authThrottleTrackedCount: int({ default: 100_000, min: 1, max: 10_000_000, why: 'users and addresses whose failures are remembered in process (in-process tier; the oldest are forgotten first)' }),
-    authThrottleWaitingCount: int({ default: 1024, min: 1, max: 1_000_000, why: "callers waiting out a throttle delay at once; more get 'too many requests'" }),
+    authThrottleWaitingCount: int({ default: 1024, min: 1, max: 1_000_000, why: "callers waiting out a throttle delay (or a held refusal) at once; more get 'too many requests' at once" }),
+    authThrottleRefusalHoldMs: int({
+      default: 1000,
+      min: 0,
+      max: 60_000,
+      why: "a throttled address's 'too many requests' is answered after this (0: at once), so a client looping on refusals cannot make a flood of them",
+    }),
     authUserInFlightCount: int({ default: 4, min: 1, max: 1024, why: "BullMQ tier: checks of one user in flight over every service on the Redis; more get 'too many requests'" }),
     authRedisTimeoutMs: int({ default: 500, min: 10, max: 60_000, why: 'BullMQ tier: longest wait for the throttle state in Redis; an unreachable Redis fails Authenticate at once (unhealthy cluster)' }),
   };
@@ -37,6 +48,7 @@ export interface AuthAdmissionSettings {
   readonly authThrottleForgetMs: number;
   readonly authThrottleTrackedCount: number;
   readonly authThrottleWaitingCount: number;
+  readonly authThrottleRefusalHoldMs: number;
   readonly authUserInFlightCount: number;
   readonly authRedisTimeoutMs: number;
 }

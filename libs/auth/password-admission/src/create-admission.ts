@@ -36,6 +36,7 @@ export async function createAuthAdmission(
     queue: { maxQueued: settings.authQueueCount, maxQueuedPerUser: settings.authQueuePerUserCount, maxQueuedPerAddress: settings.authQueuePerAddressCount },
     queueTimeoutMs: settings.passwordTimeoutMs,
     maxDelayed: settings.authThrottleWaitingCount,
+    refusalHoldMs: settings.authThrottleRefusalHoldMs,
     logger: deps.logger.child({ component: 'password-admission' }),
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
     nowMs: () => deps.clock.monotonicMs(),

@@ -23,6 +23,7 @@ function admission(overrides: Partial<ConstructorParameters<typeof PasswordAdmis
     queue: { maxQueued: 10, maxQueuedPerUser: 10, maxQueuedPerAddress: 10 },
     queueTimeoutMs: 60_000,
     maxDelayed: 10,
+    refusalHoldMs: 0,
     throttle: new MemoryThrottleStore({ freeFailures: 1, baseDelayMs: 1000, maxDelayMs: 4000, forgetAfterMs: 600_000 }, 100, () => Date.now()),
     logger,
     nowMs: () => Date.now(),

@@ -21,8 +21,13 @@ export interface PasswordAdmissionOptions {
   readonly queue: FairQueueLimits;
   /** A check that waited this long in the queue fails with TIER_TIMEOUT instead of starting. */
   readonly queueTimeoutMs: number;
-  /** Callers waiting out a throttle delay at once; more are refused. */
+  /** Callers waiting out a throttle delay (or a held refusal) at once; more are refused at once. */
   readonly maxDelayed: number;
+  /**
+   * A throttled address's refusal is answered after this (0: at once), within `maxDelayed`: a
+   * client looping on refusals gets one answer per hold, instead of a refusal flood of its own.
+   */
+  readonly refusalHoldMs: number;
   readonly throttle: ThrottleStore;
   readonly userSlots?: UserSlots;
   readonly logger: Logger;
@@ -76,8 +81,9 @@ export class PasswordAdmission {
   private closed = false;
 
   constructor(private readonly options: PasswordAdmissionOptions) {
-    for (const name of ['maxInFlight', 'queueTimeoutMs', 'maxDelayed'] as const) {
-      if (!Number.isSafeInteger(options[name]) || options[name] < 1) throw new TypeError(`PasswordAdmission: ${name} must be a positive integer, got ${options[name]}`);
+    for (const name of ['maxInFlight', 'queueTimeoutMs', 'maxDelayed', 'refusalHoldMs'] as const) {
+      const min = name === 'refusalHoldMs' ? 0 : 1;
+      if (!Number.isSafeInteger(options[name]) || options[name] < min) throw new TypeError(`PasswordAdmission: ${name} must be an integer ≥ ${min}, got ${options[name]}`);
     }
     this.queue = new FairQueue(options.queue);
     this.metrics = admissionMetrics(options.metrics);
@@ -139,16 +145,23 @@ export class PasswordAdmission {
     }
     if (reservation.kind === 'refused') {
       this.warn(key, `throttled-${reservation.by}`, undefined);
-      throw this.refuse(reservation.by === 'address' ? 'throttled-address' : 'throttle-full', key);
+      const refusal = this.refuse(reservation.by === 'address' ? 'throttled-address' : 'throttle-full', key);
+      if (this.options.refusalHoldMs > 0 && this.delayed < this.options.maxDelayed) await this.hold(this.options.refusalHoldMs);
+      throw refusal;
     }
     if (reservation.waitMs <= 0) return;
     for (const by of reservation.throttledBy) this.metrics.throttled(by);
     this.warn(key, reservation.throttledBy.join('+'), reservation.waitMs);
     if (this.delayed >= this.options.maxDelayed) throw this.refuse('throttle-full', key);
+    await this.hold(reservation.waitMs);
+  }
+
+  /** Waits `ms`, counted among the delayed callers. */
+  private async hold(ms: number): Promise<void> {
     this.delayed += 1;
     this.publish();
     try {
-      await new Promise((resolve) => setTimeout(resolve, reservation.waitMs));
+      await new Promise((resolve) => setTimeout(resolve, ms));
     } finally {
       this.delayed -= 1;
       this.publish();
