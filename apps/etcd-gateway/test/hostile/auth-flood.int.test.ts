@@ -53,7 +53,8 @@ beforeAll(async () => {
     await verifier.verify(Buffer.from('y'), hash);
     samples.push(performance.now() - started);
   }
-  bcryptMs = median(samples);
+  // The least disturbed of five: what one bcrypt costs here, not the machine's noise on top.
+  bcryptMs = Math.min(...samples);
 }, 180_000);
 
 afterAll(async () => {
