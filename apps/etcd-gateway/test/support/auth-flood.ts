@@ -2,7 +2,7 @@
 // address, KV put/range loops, latency percentiles, and a TCP forwarder that dials the gateway
 // from a chosen loopback address (the whole of 127.0.0.0/8 is local on Linux), so the gateway sees
 // the flood's address apart from the legitimate clients' 127.0.0.1.
-import { createServer, connect, type Server } from 'node:net';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { etcdTestClient, type EtcdTestClient } from '../../src/testing/etcd-client';
 
 export interface Forwarder {
@@ -12,7 +12,7 @@ export interface Forwarder {
 
 /** Listens on 127.0.0.1:<any>; every connection goes on to `target` from `localAddress`. */
 export async function startForwarder(target: { host: string; port: number }, localAddress: string): Promise<Forwarder> {
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const server: Server = createServer((inbound) => {
     const outbound = connect({ host: target.host, port: target.port, localAddress });
     sockets.add(inbound).add(outbound);

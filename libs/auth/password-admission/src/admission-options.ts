@@ -14,7 +14,18 @@ export function authAdmissionOptions() {
     authQueueCount: int({ default: 128, min: 0, max: 100_000, why: "Authenticate checks waiting at most (served round-robin per user, then per client address); more get 'too many requests' at once" }),
     authQueuePerUserCount: int({ default: 16, min: 1, max: 100_000, why: "Authenticate checks of one user name waiting at most; more get 'too many requests'" }),
     authQueuePerAddressCount: int({ default: 32, min: 1, max: 100_000, why: "Authenticate checks from one client address waiting at most; more get 'too many requests'" }),
-    authThrottleFreeFailuresCount: int({ default: DEFAULT_THROTTLE_LIMITS.freeFailures, min: 0, max: 10_000, why: 'failed checks of a user, or from an address, before its checks are spaced out' }),
+    authThrottleFreeFailuresCount: int({
+      default: DEFAULT_THROTTLE_LIMITS.freeFailures,
+      min: 0,
+      max: 10_000,
+      why: 'failed checks of a user, and of one user from one client address, before their checks are spaced out',
+    }),
+    authThrottleAddressFreeFailuresCount: int({
+      default: DEFAULT_THROTTLE_LIMITS.addressFreeFailures,
+      min: 0,
+      max: 100_000,
+      why: 'failed checks from one client address (any users) before its checks are spaced out (an address may be many people behind a NAT)',
+    }),
     authThrottleBaseDelayMs: int({ default: DEFAULT_THROTTLE_LIMITS.baseDelayMs, min: 1, max: 60_000, why: 'spacing after the free failures; doubles with each further failure' }),
     authThrottleMaxDelayMs: int({
       default: DEFAULT_THROTTLE_LIMITS.maxDelayMs,
@@ -43,6 +54,7 @@ export interface AuthAdmissionSettings {
   readonly authQueuePerUserCount: number;
   readonly authQueuePerAddressCount: number;
   readonly authThrottleFreeFailuresCount: number;
+  readonly authThrottleAddressFreeFailuresCount: number;
   readonly authThrottleBaseDelayMs: number;
   readonly authThrottleMaxDelayMs: number;
   readonly authThrottleForgetMs: number;

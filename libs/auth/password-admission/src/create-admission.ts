@@ -27,6 +27,7 @@ export async function createAuthAdmission(
 ): Promise<AuthAdmission> {
   const limits: ThrottleLimits = {
     freeFailures: settings.authThrottleFreeFailuresCount,
+    addressFreeFailures: settings.authThrottleAddressFreeFailuresCount,
     baseDelayMs: settings.authThrottleBaseDelayMs,
     maxDelayMs: settings.authThrottleMaxDelayMs,
     forgetAfterMs: settings.authThrottleForgetMs,

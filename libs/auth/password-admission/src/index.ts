@@ -5,6 +5,8 @@ export { PasswordAdmission, type AdmissionRefusal, type CheckOutcome, type Passw
 export { RedisThrottleStore, RedisUnavailableError, RedisUserSlots, admissionKey, type RedisAdmissionOptions } from './redis-stores';
 export {
   DEFAULT_THROTTLE_LIMITS,
+  KEY_KINDS,
+  keyName,
   MemoryThrottleStore,
   checkThrottleLimits,
   currentState,

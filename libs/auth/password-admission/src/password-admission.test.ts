@@ -24,7 +24,7 @@ function admission(overrides: Partial<ConstructorParameters<typeof PasswordAdmis
     queueTimeoutMs: 60_000,
     maxDelayed: 10,
     refusalHoldMs: 0,
-    throttle: new MemoryThrottleStore({ freeFailures: 1, baseDelayMs: 1000, maxDelayMs: 4000, forgetAfterMs: 600_000 }, 100, () => Date.now()),
+    throttle: new MemoryThrottleStore({ freeFailures: 1, addressFreeFailures: 100, baseDelayMs: 1000, maxDelayMs: 4000, forgetAfterMs: 600_000 }, 100, () => Date.now()),
     logger,
     nowMs: () => Date.now(),
     ...overrides,

@@ -59,7 +59,7 @@ interface AdmissionMetrics {
 function admissionMetrics(metrics: Metrics | undefined): AdmissionMetrics {
   if (metrics === undefined) return { refused: () => undefined, throttled: () => undefined, checked: () => undefined, depth: () => undefined };
   const refused = metrics.counter({ name: 'auth_refused_total', help: "password checks refused at once ('too many requests' or unavailable), by reason", labelNames: ['reason'] });
-  const throttled = metrics.counter({ name: 'auth_throttled_total', help: 'password checks delayed by the failure throttle, by the key that delayed them (user or address)', labelNames: ['reason'] });
+  const throttled = metrics.counter({ name: 'auth_throttled_total', help: 'password checks delayed by the failure throttle, by the key that delayed them (pair: address and user; address; user)', labelNames: ['reason'] });
   const checked = metrics.counter({ name: 'auth_checks_total', help: 'password checks admitted and finished, by outcome for the throttle', labelNames: ['outcome'] });
   const queueDepth = metrics.gauge({ name: 'auth_queue_depth', help: 'password checks waiting in the fair queue' });
   const inFlight = metrics.gauge({ name: 'auth_in_flight', help: 'password checks running' });
@@ -145,7 +145,7 @@ export class PasswordAdmission {
     }
     if (reservation.kind === 'refused') {
       this.warn(key, `throttled-${reservation.by}`, undefined);
-      const refusal = this.refuse(reservation.by === 'address' ? 'throttled-address' : 'throttle-full', key);
+      const refusal = this.refuse(reservation.by === 'user' ? 'throttle-full' : 'throttled-address', key);
       if (this.options.refusalHoldMs > 0 && this.delayed < this.options.maxDelayed) await this.hold(this.options.refusalHoldMs);
       throw refusal;
     }

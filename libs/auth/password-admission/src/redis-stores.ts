@@ -6,51 +6,63 @@
 // not ready) and is bounded by a timeout, so an Authenticate never hangs on it.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from '@ward/platform/redis-queue';
-import { checkThrottleLimits, type CallerKey, type KeyKind, type Reservation, type ThrottleLimits, type ThrottleStore } from './throttle';
+import { KEY_KINDS, checkThrottleLimits, keyName, type CallerKey, type KeyKind, type Reservation, type ThrottleLimits, type ThrottleStore } from './throttle';
 
 /** The time in milliseconds on Redis's clock, and the rule's delay; shared by the scripts below. */
 const PRELUDE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local free, base, maxd, forget = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local free, addressFree, base, maxd, forget = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local function load(k)
   local v = redis.call('HMGET', k, 'f', 'n', 'l')
   local f, n, l = tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or now
   if now - l > forget then return 0, 0 end
   return f, n
 end
-local function delay(f)
-  if f < free then return 0 end
-  return math.min(maxd, math.floor(base * 2 ^ math.min(f - free, 40)))
+-- KEYS[1] pair, KEYS[2] address, KEYS[3] user (throttle.ts's KEY_KINDS order)
+local function delay(i, f)
+  local fr = free
+  if i == 2 then fr = addressFree end
+  if f < fr then return 0 end
+  return math.min(maxd, math.floor(base * 2 ^ math.min(f - fr, 40)))
 end
 `;
 
-/** KEYS: address, user. Returns {wait, address throttled, user throttled}, or {-1} refused (address). */
+/**
+ * KEYS: pair, address, user. Returns {wait, pair, address, user throttled (1/0)}, or {-1, i}
+ * refused by key i (a pair or an address with more than the maximal delay ahead).
+ */
 const RESERVE = `${PRELUDE}
-local af, an = load(KEYS[1])
-local uf, un = load(KEYS[2])
-local ad, aw = delay(af), 0
-if ad > 0 then
-  local slot = math.max(now, an)
-  aw = slot - now
-  if aw > maxd then return {-1, 0, 0} end
-  redis.call('HSET', KEYS[1], 'n', slot + ad)
+local slots, wait, by = {}, 0, {0, 0, 0}
+for i = 1, 3 do
+  local f, n = load(KEYS[i])
+  local d = delay(i, f)
+  if d > 0 then
+    local slot = math.max(now, n)
+    local w = slot - now
+    if i < 3 then
+      if w > maxd then return {-1, i} end
+      slots[i] = slot + d
+    else
+      w = math.min(w, maxd)
+      slots[i] = math.min(slot + d, now + maxd)
+    end
+    if w > 0 then by[i] = 1 end
+    wait = math.max(wait, w)
+  end
 end
-local ud, uw = delay(uf), 0
-if ud > 0 then
-  local slot = math.max(now, un)
-  uw = math.min(slot - now, maxd)
-  redis.call('HSET', KEYS[2], 'n', math.min(slot + ud, now + maxd))
+for i = 1, 3 do
+  if slots[i] ~= nil then redis.call('HSET', KEYS[i], 'n', slots[i]) end
 end
-return {math.max(aw, uw), aw > 0 and 1 or 0, uw > 0 and 1 or 0}
+return {wait, by[1], by[2], by[3]}
 `;
 
-/** KEYS: address, user. One more failure on both. */
+/** KEYS: pair, address, user. One more failure on each. */
 const FAILURE = `${PRELUDE}
-for i = 1, 2 do
+for i = 1, 3 do
   local f, n = load(KEYS[i])
   f = math.min(64, f + 1)
-  redis.call('HSET', KEYS[i], 'f', f, 'n', math.max(n, now + delay(f)), 'l', now)
+  redis.call('HSET', KEYS[i], 'f', f, 'n', math.max(n, now + delay(i, f)), 'l', now)
   redis.call('PEXPIRE', KEYS[i], forget + maxd)
 end
 return 1
@@ -105,29 +117,26 @@ export class RedisThrottleStore implements ThrottleStore {
     limits: ThrottleLimits,
   ) {
     checkThrottleLimits(limits);
-    this.args = [limits.freeFailures, limits.baseDelayMs, limits.maxDelayMs, limits.forgetAfterMs].map(String);
+    this.args = [limits.freeFailures, limits.addressFreeFailures, limits.baseDelayMs, limits.maxDelayMs, limits.forgetAfterMs].map(String);
   }
 
   async reserve(key: CallerKey): Promise<Reservation> {
-    const answer = (await bounded(this.options.redis, this.options.timeoutMs, () => this.options.redis.eval(RESERVE, 2, ...this.keys(key), ...this.args))) as number[];
-    const [wait, byAddress, byUser] = answer.map(Number) as [number, number, number];
-    if (wait < 0) return { kind: 'refused', by: 'address' };
-    const throttledBy: KeyKind[] = [];
-    if (byAddress === 1) throttledBy.push('address');
-    if (byUser === 1) throttledBy.push('user');
-    return { kind: 'wait', waitMs: wait, throttledBy };
+    const answer = ((await bounded(this.options.redis, this.options.timeoutMs, () => this.options.redis.eval(RESERVE, 3, ...this.keys(key), ...this.args))) as unknown[]).map(Number);
+    if (answer[0]! < 0) return { kind: 'refused', by: KEY_KINDS[answer[1]! - 1] ?? 'address' };
+    return { kind: 'wait', waitMs: answer[0]!, throttledBy: KEY_KINDS.filter((_, i) => answer[i + 1] === 1) };
   }
 
   async failure(key: CallerKey): Promise<void> {
-    await bounded(this.options.redis, this.options.timeoutMs, () => this.options.redis.eval(FAILURE, 2, ...this.keys(key), ...this.args));
+    await bounded(this.options.redis, this.options.timeoutMs, () => this.options.redis.eval(FAILURE, 3, ...this.keys(key), ...this.args));
   }
 
   async success(key: CallerKey): Promise<void> {
-    await bounded(this.options.redis, this.options.timeoutMs, () => this.options.redis.del(admissionKey(this.options.prefix, 'user', key.user)));
+    await bounded(this.options.redis, this.options.timeoutMs, () => this.options.redis.del(admissionKey(this.options.prefix, 'user', key.user), admissionKey(this.options.prefix, 'pair', keyName('pair', key))));
   }
 
-  private keys(key: CallerKey): [string, string] {
-    return [admissionKey(this.options.prefix, 'address', key.address), admissionKey(this.options.prefix, 'user', key.user)];
+  /** In KEY_KINDS order: pair, address, user. */
+  private keys(key: CallerKey): string[] {
+    return KEY_KINDS.map((kind) => admissionKey(this.options.prefix, kind, keyName(kind, key)));
   }
 }
 

@@ -1,26 +1,32 @@
 // Failure throttling of password checks, per user and per client address. The rule (the same in
 // memory and in Redis's Lua script, redis-stores.ts):
 //
-// - A key (`user:<name>` or `address:<ip>`) counts failed checks `failures`; it is forgotten
-//   `forgetAfterMs` after its last failure, and a successful check resets the user's key.
-// - Its delay is 0 for the first `freeFailures` failures, then `baseDelayMs · 2^(failures − free)`,
-//   at most `maxDelayMs`.
+// - Three keys count failed checks: the pair (client address, user name), the user name, and the
+//   client address. A key is forgotten `forgetAfterMs` after its last failure; a successful check
+//   resets its user and its pair.
+// - A key's delay is 0 for its first free failures (`freeFailures` for the pair and the user,
+//   `addressFreeFailures` for the address: an address holds many users, behind a NAT many
+//   people), then `baseDelayMs · 2^(failures − free)`, at most `maxDelayMs`.
 // - Checks of a key with a delay are spaced by it: each takes the next slot `max(now, nextAt)` and
 //   moves `nextAt` one delay further; the caller waits for its slot before its check is queued.
-// - An address whose next slot is more than `maxDelayMs` away is refused at once (too many
-//   requests): the address is the caller's own, and it keeps at most one delay's worth waiting.
+// - A pair or an address whose next slot is more than `maxDelayMs` away is refused at once (too
+//   many requests): both are the caller's own, and keep at most one delay's worth waiting.
 // - A user's wait is capped at `maxDelayMs` and never refused: whoever floods a user's name, the
-//   user's own login still goes through after at most one maximal delay (no lock-out).
+//   user's own login (from an address of its own) still goes through after at most one maximal
+//   delay (no lock-out).
 
 /** The throttle's limits (config: *_AUTH_THROTTLE_*). */
 export interface ThrottleLimits {
+  /** Free failures of a user, and of a (address, user) pair. */
   readonly freeFailures: number;
+  /** Free failures of a client address (over all the users tried from it). */
+  readonly addressFreeFailures: number;
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly forgetAfterMs: number;
 }
 
-export const DEFAULT_THROTTLE_LIMITS: ThrottleLimits = Object.freeze({ freeFailures: 5, baseDelayMs: 250, maxDelayMs: 4000, forgetAfterMs: 600_000 });
+export const DEFAULT_THROTTLE_LIMITS: ThrottleLimits = Object.freeze({ freeFailures: 5, addressFreeFailures: 50, baseDelayMs: 250, maxDelayMs: 4000, forgetAfterMs: 600_000 });
 
 /** The largest failure count kept (2^64 · base is far above any max delay). */
 export const MAX_COUNTED_FAILURES = 64;
@@ -33,7 +39,16 @@ export interface ThrottleState {
   lastFailureMs: number;
 }
 
-export type KeyKind = 'user' | 'address';
+export type KeyKind = 'user' | 'address' | 'pair';
+
+export const KEY_KINDS: readonly KeyKind[] = ['pair', 'address', 'user'];
+
+/** The name of `kind`'s key for `key`. */
+export function keyName(kind: KeyKind, key: CallerKey): string {
+  if (kind === 'user') return key.user;
+  if (kind === 'address') return key.address;
+  return `${key.address}\u0000${key.user}`;
+}
 
 /** Who is asking: the user name tried and the client's address (no port). */
 export interface CallerKey {
@@ -51,10 +66,11 @@ export function checkThrottleLimits(limits: ThrottleLimits): void {
   if (limits.baseDelayMs > limits.maxDelayMs) throw new TypeError('throttle: baseDelayMs must be ≤ maxDelayMs');
 }
 
-/** The spacing between checks of a key with `failures` failed checks. */
-export function throttleDelayMs(failures: number, limits: ThrottleLimits): number {
-  if (failures < limits.freeFailures) return 0;
-  const steps = Math.min(failures - limits.freeFailures, 40);
+/** The spacing between checks of a key of `kind` with `failures` failed checks. */
+export function throttleDelayMs(failures: number, limits: ThrottleLimits, kind: KeyKind = 'user'): number {
+  const free = kind === 'address' ? limits.addressFreeFailures : limits.freeFailures;
+  if (failures < free) return 0;
+  const steps = Math.min(failures - free, 40);
   return Math.min(limits.maxDelayMs, limits.baseDelayMs * 2 ** steps);
 }
 
@@ -64,26 +80,29 @@ export function currentState(state: ThrottleState | undefined, nowMs: number, li
   return state;
 }
 
+/** Whether `kind`'s key refuses a caller more than the maximal delay away (the caller's own keys). */
+const refusable = (kind: KeyKind): boolean => kind !== 'user';
+
 /**
- * Takes `kind`'s next slot: the wait from `nowMs`, or undefined when an address would wait more
- * than the maximal delay (refused; the state is left unchanged).
+ * Takes `kind`'s next slot: the wait from `nowMs`, or undefined when a pair or an address would
+ * wait more than the maximal delay (refused; the state is left unchanged).
  */
 export function reserveSlot(state: ThrottleState, kind: KeyKind, nowMs: number, limits: ThrottleLimits): number | undefined {
-  const delay = throttleDelayMs(state.failures, limits);
+  const delay = throttleDelayMs(state.failures, limits, kind);
   if (delay === 0) return 0;
   const slot = Math.max(nowMs, state.nextAtMs);
   const wait = slot - nowMs;
-  if (kind === 'address' && wait > limits.maxDelayMs) return undefined;
+  if (refusable(kind) && wait > limits.maxDelayMs) return undefined;
   // A user's line never grows beyond one maximal delay ahead: every caller waits at most that.
-  state.nextAtMs = kind === 'address' ? slot + delay : Math.min(slot + delay, nowMs + limits.maxDelayMs);
+  state.nextAtMs = refusable(kind) ? slot + delay : Math.min(slot + delay, nowMs + limits.maxDelayMs);
   return Math.min(wait, limits.maxDelayMs);
 }
 
 /** One more failure: the next check waits at least the new delay from now. */
-export function recordFailure(state: ThrottleState, nowMs: number, limits: ThrottleLimits): void {
+export function recordFailure(state: ThrottleState, kind: KeyKind, nowMs: number, limits: ThrottleLimits): void {
   state.failures = Math.min(MAX_COUNTED_FAILURES, state.failures + 1);
   state.lastFailureMs = nowMs;
-  state.nextAtMs = Math.max(state.nextAtMs, nowMs + throttleDelayMs(state.failures, limits));
+  state.nextAtMs = Math.max(state.nextAtMs, nowMs + throttleDelayMs(state.failures, limits, kind));
 }
 
 /** Where throttle state lives: this process (in-process tier) or Redis (BullMQ tier). */
@@ -92,7 +111,7 @@ export interface ThrottleStore {
   reserve(key: CallerKey): Promise<Reservation>;
   /** A failed check (wrong password, unknown user). */
   failure(key: CallerKey): Promise<void>;
-  /** A successful check: the user's throttle is reset (the address's decays on its own). */
+  /** A successful check: the user's and the pair's throttle are reset (the address's decays on its own). */
   success(key: CallerKey): Promise<void>;
 }
 
@@ -101,7 +120,7 @@ export interface ThrottleStore {
  * recently failed forgotten first (a map iterates in insertion order; a failure re-inserts).
  */
 export class MemoryThrottleStore implements ThrottleStore {
-  private readonly states: Record<KeyKind, Map<string, ThrottleState>> = { user: new Map(), address: new Map() };
+  private readonly states: Record<KeyKind, Map<string, ThrottleState>> = { user: new Map(), address: new Map(), pair: new Map() };
 
   constructor(
     private readonly limits: ThrottleLimits,
@@ -114,35 +133,35 @@ export class MemoryThrottleStore implements ThrottleStore {
 
   /** Keys tracked now, per kind. */
   get tracked(): Readonly<Record<KeyKind, number>> {
-    return { user: this.states.user.size, address: this.states.address.size };
+    return { user: this.states.user.size, address: this.states.address.size, pair: this.states.pair.size };
   }
 
   async reserve(key: CallerKey): Promise<Reservation> {
     const now = this.nowMs();
-    const address = currentState(this.states.address.get(key.address), now, this.limits);
-    const user = currentState(this.states.user.get(key.user), now, this.limits);
-    const before = { ...address };
-    const addressWait = reserveSlot(address, 'address', now, this.limits);
-    if (addressWait === undefined) return { kind: 'refused', by: 'address' };
-    const userWait = reserveSlot(user, 'user', now, this.limits);
-    if (userWait === undefined) {
-      Object.assign(address, before);
-      return { kind: 'refused', by: 'user' };
-    }
-    this.keep('address', key.address, address);
-    this.keep('user', key.user, user);
+    const states = KEY_KINDS.map((kind) => ({ kind, name: keyName(kind, key), state: currentState(this.states[kind].get(keyName(kind, key)), now, this.limits) }));
+    const before = states.map(({ state }) => ({ ...state }));
+    let waitMs = 0;
     const throttledBy: KeyKind[] = [];
-    if (addressWait > 0) throttledBy.push('address');
-    if (userWait > 0) throttledBy.push('user');
-    return { kind: 'wait', waitMs: Math.max(addressWait, userWait), throttledBy };
+    for (const { kind, state } of states) {
+      const wait = reserveSlot(state, kind, now, this.limits);
+      if (wait === undefined) {
+        // Both or neither: slots already taken on the other keys are given back.
+        states.forEach(({ state: taken }, i) => Object.assign(taken, before[i]));
+        return { kind: 'refused', by: kind };
+      }
+      if (wait > 0) throttledBy.push(kind);
+      waitMs = Math.max(waitMs, wait);
+    }
+    for (const { kind, name, state } of states) this.keep(kind, name, state);
+    return { kind: 'wait', waitMs, throttledBy };
   }
 
   async failure(key: CallerKey): Promise<void> {
     const now = this.nowMs();
-    for (const kind of ['address', 'user'] as const) {
-      const name = kind === 'user' ? key.user : key.address;
+    for (const kind of KEY_KINDS) {
+      const name = keyName(kind, key);
       const state = currentState(this.states[kind].get(name), now, this.limits);
-      recordFailure(state, now, this.limits);
+      recordFailure(state, kind, now, this.limits);
       this.states[kind].delete(name);
       this.states[kind].set(name, state);
       this.evict(kind);
@@ -151,6 +170,7 @@ export class MemoryThrottleStore implements ThrottleStore {
 
   async success(key: CallerKey): Promise<void> {
     this.states.user.delete(key.user);
+    this.states.pair.delete(keyName('pair', key));
   }
 
   /** Keeps a key that has a state worth remembering (a clean key is not stored). */
