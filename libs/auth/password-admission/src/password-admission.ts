@@ -28,6 +28,8 @@ export interface PasswordAdmissionOptions {
    * client looping on refusals gets one answer per hold, instead of a refusal flood of its own.
    */
   readonly refusalHoldMs: number;
+  /** Uniform in [0, 1): jitter of held refusals (so a looping client's calls do not arrive in step). */
+  readonly random?: () => number;
   readonly throttle: ThrottleStore;
   readonly userSlots?: UserSlots;
   readonly logger: Logger;
@@ -146,7 +148,10 @@ export class PasswordAdmission {
     if (reservation.kind === 'refused') {
       this.warn(key, `throttled-${reservation.by}`, undefined);
       const refusal = this.refuse(reservation.by === 'user' ? 'throttle-full' : 'throttled-address', key);
-      if (this.options.refusalHoldMs > 0 && this.delayed < this.options.maxDelayed) await this.hold(this.options.refusalHoldMs);
+      if (this.options.refusalHoldMs > 0 && this.delayed < this.options.maxDelayed) {
+        // Between half and one and a half holds: many looping connections drift apart, not in bursts.
+        await this.hold(Math.round(this.options.refusalHoldMs * (0.5 + (this.options.random ?? Math.random)())));
+      }
       throw refusal;
     }
     if (reservation.waitMs <= 0) return;
