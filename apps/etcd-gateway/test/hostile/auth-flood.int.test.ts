@@ -192,7 +192,7 @@ describe('the failure throttle', () => {
     expect(attempts[7]!.ms).toBeGreaterThanOrEqual(Math.max(950, free + 700));
     expect(right.ok).toBe(true);
     expect(right.ms).toBeGreaterThanOrEqual(Math.max(1950, free + 1500));
-    expect(metric(metrics, 'ward_gateway_auth_throttled_total{reason="address"}')).toBeGreaterThanOrEqual(4);
+    expect(metric(metrics, 'ward_gateway_auth_throttled_total{reason="pair"}')).toBeGreaterThanOrEqual(3);
     // The success reset alice: from a clean address she logs in at once.
     const clean = await timedLogin(ward.client(gateway), 'alice', ALICE_PASSWORD);
     expect(clean.ok).toBe(true);
