@@ -4,6 +4,7 @@ import { bool, defineConfig, envName, int, list, loadConfig, oneOf, string, type
 import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '@ward/auth/password-jobs';
 import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
 import { passwordTierOptions } from '@ward/auth/password-queue';
+import { authAdmissionOptions } from '@ward/auth/password-admission';
 import { parseAuthTokenOption } from '@ward/auth/tokens';
 import { DEFAULT_MAX_REQUEST_BYTES, GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 
@@ -82,6 +83,7 @@ export const gatewayConfigSchema = defineConfig({
     tokenCacheMs: int({ default: 1000, min: 0, max: 1000, why: 'a simple-token resolution, or the auth revision of client-certificate identities, is reused this long (the contract allows at most 1 s)' }),
     bcryptCost: int({ default: BCRYPT_DEFAULT_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: "log2 rounds of new password hashes (etcd's --bcrypt-cost)" }),
     ...passwordTierOptions(DEFAULT_MAX_VERIFY_COST),
+    ...authAdmissionOptions(),
     maxRequestBytes: int({ default: DEFAULT_MAX_REQUEST_BYTES, min: 1024, max: 64 * 1024 * 1024, why: "etcd's --max-request-bytes: larger proposals get 'request is too large'" }),
     grpcMaxSendBytes: int({ default: 256 * 1024 * 1024, min: 1024 * 1024, max: 256 * 1024 * 1024, why: 'largest response sent (a big Range)' }),
     httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),

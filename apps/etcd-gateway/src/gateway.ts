@@ -5,17 +5,19 @@ import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import { CredentialChecker, inProcessPasswordTier } from '@ward/auth/password-hashing';
 import type { PasswordTier, PasswordVerifier } from '@ward/auth/password-jobs';
-import { createPasswordTier } from '@ward/auth/password-queue';
+import { createPasswordTier, redisConnectionFromUrl } from '@ward/auth/password-queue';
+import { createAuthAdmission, type AuthAdmission } from '@ward/auth/password-admission';
 import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
 import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { cachedProbe, createHttpServer } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
-import { Authenticator, type AuthenticateHooks } from '@ward/etcd/authenticate';
+import { Authenticator, type AuthenticateAdmission, type AuthenticateHooks, type AuthenticateOutcome } from '@ward/etcd/authenticate';
 import { JwtTokenIssuer, SimpleTokenIssuer, type TokenIssuer } from './authenticate/token-issuer';
 import { TokenServiceClient } from './authenticate/token-service-client';
 import { decodeApplyResponse } from '@ward/etcd/api-mapping';
+import { isWireError } from '@ward/etcd/wire-errors';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { DirectoryJwtVerifier } from './identity/directory-jwt-verifier';
 import { ExternalJwtVerifier, parseExternalIssuers } from './identity/external-issuers';
@@ -125,6 +127,8 @@ interface Wiring {
   readonly ready: () => Promise<boolean>;
   /** TLS towards the token-services (GATEWAY_TOKEN_SERVICE_CA_FILE). */
   readonly tokenServiceCredentials: ChannelCredentials | undefined;
+  /** Admission control in front of every Authenticate (throttle, fair queue, in-flight bound). */
+  readonly admission: AuthenticateAdmission;
 }
 
 /**
@@ -213,15 +217,16 @@ async function wireApis(
   }
   const transport = replicaReads ?? cluster;
   const executor = new RequestExecutor({ transport, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
-  const authenticator =
-    service?.authenticator ??
-    new Authenticator({
+  const authenticator = service?.authenticator
+    ? admitted(service.authenticator, w.admission)
+    : new Authenticator({
       authCheck: (name, signal) => cluster.authCheck(name, signal),
       checker: await CredentialChecker.create(w.passwords),
       issuer,
       maxAttemptsCount: config.authenticateMaxAttemptsCount,
       logger: w.logger.child({ component: 'authenticate' }),
       hooks: w.deps.authenticateHooks,
+      admission: w.admission,
     });
   const status = (signal?: AbortSignal) => cluster.status(signal);
   const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
@@ -330,6 +335,17 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
   return { grpc, http, clientHttp, jsonGateway };
 }
 
+/** A token-service's Authenticate behind this gateway's admission control (it sees the client's address). */
+function admitted(inner: TokenServiceClient, admission: AuthenticateAdmission): Pick<Authenticator, 'authenticate'> {
+  return {
+    authenticate: (name, password, signal, address = '') =>
+      admission.run<AuthenticateOutcome>({ user: name, address }, () => inner.authenticate(name, password, signal), (result) => {
+        if (result.ok) return 'success';
+        return isWireError(result.error, 'AuthFailed') ? 'failure' : 'neutral';
+      }),
+  };
+}
+
 type ClientJsonGateway = Parameters<typeof startClientPort>[0]['jsonGateway'];
 
 /** Starts a gateway: connects nothing eagerly but the password tier, binds both ports. */
@@ -348,7 +364,27 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const rng = deps.rng ?? new CryptoRng();
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
-  const w: Wiring = { config, deps, logger, clock, rng, cluster, passwords: deps.passwordVerifier ?? tier!.verifier, tokenSetup, metrics, clientTls, tokenServiceCredentials, ready: leaderKnown(cluster, clock) };
+  const admission: AuthAdmission = await createAuthAdmission(config, {
+    logger,
+    clock,
+    metrics: metrics.registry,
+    ...(tier?.kind === 'queue' ? { redis: redisConnectionFromUrl(config.redisUrl, config.redisConnectTimeoutMs, `etcd-gateway-admission:${process.pid}`) } : {}),
+  });
+  const w: Wiring = {
+    config,
+    deps,
+    logger,
+    clock,
+    rng,
+    cluster,
+    passwords: deps.passwordVerifier ?? tier!.verifier,
+    tokenSetup,
+    metrics,
+    clientTls,
+    tokenServiceCredentials,
+    ready: leaderKnown(cluster, clock),
+    admission: admission.admission,
+  };
   let servers: Awaited<ReturnType<typeof createServers>> | undefined;
   let clientPort: ClientPort | undefined;
   let grpcPort: number;
@@ -376,7 +412,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     grpcPort = clientPort.port;
     await servers.http.listen({ host: config.httpHost, port: config.httpPort });
   } catch (error) {
-    await Promise.allSettled([clientPort?.close(0), servers?.grpc.stop(0), servers?.http.close(), tier?.close()]);
+    await Promise.allSettled([clientPort?.close(0), servers?.grpc.stop(0), servers?.http.close(), tier?.close(), admission.close()]);
     closeTokenService();
     cluster.close();
     throw error;
@@ -388,7 +424,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   if (advertise.url === '') advertise.url = `${servesTls(config) ? 'https' : 'http'}://${hostForUrl(config.grpcHost)}:${grpcPort}`;
   const passwordTier = tier?.kind ?? 'injected';
   const tokenType = config.tokenServiceEndpoints.length > 0 ? 'token-service' : tokenSetup.type;
-  logger.info({ grpcPort, httpPort, tls: servesTls(config), clientCertAuth: config.clientCertAuth, tokenType, passwordTier, nodes: config.nodeEndpoints }, 'etcd gateway started');
+  logger.info({ grpcPort, httpPort, tls: servesTls(config), clientCertAuth: config.clientCertAuth, tokenType, passwordTier, admissionStore: admission.store, nodes: config.nodeEndpoints }, 'etcd gateway started');
   let stopping: Promise<void> | undefined;
   return {
     grpcPort,
@@ -405,6 +441,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
       stopping ??= (async () => {
         await Promise.allSettled([port.close(config.shutdownGraceMs), grpc.stop(config.shutdownGraceMs), http.close()]);
         await tier?.close();
+        await admission.close();
         closeTokenService();
         cluster.close();
         logger.info('etcd gateway stopped');

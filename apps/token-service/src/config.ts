@@ -4,6 +4,7 @@ import { defineConfig, envName, int, list, loadConfig, oneOf, string, type Confi
 import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '@ward/auth/password-jobs';
 import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
 import { passwordTierOptions } from '@ward/auth/password-queue';
+import { authAdmissionOptions } from '@ward/auth/password-admission';
 import { KEY_ID_PATTERN, MAX_JWT_VERIFICATION_KEYS } from '@ward/auth/tokens';
 
 const HOST_PORT = /^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/;
@@ -53,6 +54,7 @@ export const tokenServiceConfigSchema = defineConfig({
     jwksMaxAgeSeconds: int({ default: 300, min: 0, max: 86_400, why: 'Cache-Control max-age of the key set, at most half the rotation period' }),
     bcryptCost: int({ default: BCRYPT_DEFAULT_COST, min: BCRYPT_MIN_COST, max: BCRYPT_MAX_COST, why: 'cost of the dummy hash checked for unknown users (match the gateways’ --bcrypt-cost)' }),
     ...passwordTierOptions(DEFAULT_MAX_VERIFY_COST),
+    ...authAdmissionOptions(),
     requestTimeoutMs: int({ default: 7000, min: 100, max: 600_000, why: 'an AuthCheck read not answered by the raft-nodes within this fails' }),
     retryMaxAttemptsCount: int({ default: 30, min: 1, max: 1000, why: 'tries of one read across leader changes and unreachable members' }),
     retryBaseDelayMs: int({ default: 20, min: 1, max: 10_000, why: 'first backoff between tries (doubles, full jitter)' }),

@@ -7,12 +7,13 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { CredentialChecker, inProcessPasswordTier } from '@ward/auth/password-hashing';
 import type { PasswordTier, PasswordVerifier } from '@ward/auth/password-jobs';
-import { createPasswordTier } from '@ward/auth/password-queue';
+import { createPasswordTier, redisConnectionFromUrl } from '@ward/auth/password-queue';
+import { addressOfPeer, createAuthAdmission } from '@ward/auth/password-admission';
 import { CryptoRng, isJwtSignMethod, type JwtSignMethod } from '@ward/auth/tokens';
-import { Authenticator, type AuthenticateHooks, type TokenIssuer } from '@ward/etcd/authenticate';
+import { Authenticator, passwordErrorWireName, type AuthenticateHooks, type TokenIssuer } from '@ward/etcd/authenticate';
 import { wardTokenServiceDefinition, type IssueRequest__Output, type IssueResponse, type KeysResponse, type RevokeRequest__Output, type RevokeResponse } from '@ward/etcd/proto';
-import { isWireError, wireError } from '@ward/etcd/wire-errors';
-import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type CallContext, type GrpcServer } from '@ward/platform/grpc-server';
+import { WIRE_ERRORS, isWireError, wireError } from '@ward/etcd/wire-errors';
+import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type CallContext, type GrpcServer, type GrpcStatusLike } from '@ward/platform/grpc-server';
 import { cachedProbe, createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { createMetrics } from '@ward/platform/metrics';
@@ -113,6 +114,13 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
       }
     },
   });
+  const metrics = createMetrics({ prefix: 'ward_token_service_', collectProcessMetrics: deps.collectProcessMetrics ?? false });
+  const admission = await createAuthAdmission(config, {
+    logger,
+    clock,
+    metrics,
+    ...(tier?.kind === 'queue' ? { redis: redisConnectionFromUrl(config.redisUrl, config.redisConnectTimeoutMs, `token-service-admission:${process.pid}`) } : {}),
+  });
   const checker = await CredentialChecker.create(passwords);
   const authenticatorWith = (tokenIssuer: TokenIssuer, component: string): Authenticator =>
     new Authenticator({
@@ -122,11 +130,11 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
       maxAttemptsCount: config.authenticateMaxAttemptsCount,
       logger: logger.child({ component }),
       ...(deps.authenticateHooks === undefined ? {} : { hooks: deps.authenticateHooks }),
+      admission: admission.admission,
     });
   const authenticator = authenticatorWith(issuer, 'issue');
   // Revoke proves the caller's password by the same rule, issuing nothing.
   const revokeAuthenticator = authenticatorWith({ recheckAfterIssue: false, issue: async () => ({ kind: 'token', token: '' }) }, 'revoke');
-  const metrics = createMetrics({ prefix: 'ward_token_service_', collectProcessMetrics: deps.collectProcessMetrics ?? false });
   const issued = metrics.counter({ name: 'issued_total', help: 'Issue calls by outcome', labelNames: ['outcome'] });
   const publishedKeys = metrics.gauge({ name: 'published_keys', help: 'public keys in the key set' });
   const maxAgeSeconds = jwksMaxAgeSeconds(config);
@@ -158,6 +166,13 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     maxConcurrentStreams: config.grpcMaxConcurrentStreamsCount,
     logger,
     metrics,
+    // The password tier's failures (admission refusals included) as etcd's errors, as the gateway answers them.
+    mapError: (error) => {
+      const name = passwordErrorWireName(error);
+      if (name === undefined) return undefined;
+      const spec = WIRE_ERRORS[name];
+      return { code: spec.code as GrpcStatusLike['code'], details: spec.message };
+    },
     ...(serverCredentials === undefined ? {} : { credentials: serverCredentials }),
   });
   grpc.addService(wardTokenServiceDefinition(), {
@@ -166,7 +181,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
       const password = new Uint8Array(request.password ?? new Uint8Array(0));
       try {
         if (name === undefined) throw wireError('AuthFailed');
-        const outcome = await authenticator.authenticate(name, password, context.signal);
+        const outcome = await authenticator.authenticate(name, password, context.signal, addressOfPeer(context.peer));
         if (outcome.issued.kind !== 'token') throw new Error('the issuer answered without a token');
         const { keyId, expiresAtSeconds } = tokenParts(outcome.issued.token);
         issued.inc({ outcome: 'issued' });
@@ -185,7 +200,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
       const password = new Uint8Array(request.password ?? new Uint8Array(0));
       try {
         if (name === undefined) throw wireError('AuthFailed');
-        const { authRevision } = await revokeAuthenticator.authenticate(name, password, context.signal);
+        const { authRevision } = await revokeAuthenticator.authenticate(name, password, context.signal, addressOfPeer(context.peer));
         await publisher.revoke(request.key_id, name, authRevision, context.signal);
         context.logger.warn({ keyId: request.key_id, user: name }, 'signing key revoked');
         return {};
@@ -240,7 +255,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
   } catch (error) {
     clearInterval(maintainer);
     clearInterval(revocationChecker);
-    await Promise.allSettled([grpc.stop(0), http.close(), tier?.close()]);
+    await Promise.allSettled([grpc.stop(0), http.close(), tier?.close(), admission.close()]);
     reader.close();
     throw error;
   }
@@ -260,6 +275,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
         clearInterval(revocationChecker);
         await Promise.allSettled([grpc.stop(config.shutdownGraceMs), http.close()]);
         await tier?.close();
+        await admission.close();
         reader.close();
         logger.info('token service stopped');
       })();

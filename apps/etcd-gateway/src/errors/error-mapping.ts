@@ -2,21 +2,10 @@
 // @ward/platform/grpc-server (which passes errors that already carry a status — etcd wire
 // errors, api-mapping's InvalidArgument — straight through). The JSON gateway uses the same.
 import type { status as Status } from '@grpc/grpc-js';
-import { PasswordError } from '@ward/auth/password-jobs';
+import { passwordErrorWireName } from '@ward/etcd/authenticate';
 import { TokenError } from '@ward/auth/tokens';
 import { toGrpcStatus, type GrpcStatusLike } from '@ward/platform/grpc-server';
 import { WIRE_ERRORS, type WireErrorName } from '@ward/etcd/wire-errors';
-
-const PASSWORD_ERRORS: Readonly<Record<PasswordError['code'], WireErrorName>> = {
-  // etcd ≥ 3.5: the bcrypt error is unmapped and reaches the client as Unknown with its text.
-  ERR_AUTH_PASSWORD_TOO_LONG: 'PasswordTooLong',
-  // Only reachable when hashing; verification of a malformed stored hash is `authentication failed`.
-  ERR_AUTH_PASSWORD_HASH_MALFORMED: 'AuthFailed',
-  ERR_AUTH_PASSWORD_TIER_BUSY: 'TooManyRequests',
-  ERR_AUTH_PASSWORD_TIER_TIMEOUT: 'Timeout',
-  ERR_AUTH_PASSWORD_TIER_FAILED: 'Unhealthy',
-  ERR_AUTH_PASSWORD_TIER_CLOSED: 'Stopped',
-};
 
 function wire(name: WireErrorName): GrpcStatusLike {
   const spec = WIRE_ERRORS[name];
@@ -25,7 +14,8 @@ function wire(name: WireErrorName): GrpcStatusLike {
 
 /** Maps the gateway's coded errors to etcd's; undefined for anything it does not know. */
 export function mapGatewayError(error: unknown): GrpcStatusLike | undefined {
-  if (error instanceof PasswordError) return wire(PASSWORD_ERRORS[error.code]);
+  const password = passwordErrorWireName(error);
+  if (password !== undefined) return wire(password);
   if (error instanceof TokenError) {
     if (error.code === 'ERR_AUTH_TOKEN_INVALID') return wire('InvalidAuthToken');
     if (error.code === 'ERR_AUTH_TOKEN_VERIFY_ONLY') return wire('VerifyOnly');

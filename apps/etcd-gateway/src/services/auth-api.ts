@@ -57,12 +57,12 @@ export class AuthApi {
    * is not UTF-8 cannot belong to a user (ward refuses such names), so it gets etcd's answer for an
    * unknown user.
    */
-  async authenticate(request: WithWireText<AuthenticateRequest__Output>, _credentials: Credentials, signal?: AbortSignal): Answer {
+  async authenticate(request: WithWireText<AuthenticateRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
     const name = nameOrUndefined(request.name);
     if (name === undefined) throw wireError('AuthFailed');
     const password = passwordBytes(request.password);
     try {
-      const outcome = await this.options.authenticator.authenticate(name, password, signal);
+      const outcome = await this.options.authenticator.authenticate(name, password, signal, credentials.address ?? '');
       if (outcome.issued.kind === 'response') return outcome.issued.bytes;
       return { header: responseHeaderOf(await this.options.status(signal)), token: outcome.issued.token };
     } finally {

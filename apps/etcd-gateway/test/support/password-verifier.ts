@@ -7,10 +7,10 @@ import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 
 const START_TIMEOUT_MS = 60_000;
 
-export function startPasswordVerifier(keyRing: string, prefix: string): Promise<ChildProcess> {
+export function startPasswordVerifier(keyRing: string, prefix: string, env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(WORKSPACE_ROOT, 'apps/password-verifier/src/main.ts')], {
     cwd: WORKSPACE_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', VERIFIER_PAYLOAD_KEYS: keyRing, VERIFIER_QUEUE_PREFIX: prefix, VERIFIER_HTTP_PORT: '0', VERIFIER_BCRYPT_COST: '4', VERIFIER_DRAIN_DELAY_SECONDS: '1' },
+    env: { PATH: process.env['PATH'] ?? '', VERIFIER_PAYLOAD_KEYS: keyRing, VERIFIER_QUEUE_PREFIX: prefix, VERIFIER_HTTP_PORT: '0', VERIFIER_BCRYPT_COST: '4', VERIFIER_DRAIN_DELAY_SECONDS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

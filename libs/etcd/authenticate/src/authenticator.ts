@@ -35,6 +35,18 @@ export interface AuthenticateHooks {
   readonly afterTokenIssued?: (name: string, authRevision: number) => Promise<void>;
 }
 
+/**
+ * Admission control in front of the password check (password-admission's PasswordAdmission): the
+ * failure throttle, the fair queue and the in-flight bound, keyed by user name and client address.
+ */
+export interface AuthenticateAdmission {
+  run<T>(
+    key: { readonly user: string; readonly address: string },
+    check: () => Promise<T>,
+    classify: (result: { ok: true; value: T } | { ok: false; error: unknown }) => 'success' | 'failure' | 'neutral',
+  ): Promise<T>;
+}
+
 export interface AuthenticatorOptions {
   readonly authCheck: (name: string, signal?: AbortSignal) => Promise<AuthCheck__Output>;
   readonly checker: PasswordCheck;
@@ -43,6 +55,8 @@ export interface AuthenticatorOptions {
   readonly maxAttemptsCount: number;
   readonly logger: Logger;
   readonly hooks?: AuthenticateHooks;
+  /** Absent: no admission control (unit tests). */
+  readonly admission?: AuthenticateAdmission;
 }
 
 /** What Authenticate produced; `authRevision` is the revision the password was checked at. */
@@ -69,7 +83,21 @@ export class Authenticator {
     }
   }
 
-  async authenticate(name: string, password: Uint8Array, signal?: AbortSignal): Promise<AuthenticateOutcome> {
+  /**
+   * etcd's Authenticate for `name` from the client at `address` (throttled and queued by it): a
+   * refused password counts as a failure, a token as a success, anything else (a timeout, a
+   * refusal by admission control) as neither.
+   */
+  authenticate(name: string, password: Uint8Array, signal?: AbortSignal, address = ''): Promise<AuthenticateOutcome> {
+    const admission = this.options.admission;
+    if (admission === undefined) return this.rounds(name, password, signal);
+    return admission.run({ user: name, address }, () => this.rounds(name, password, signal), (result) => {
+      if (result.ok) return 'success';
+      return isWireError(result.error, 'AuthFailed') ? 'failure' : 'neutral';
+    });
+  }
+
+  private async rounds(name: string, password: Uint8Array, signal?: AbortSignal): Promise<AuthenticateOutcome> {
     const log = this.options.logger;
     for (let attempt = 1; attempt <= this.options.maxAttemptsCount; attempt++) {
       const outcome = await this.attempt(name, password, signal);

@@ -1,2 +1,3 @@
-export { Authenticator, type AuthenticateHooks, type AuthenticateOutcome, type AuthenticatorOptions, type PasswordCheck, type StoredCredential } from './authenticator';
+export { Authenticator, type AuthenticateAdmission, type AuthenticateHooks, type AuthenticateOutcome, type AuthenticatorOptions, type PasswordCheck, type StoredCredential } from './authenticator';
 export type { IssuedToken, TokenIssuer } from './token-issuer';
+export { passwordErrorWireName } from './password-errors';

@@ -6,7 +6,9 @@
 // and the load generator's own CPU per operation. Prints a table and writes docs/benchmarks.md.
 //   BENCH_DURATION_MS (default 3000) per measurement, BENCH_OUT (default docs/benchmarks.md).
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing (profiling runs);
-//   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads.
+//   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads (by name prefix);
+//   `auth-flood` is the Authenticate-flood scenario (bench/auth-flood.ts), which writes its own
+//   section of the page: run alone, it replaces only that section.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 //   BENCH_GATEWAY_ENV=NAME=value,... passes GATEWAY_* settings to ward's gateway (A/B runs, e.g.
 //   GATEWAY_READ_REPLICA=false).
@@ -26,6 +28,7 @@ import {
   type LoadResult,
   type Target,
 } from '../src/index';
+import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth-flood';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
@@ -64,6 +67,10 @@ const WORKLOADS: Workload[] = [
   { name: `put, ${WIDE_PERMISSIONS.toLocaleString('en-US')} permissions`, operation: put, concurrencies: [16], credentials: WIDE_USER, warmup: 20 },
   { name: 'authenticate', operation: authenticate, concurrencies: AUTH_CONCURRENCIES, credentials: undefined, warmup: 2 },
 ].filter((workload) => WORKLOAD_FILTER === undefined || WORKLOAD_FILTER.some((name) => workload.name.startsWith(name)));
+
+const AUTH_FLOOD = WORKLOAD_FILTER === undefined || WORKLOAD_FILTER.some((name) => 'auth-flood'.startsWith(name));
+const AUTH_FLOOD_OPTIONS = { durationMs: DURATION_MS, attackerClients: 40, kvClients: 8 } as const;
+const authFloodResults = new Map<string, AuthFloodResult>();
 
 type Results = Map<string, LoadResult>;
 
@@ -110,6 +117,11 @@ async function measure(label: string, target: Target): Promise<Results> {
         `${label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
       );
     }
+  }
+  if (AUTH_FLOOD) {
+    const flood = await measureAuthFlood(target, { ...AUTH_FLOOD_OPTIONS, attacked: WIDE_USER.name, legitimate: USER, put });
+    authFloodResults.set(label, flood);
+    console.log(`${label.padEnd(12)} auth-flood ${JSON.stringify(flood)}`);
   }
   return results;
 }
@@ -219,8 +231,18 @@ if (etcd === undefined || ward === undefined) {
   console.log('one system measured: nothing written');
   process.exit(0);
 }
+const floodSection = AUTH_FLOOD ? authFloodSection(authFloodResults, AUTH_FLOOD_OPTIONS) : undefined;
+if (WORKLOADS.length === 0 && floodSection !== undefined) {
+  // The flood alone: only its section of the page is replaced (or added).
+  const page = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '# Benchmarks: ward vs etcd 3.4.23\n';
+  const [head, ...sections] = page.split(/\n(?=## )/);
+  const others = sections.filter((section) => !section.startsWith('## Authenticate flood\n'));
+  writeFileSync(OUT, `${[head, ...others].map((part) => part!.trimEnd()).join('\n\n')}\n\n${floodSection}`);
+  console.log(`\n${floodSection}\nwrote the Authenticate flood section of ${OUT}`);
+  process.exit(0);
+}
 const rendered = table(etcd, ward);
-const OWN_SECTIONS = new Set(['Setup', 'Machine and load', 'Results', 'Server CPU per process']);
+const OWN_SECTIONS = new Set(['Setup', 'Machine and load', 'Results', 'Server CPU per process', ...(floodSection === undefined ? [] : ['Authenticate flood'])]);
 
 /** The page's other sections (other benches' figures, written by hand), kept as they are. */
 function keptSections(path: string): string {
@@ -280,6 +302,6 @@ ${rendered}
 ${processTable('etcd 3.4.23', etcd)}
 
 ${processTable('ward', ward)}
-${kept}`,
+${floodSection === undefined ? '' : `\n${floodSection}`}${kept}`,
 );
 console.log(`wrote ${OUT}`);
