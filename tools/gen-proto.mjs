@@ -3,7 +3,7 @@
 //
 // Source: the .proto files the `etcd3` npm package ships (rpc.proto, kv.proto, auth.proto).
 // Output, all under libs/etcd/proto:
-//   proto/                      the vendored .proto files, byte for byte
+//   proto/                      the vendored etcd .proto files, byte for byte
 //   src/generated/descriptor.ts the protobufjs JSON descriptor (runtime loads it; no file I/O)
 //   src/generated/types/**      TypeScript message and service types (proto-loader-gen-types)
 // Every generated file starts with a do-not-edit header.
@@ -21,7 +21,7 @@ const libRoot = join(workspaceRoot, 'libs/etcd/proto');
 const sourceDir = join(workspaceRoot, 'node_modules/etcd3/proto');
 const PROTO_FILES = ['auth.proto', 'kv.proto', 'rpc.proto'];
 // ward's own hand-written protos (the internal gateway <-> raft-node API and the token-service
-// API), generated alongside.
+// API): their one source is libs/etcd/proto/ward (not copied into proto/), generated alongside.
 const WARD_PROTO_DIR = join(workspaceRoot, 'libs/etcd/proto/ward');
 const WARD_PROTO_FILES = ['node.proto', 'token.proto'];
 const etcd3Version = JSON.parse(readFileSync(join(workspaceRoot, 'node_modules/etcd3/package.json'), 'utf8')).version;
@@ -36,10 +36,14 @@ function generate(outRoot) {
   mkdirSync(protoDir, { recursive: true });
   mkdirSync(join(generatedDir, 'types'), { recursive: true });
   for (const file of PROTO_FILES) cpSync(join(sourceDir, file), join(protoDir, file));
-  for (const file of WARD_PROTO_FILES) cpSync(join(WARD_PROTO_DIR, file), join(protoDir, file));
 
   const root = new protobuf.Root();
-  root.loadSync([...PROTO_FILES, ...WARD_PROTO_FILES].map((file) => join(protoDir, file)), { keepCase: true });
+  // Imports (token.proto's `import "rpc.proto"`) resolve in either folder, as with the -I pair below.
+  root.resolvePath = (_origin, target) => [protoDir, WARD_PROTO_DIR].map((dir) => resolve(dir, target)).find((path) => existsSync(path)) ?? target;
+  root.loadSync(
+    [...PROTO_FILES.map((file) => join(protoDir, file)), ...WARD_PROTO_FILES.map((file) => join(WARD_PROTO_DIR, file))],
+    { keepCase: true },
+  );
   root.resolveAll();
   const descriptor = JSON.stringify(root.toJSON({ keepComments: false }), null, 2);
   writeFileSync(
@@ -48,13 +52,15 @@ function generate(outRoot) {
   );
 
   const genTypes = join(workspaceRoot, 'node_modules/.bin/proto-loader-gen-types');
-  execFileSync(genTypes, [...LOADER_FLAGS, '-I', protoDir, '-O', join(generatedDir, 'types'), ...PROTO_FILES, ...WARD_PROTO_FILES], {
+  execFileSync(genTypes, [...LOADER_FLAGS, '-I', protoDir, '-I', WARD_PROTO_DIR, '-O', join(generatedDir, 'types'), ...PROTO_FILES, ...WARD_PROTO_FILES], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   writeTypeIndex(generatedDir);
   for (const file of walk(join(generatedDir, 'types'))) {
     // The generator records absolute paths; keep the output independent of where it ran.
-    const text = readFileSync(file, 'utf8').replaceAll(protoDir, 'libs/etcd/proto/proto');
+    const text = readFileSync(file, 'utf8')
+      .replaceAll(protoDir, 'libs/etcd/proto/proto')
+      .replaceAll(WARD_PROTO_DIR, 'libs/etcd/proto/ward');
     writeFileSync(file, `${HEADER}/* eslint-disable */\n${text}`);
   }
 }
