@@ -18,10 +18,13 @@ export type BinaryDecodeReason =
 export class BinaryDecodeError extends CodedError<'ERR_BINARY_DECODE'> {
   readonly offset: number;
   readonly reason: BinaryDecodeReason;
+  /** What was wrong, in words (formats that wrap this error in their own repeat it). */
+  readonly detail: string;
 
   constructor(reason: BinaryDecodeReason, offset: number, detail: string) {
     super('ERR_BINARY_DECODE', `cannot decode at byte ${offset}: ${reason} (${detail})`);
     this.offset = offset;
     this.reason = reason;
+    this.detail = detail;
   }
 }

@@ -1,9 +1,13 @@
 import { BinaryDecodeError } from './binary-decode-error';
+import { latin1FromBytes } from './latin1';
 import { decodeUtf8Strict } from './utf8-strict';
 
 const UINT64_MAX = (1n << 64n) - 1n;
 /** Strings up to this many bytes are decoded without TextDecoder when they are ASCII. */
 const ASCII_FAST_PATH_BYTES = 64;
+const TWO_POW_32 = 0x1_0000_0000;
+/** Largest high word of a safe integer ((2^53 - 1) >>> 32). */
+const MAX_SAFE_HIGH_WORD = 0x1f_ffff;
 
 /**
  * Reads what {@link BinaryWriter} writes, treating the input as untrusted: every read is bounds-
@@ -14,6 +18,8 @@ const ASCII_FAST_PATH_BYTES = 64;
 export class BinaryReader {
   private readonly input: Uint8Array;
   private offsetBytes = 0;
+  /** For the 64-bit fixed-width reads; made on first use. */
+  private view: DataView | undefined;
 
   constructor(input: Uint8Array) {
     this.input = input;
@@ -29,6 +35,10 @@ export class BinaryReader {
 
   private fail(reason: ConstructorParameters<typeof BinaryDecodeError>[0], detail: string): never {
     throw new BinaryDecodeError(reason, this.offsetBytes, detail);
+  }
+
+  private need(lengthBytes: number): void {
+    if (lengthBytes > this.input.length - this.offsetBytes) this.fail('truncated', `expected ${lengthBytes} bytes, ${this.remaining} left`);
   }
 
   uint8(): number {
@@ -107,9 +117,56 @@ export class BinaryReader {
     return Number(value);
   }
 
+  /** A fixed-width unsigned 32-bit integer, little-endian. */
+  uint32le(): number {
+    this.need(4);
+    const input = this.input;
+    const at = this.offsetBytes;
+    this.offsetBytes = at + 4;
+    return (input[at]! | (input[at + 1]! << 8) | (input[at + 2]! << 16)) + input[at + 3]! * 0x100_0000;
+  }
+
+  /** A fixed-width unsigned 64-bit integer, little-endian, that must be a safe integer. */
+  uint64le(): number {
+    this.need(8);
+    const start = this.offsetBytes;
+    const low = this.uint32le();
+    const high = this.uint32le();
+    if (high > MAX_SAFE_HIGH_WORD) throw new BinaryDecodeError('out-of-range', start, 'uint64 exceeds 2^53 - 1');
+    return high * TWO_POW_32 + low;
+  }
+
+  /** A fixed-width unsigned 64-bit integer, little-endian. */
+  biguint64le(): bigint {
+    this.need(8);
+    const value = this.dataView().getBigUint64(this.offsetBytes, true);
+    this.offsetBytes += 8;
+    return value;
+  }
+
+  /** A fixed-width two's-complement 64-bit integer, little-endian. */
+  bigint64le(): bigint {
+    this.need(8);
+    const value = this.dataView().getBigInt64(this.offsetBytes, true);
+    this.offsetBytes += 8;
+    return value;
+  }
+
+  private dataView(): DataView {
+    return (this.view ??= new DataView(this.input.buffer, this.input.byteOffset, this.input.byteLength));
+  }
+
+  /** `lengthBytes` raw bytes as a binary string, one code unit per byte (see latin1FromBytes). */
+  latin1(lengthBytes: number): string {
+    this.need(lengthBytes);
+    const text = latin1FromBytes(this.input.subarray(this.offsetBytes, this.offsetBytes + lengthBytes));
+    this.offsetBytes += lengthBytes;
+    return text;
+  }
+
   /** `lengthBytes` raw bytes (a copy). */
   raw(lengthBytes: number): Uint8Array {
-    if (lengthBytes > this.remaining) this.fail('truncated', `expected ${lengthBytes} bytes, ${this.remaining} left`);
+    this.need(lengthBytes);
     // Not input.slice: on a Node Buffer (what gRPC and fs hand over) slice is a view, not a copy.
     const out = new Uint8Array(this.input.subarray(this.offsetBytes, this.offsetBytes + lengthBytes));
     this.offsetBytes += lengthBytes;
@@ -133,7 +190,7 @@ export class BinaryReader {
     if (length > maxLengthBytes) {
       throw new BinaryDecodeError('too-large', start, `byte string of ${length} bytes, limit ${maxLengthBytes}`);
     }
-    if (length > this.remaining) this.fail('truncated', `expected ${length} bytes, ${this.remaining} left`);
+    this.need(length);
     if (length <= ASCII_FAST_PATH_BYTES) {
       const ascii = this.readAscii(length);
       if (ascii !== undefined) return ascii;

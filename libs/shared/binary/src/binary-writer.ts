@@ -1,4 +1,5 @@
 import { assert } from '@ward/shared/errors';
+import { latin1IntoBytes } from './latin1';
 import { encodeUtf8Strict } from './utf8-strict';
 
 const UINT64_MAX = (1n << 64n) - 1n;
@@ -10,6 +11,9 @@ const ZIGZAG_NUMBER_LIMIT_BIGINT = BigInt(ZIGZAG_NUMBER_LIMIT);
 const ASCII_FAST_PATH_CHARS = 64;
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
+const TWO_POW_32 = 0x1_0000_0000;
+/** The most one write reserves at once (a 64-bit varint); a sink's chunk must hold it. */
+const LARGEST_RESERVATION = 10;
 
 /** Thrown when a writer would pass its byte limit: the value is too large for the format. */
 export class BinaryLimitError extends RangeError {
@@ -22,33 +26,64 @@ export class BinaryLimitError extends RangeError {
   }
 }
 
+/** Receives a streaming writer's bytes chunk by chunk; a chunk is only valid during the call. */
+export interface BinarySink {
+  write(chunk: Uint8Array): void;
+}
+
+export interface BinaryWriterOptions {
+  /** First buffer size (default 256); a writer sized exactly hands that buffer out without a copy. */
+  readonly initialCapacityBytes?: number;
+  /** Writing past this many bytes throws a BinaryLimitError (not with a sink). */
+  readonly maxBytes?: number;
+  /**
+   * Streams instead of growing: a fixed buffer of `initialCapacityBytes` (default 64 KiB) is
+   * handed to the sink whenever it fills, and by `flush()`. Nothing is kept, so an encoding can be
+   * hashed without being held.
+   */
+  readonly sink?: BinarySink;
+}
+
 /**
- * Appends values to a growable byte buffer in one canonical form: unsigned LEB128 varints (shortest
- * form only), zigzag varints for signed 64-bit values, length-prefixed byte strings and strict UTF-8
- * strings. The same values always give the same bytes, which replicated logs and state hashes need.
+ * Appends values to a byte buffer in one canonical form: unsigned LEB128 varints (shortest form
+ * only), zigzag varints for signed 64-bit values, length-prefixed byte strings and strict UTF-8
+ * strings, and fixed-width little-endian integers for formats that want them. The same values
+ * always give the same bytes, which replicated logs and state hashes need. The buffer grows, or,
+ * with a sink, streams out in chunks.
  */
 export class BinaryWriter {
   private buffer: Uint8Array;
   private lengthBytes = 0;
+  /** Bytes already handed to the sink. */
+  private flushedBytes = 0;
+  private readonly sink: BinarySink | undefined;
+  /** For the 64-bit fixed-width writes; made on first use, and again after the buffer grows. */
+  private view: DataView | undefined;
   readonly maxBytes: number;
 
-  constructor(options: { initialCapacityBytes?: number; maxBytes?: number } = {}) {
-    const initial = options.initialCapacityBytes ?? 256;
+  constructor(options: BinaryWriterOptions = {}) {
+    this.sink = options.sink;
+    const initial = options.initialCapacityBytes ?? (this.sink === undefined ? 256 : 64 * 1024);
     this.maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
     assert(Number.isSafeInteger(initial) && initial > 0, 'initial capacity is a positive integer');
     assert(Number.isSafeInteger(this.maxBytes) && this.maxBytes > 0, 'maxBytes is a positive integer');
+    assert(this.sink === undefined || (options.maxBytes === undefined && initial >= LARGEST_RESERVATION), 'a streaming writer has no byte limit and a chunk of at least 10 bytes');
     this.buffer = new Uint8Array(Math.min(initial, this.maxBytes));
   }
 
-  /** Bytes written so far. */
+  /** Bytes written so far (with a sink, including those already flushed). */
   get length(): number {
-    return this.lengthBytes;
+    return this.flushedBytes + this.lengthBytes;
   }
 
   private reserve(extraBytes: number): void {
+    if (this.lengthBytes + extraBytes <= this.buffer.length) return;
+    if (this.sink !== undefined) {
+      this.flush();
+      return;
+    }
     const needed = this.lengthBytes + extraBytes;
     if (needed > this.maxBytes) throw new BinaryLimitError(this.maxBytes);
-    if (needed <= this.buffer.length) return;
     let capacity = this.buffer.length * 2;
     while (capacity < needed) capacity *= 2;
     const grown = new Uint8Array(Math.min(capacity, this.maxBytes));
@@ -71,12 +106,13 @@ export class BinaryWriter {
   uvarint(value: number): this {
     if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`uvarint needs a non-negative safe integer: ${value}`);
     this.reserve(8);
+    const buffer = this.buffer;
     let rest = value;
     while (rest >= 0x80) {
-      this.buffer[this.lengthBytes++] = (rest % 0x80) | 0x80;
+      buffer[this.lengthBytes++] = (rest % 0x80) | 0x80;
       rest = Math.floor(rest / 0x80);
     }
-    this.buffer[this.lengthBytes++] = rest;
+    buffer[this.lengthBytes++] = rest;
     return this;
   }
 
@@ -109,11 +145,113 @@ export class BinaryWriter {
     return this.uvarint(value >= 0 ? value * 2 : -value * 2 - 1);
   }
 
+  /** A fixed-width unsigned 32-bit integer, little-endian. */
+  uint32le(value: number): this {
+    if (!Number.isInteger(value) || value < 0 || value >= TWO_POW_32) throw new TypeError(`uint32 out of range: ${value}`);
+    this.reserve(4);
+    this.putUint32le(value);
+    return this;
+  }
+
+  /** A non-negative safe integer as a fixed-width unsigned 64-bit integer, little-endian. */
+  uint64le(value: number): this {
+    if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`uint64 needs a non-negative safe integer: ${value}`);
+    this.reserve(8);
+    const buffer = this.buffer;
+    const at = this.lengthBytes;
+    const low = value >>> 0;
+    const high = (value - low) / TWO_POW_32;
+    buffer[at] = low;
+    buffer[at + 1] = low >>> 8;
+    buffer[at + 2] = low >>> 16;
+    buffer[at + 3] = low >>> 24;
+    buffer[at + 4] = high;
+    buffer[at + 5] = high >>> 8;
+    buffer[at + 6] = high >>> 16;
+    buffer[at + 7] = 0;
+    this.lengthBytes = at + 8;
+    return this;
+  }
+
+  /** A non-negative safe integer as a fixed-width unsigned 64-bit integer, big-endian. */
+  uint64be(value: number): this {
+    if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`uint64 needs a non-negative safe integer: ${value}`);
+    this.reserve(8);
+    const high = Math.floor(value / TWO_POW_32);
+    const low = value >>> 0;
+    const buffer = this.buffer;
+    let at = this.lengthBytes;
+    for (let shift = 24; shift >= 0; shift -= 8) buffer[at++] = (high >>> shift) & 0xff;
+    for (let shift = 24; shift >= 0; shift -= 8) buffer[at++] = (low >>> shift) & 0xff;
+    this.lengthBytes = at;
+    return this;
+  }
+
+  /** A bigint in [0, 2^64) as a fixed-width unsigned 64-bit integer, little-endian. */
+  biguint64le(value: bigint): this {
+    if (value < 0n || value > UINT64_MAX) throw new TypeError(`uint64 out of range: ${value}`);
+    this.reserve(8);
+    this.dataView().setBigUint64(this.lengthBytes, value, true);
+    this.lengthBytes += 8;
+    return this;
+  }
+
+  /** A bigint in [-2^63, 2^63) as a fixed-width two's-complement 64-bit integer, little-endian. */
+  bigint64le(value: bigint): this {
+    if (value < INT64_MIN || value > INT64_MAX) throw new TypeError(`int64 out of range: ${value}`);
+    this.reserve(8);
+    this.dataView().setBigInt64(this.lengthBytes, value, true);
+    this.lengthBytes += 8;
+    return this;
+  }
+
+  private dataView(): DataView {
+    if (this.view === undefined || this.view.buffer !== this.buffer.buffer) this.view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
+    return this.view;
+  }
+
+  /** Four bytes already reserved (a Uint8Array store keeps the low 8 bits). */
+  private putUint32le(value: number): void {
+    const buffer = this.buffer;
+    const at = this.lengthBytes;
+    buffer[at] = value;
+    buffer[at + 1] = value >>> 8;
+    buffer[at + 2] = value >>> 16;
+    buffer[at + 3] = value >>> 24;
+    this.lengthBytes = at + 4;
+  }
+
   /** Raw bytes with no length prefix (fixed-size fields such as a magic number). */
   raw(bytes: Uint8Array): this {
+    if (this.sink !== undefined && bytes.length > this.buffer.length - this.lengthBytes) {
+      for (let offset = 0; offset < bytes.length; ) {
+        if (this.lengthBytes === this.buffer.length) this.flush();
+        const count = Math.min(bytes.length - offset, this.buffer.length - this.lengthBytes);
+        this.buffer.set(bytes.subarray(offset, offset + count), this.lengthBytes);
+        this.lengthBytes += count;
+        offset += count;
+      }
+      return this;
+    }
     this.reserve(bytes.length);
     this.buffer.set(bytes, this.lengthBytes);
     this.lengthBytes += bytes.length;
+    return this;
+  }
+
+  /** The bytes of a binary string (one code unit in 0..255 per byte; see latin1FromBytes), no length prefix. */
+  latin1(text: string): this {
+    if (this.sink === undefined || text.length <= this.buffer.length - this.lengthBytes) {
+      this.reserve(text.length);
+      this.lengthBytes = latin1IntoBytes(text, this.buffer, this.lengthBytes);
+      return this;
+    }
+    for (let offset = 0; offset < text.length; ) {
+      if (this.lengthBytes === this.buffer.length) this.flush();
+      const count = Math.min(text.length - offset, this.buffer.length - this.lengthBytes);
+      this.lengthBytes = latin1IntoBytes(text, this.buffer, this.lengthBytes, offset, offset + count);
+      offset += count;
+    }
     return this;
   }
 
@@ -133,13 +271,56 @@ export class BinaryWriter {
   private writeAscii(text: string): boolean {
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;
     this.uvarint(text.length);
-    this.reserve(text.length);
-    for (let i = 0; i < text.length; i++) this.buffer[this.lengthBytes++] = text.charCodeAt(i);
+    this.latin1(text);
     return true;
   }
 
-  /** A copy of the bytes written so far. */
+  /** With a sink: hands what is buffered to it. */
+  flush(): void {
+    assert(this.sink !== undefined, 'only a streaming writer flushes');
+    if (this.lengthBytes === 0) return;
+    this.sink.write(this.buffer.subarray(0, this.lengthBytes));
+    this.flushedBytes += this.lengthBytes;
+    this.lengthBytes = 0;
+  }
+
+  /**
+   * The bytes written so far. A copy, except when they fill the buffer exactly (a writer sized
+   * for its output): then the buffer itself, which the writer never changes again (a later write
+   * grows into a new one).
+   */
   finish(): Uint8Array {
-    return this.buffer.slice(0, this.lengthBytes);
+    assert(this.sink === undefined, 'a streaming writer flushes; it has no bytes to finish with');
+    return this.lengthBytes === this.buffer.length ? this.buffer : this.buffer.slice(0, this.lengthBytes);
+  }
+}
+
+/** A sink that keeps copies of every chunk and joins them at the end. */
+export class CollectingSink implements BinarySink {
+  private readonly chunks: Uint8Array[] = [];
+  private lengthBytes = 0;
+
+  write(chunk: Uint8Array): void {
+    this.chunks.push(new Uint8Array(chunk)); // a copy even of a Buffer (whose slice is a view)
+    this.lengthBytes += chunk.length;
+  }
+
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.lengthBytes);
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      out.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return out;
+  }
+}
+
+/** A sink that forwards to several sinks. */
+export class TeeSink implements BinarySink {
+  constructor(private readonly sinks: readonly BinarySink[]) {}
+
+  write(chunk: Uint8Array): void {
+    for (const sink of this.sinks) sink.write(chunk);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, isWellFormedText } from './index';
+import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, CollectingSink, isWellFormedText, latin1FromBytes } from './index';
 
 function reasonOf(run: () => unknown): string | undefined {
   try {
@@ -149,5 +149,105 @@ describe('byte strings and text', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('fixed-width integers', () => {
+  it('writes little-endian (and big-endian uint64) byte layouts', () => {
+    expect(new BinaryWriter().uint32le(0x01020304).finish()).toEqual(Uint8Array.of(4, 3, 2, 1));
+    expect(new BinaryWriter().uint64le(2 ** 32 + 2).finish()).toEqual(Uint8Array.of(2, 0, 0, 0, 1, 0, 0, 0));
+    expect(new BinaryWriter().uint64be(2 ** 32 + 2).finish()).toEqual(Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 2));
+    expect(new BinaryWriter().biguint64le(0x0102030405060708n).finish()).toEqual(Uint8Array.of(8, 7, 6, 5, 4, 3, 2, 1));
+    expect(new BinaryWriter().bigint64le(-2n).finish()).toEqual(Uint8Array.of(0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff));
+  });
+
+  it('round-trips every value in range, and agrees with DataView', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+        fc.maxSafeNat(),
+        fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }),
+        fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }),
+        (u32, u64, big, signed) => {
+          const bytes = new BinaryWriter({ initialCapacityBytes: 1 }).uint32le(u32).uint64le(u64).biguint64le(big).bigint64le(signed).uint64be(u64).finish();
+          const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          expect(view.getUint32(0, true)).toBe(u32);
+          expect(view.getBigUint64(4, true)).toBe(BigInt(u64));
+          expect(view.getBigUint64(12, true)).toBe(big);
+          expect(view.getBigInt64(20, true)).toBe(signed);
+          expect(view.getBigUint64(28, false)).toBe(BigInt(u64));
+          const reader = new BinaryReader(bytes);
+          expect(reader.uint32le()).toBe(u32);
+          expect(reader.uint64le()).toBe(u64);
+          expect(reader.biguint64le()).toBe(big);
+          expect(reader.bigint64le()).toBe(signed);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('refuses a uint64 beyond 2^53 - 1 as a number, truncation, and values out of range', () => {
+    const beyond = new BinaryWriter().biguint64le(1n << 53n).finish();
+    expect(reasonOf(() => new BinaryReader(beyond).uint64le())).toBe('out-of-range');
+    expect(new BinaryReader(new BinaryWriter().uint64le(Number.MAX_SAFE_INTEGER).finish()).uint64le()).toBe(Number.MAX_SAFE_INTEGER);
+    expect(reasonOf(() => new BinaryReader(Uint8Array.of(1, 2, 3)).uint32le())).toBe('truncated');
+    expect(reasonOf(() => new BinaryReader(new Uint8Array(7)).biguint64le())).toBe('truncated');
+    expect(() => new BinaryWriter().uint32le(2 ** 32)).toThrow(TypeError);
+    expect(() => new BinaryWriter().uint64le(-1)).toThrow(TypeError);
+    expect(() => new BinaryWriter().biguint64le(-1n)).toThrow(TypeError);
+    expect(() => new BinaryWriter().bigint64le(1n << 63n)).toThrow(TypeError);
+  });
+});
+
+describe('binary strings', () => {
+  it('round-trips bytes through latin1 strings of every length (across the chunk size)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 20_000 }), (bytes) => {
+        const text = latin1FromBytes(bytes);
+        expect(text.length).toBe(bytes.length);
+        const written = new BinaryWriter().latin1(text).finish();
+        expect(written).toEqual(bytes);
+        expect(new BinaryReader(written).latin1(bytes.length)).toBe(text);
+      }),
+      { numRuns: 100 },
+    );
+    expect(reasonOf(() => new BinaryReader(Uint8Array.of(1)).latin1(2))).toBe('truncated');
+  });
+});
+
+describe('streaming to a sink', () => {
+  it('hands the sink exactly the bytes a growing writer would hold, in chunks no larger than its buffer', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 10, max: 40 }), fc.array(fc.oneof(fc.uint8Array({ maxLength: 100 }), fc.maxSafeNat()), { maxLength: 40 }), (chunk, items) => {
+        const sink = new CollectingSink();
+        let largest = 0;
+        const streaming = new BinaryWriter({ initialCapacityBytes: chunk, sink: { write: (c) => ((largest = Math.max(largest, c.length)), sink.write(c)) } });
+        const growing = new BinaryWriter();
+        for (const item of items) {
+          if (typeof item === 'number') {
+            streaming.uvarint(item).uint64le(item);
+            growing.uvarint(item).uint64le(item);
+          } else {
+            streaming.bytes(item).latin1(latin1FromBytes(item));
+            growing.bytes(item).latin1(latin1FromBytes(item));
+          }
+        }
+        streaming.flush();
+        expect(sink.bytes()).toEqual(growing.finish());
+        expect(streaming.length).toBe(growing.length);
+        expect(largest).toBeLessThanOrEqual(chunk);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hands out an exactly filled buffer without a copy, and never writes into it again', () => {
+    const writer = new BinaryWriter({ initialCapacityBytes: 4 });
+    const full = writer.uint32le(7).finish();
+    expect(full.length).toBe(4);
+    writer.uint8(9);
+    expect(full).toEqual(Uint8Array.of(7, 0, 0, 0));
+    expect(writer.finish()).toEqual(Uint8Array.of(7, 0, 0, 0, 9));
   });
 });
