@@ -1,7 +1,7 @@
+import { BinaryWriter, type BinarySink } from '@ward/shared/binary';
 import { crc32c } from '@ward/shared/checksum';
 import { assert } from '@ward/shared/errors';
 import { successorKey, type ByteString } from './byte-string';
-import { ByteWriter, type ByteSink } from './byte-writer';
 import { KVCompactedError, KVFutureRevisionError } from './errors';
 import type { KeyRecord } from './key-record';
 import type { KeySpace } from './key-space';
@@ -26,8 +26,8 @@ import { NO_LEASE } from './types';
 
 const BUCKET_NAME = 'key';
 
-/** A sink keeping the running CRC-32C of what a ByteWriter flushes into it. */
-class Crc32cSink implements ByteSink {
+/** A sink keeping the running CRC-32C of what a BinaryWriter flushes into it. */
+class Crc32cSink implements BinarySink {
   value = 0;
 
   write(chunk: Uint8Array): void {
@@ -36,25 +36,23 @@ class Crc32cSink implements ByteSink {
 }
 
 /** A protobuf length-delimited field: tag, length, bytes. */
-function bytesField(writer: ByteWriter, tag: number, value: ByteString): void {
-  writer.writeByte(tag);
-  writer.writeLengthPrefixed(value);
+function bytesField(writer: BinaryWriter, tag: number, value: ByteString): void {
+  writer.uint8(tag).uvarint(value.length).latin1(value);
 }
 
 /** A protobuf varint field, left out when zero (proto3). */
-function varintField(writer: ByteWriter, tag: number, value: number): void {
+function varintField(writer: BinaryWriter, tag: number, value: number): void {
   if (value === 0) return;
-  writer.writeByte(tag);
-  writer.writeVarint(value);
+  writer.uint8(tag).uvarint(value);
 }
 
 /** Writes bbolt's revision key and the mvccpb.KeyValue it holds for `record` of `key`. */
-function writeRevision(writer: ByteWriter, key: ByteString, record: KeyRecord): void {
-  writer.writeUint64BigEndian(record.modRevision);
-  writer.writeByte(0x5f); // '_'
-  writer.writeUint64BigEndian(record.subRevision);
+function writeRevision(writer: BinaryWriter, key: ByteString, record: KeyRecord): void {
+  writer.uint64be(record.modRevision);
+  writer.uint8(0x5f); // '_'
+  writer.uint64be(record.subRevision);
   if (record.value === null) {
-    writer.writeByte(0x74); // 't': a tombstone, which holds its key alone
+    writer.uint8(0x74); // 't': a tombstone, which holds its key alone
     bytesField(writer, 0x0a, key);
     return;
   }
@@ -64,8 +62,7 @@ function writeRevision(writer: ByteWriter, key: ByteString, record: KeyRecord): 
   varintField(writer, 0x20, record.version);
   if (record.value.length > 0) bytesField(writer, 0x2a, record.value);
   if (record.lease !== NO_LEASE) {
-    writer.writeByte(0x30);
-    writer.writeVarint64(record.lease);
+    writer.uint8(0x30).uvarint64(record.lease);
   }
 }
 
@@ -97,7 +94,7 @@ export class HashKvTask {
   readonly revision: number;
   private compactRevision: number;
   private sink = new Crc32cSink();
-  private writer = new ByteWriter(this.sink);
+  private writer = new BinaryWriter({ sink: this.sink });
   private cursor: ByteString | null = '';
   private runs: Run[] = [];
   /** Indexes into `runs`, a binary min-heap by each run's next record. */
@@ -151,8 +148,8 @@ export class HashKvTask {
 
   private restart(): void {
     this.sink = new Crc32cSink();
-    this.writer = new ByteWriter(this.sink);
-    this.writer.writeByteString(BUCKET_NAME);
+    this.writer = new BinaryWriter({ sink: this.sink });
+    this.writer.latin1(BUCKET_NAME);
     this.cursor = '';
     this.runs = [];
     this.heap = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { equalBytes } from '@ward/shared/bytes';
+import { sha256 } from '@ward/shared/digest';
 import { KVSnapshotInvalidError } from './errors';
 import { KVStore } from './kv-store';
 import { StateHasher } from './state-hash';
@@ -232,5 +233,40 @@ describe('restore rejects bad bytes with a coded error and never crashes', () =>
     expect(outcome(new Uint8Array([0x57, 0x4b, 0x56, 0x53, 2, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe('invalid');
     expect(outcome(b('definitely not a snapshot'))).toBe('invalid');
     expect(bytes.length).toBeGreaterThan(20);
+  });
+});
+
+describe('snapshot format 1, pinned', () => {
+  const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+  it('encodes a small history (leases of both signs, a tombstone, compaction, a non-ASCII key) to these exact bytes', () => {
+    const store = newStore();
+    store.put({ key: b('a'), value: b('1') });
+    store.put({ key: b('b'), value: b('2'), lease: 7n });
+    store.put({ key: b('a'), value: b('3'), lease: -9n });
+    store.deleteRange({ key: b('b') });
+    store.put({ key: b('\u00ff'), value: b('x') });
+    store.compact(3);
+    store.put({ key: b('c'), value: b('') });
+    const bytes = store.snapshot();
+    expect(hex(bytes)).toBe(
+      '574b56530107040304016102000200020101310204000202f7ffffffffffffff013301620202030003010700000000000000013201050001630100070007010002c3bf0100060006010178bba198dd9bb08088',
+    );
+    expect(store.hash()).toBe('dd98a1bb8880b09b');
+    expect(hex(KVStore.restore(bytes, testOptions()).snapshot())).toBe(hex(bytes));
+  });
+
+  it('encodes a larger history (a 200 KB value across the writer\'s 64 KiB chunks) to the same bytes as before', () => {
+    const store = newStore();
+    for (let i = 0; i < 3000; i++) {
+      store.put({ key: b(`k/${i % 700}`), value: new Uint8Array((i * 37) % 300).fill(i & 0xff), lease: i % 5 === 0 ? BigInt(i) : 0n });
+    }
+    store.put({ key: b('huge'), value: new Uint8Array(200_000).map((_, i) => (i * 7) & 0xff) });
+    for (let i = 0; i < 100; i++) store.deleteRange({ key: b(`k/${i * 3}`) });
+    store.compact(1500);
+    const bytes = store.snapshot();
+    expect(bytes.length).toBe(556_375);
+    expect(hex(sha256(bytes))).toBe('c46250d0b723afe894ee34df79dd0c78ae04e8f7ef1346aa92b9520eca982560');
+    expect(store.hash()).toBe('0390879a07259779');
   });
 });

@@ -1,7 +1,6 @@
+import { BinaryDecodeError, BinaryReader, BinaryWriter, CollectingSink, TeeSink, type BinarySink } from '@ward/shared/binary';
 import type { ByteString } from './byte-string';
-import { ByteReader } from './byte-reader';
-import type { ByteSink } from './byte-writer';
-import { ByteWriter, CollectingSink, TeeSink } from './byte-writer';
+import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
 import { KeyRecord } from './key-record';
 import { KeySpace, NEVER_COMPACTED } from './key-space';
@@ -33,35 +32,35 @@ const FLAG_LEASE = 0x02;
 const MIN_RECORD_BYTES = 3;
 
 /** Writes the canonical image of `space` (without trailer) to `sink`. */
-function encodeBody(space: KeySpace, sink: ByteSink): void {
-  const writer = new ByteWriter(sink);
-  for (const byte of MAGIC) writer.writeByte(byte);
-  writer.writeByte(FORMAT_VERSION);
-  writer.writeVarint(space.currentRevision);
-  writer.writeVarint(space.compactRevision + 1);
-  writer.writeVarint(space.history.floorRevision);
-  writer.writeVarint(space.index.size);
+function encodeBody(space: KeySpace, sink: BinarySink): void {
+  const writer = new BinaryWriter({ sink });
+  for (const byte of MAGIC) writer.uint8(byte);
+  writer.uint8(FORMAT_VERSION);
+  writer.uvarint(space.currentRevision);
+  writer.uvarint(space.compactRevision + 1);
+  writer.uvarint(space.history.floorRevision);
+  writer.uvarint(space.index.size);
   const chain: KeyRecord[] = [];
   space.index.scan('', null, (key, latest) => {
-    writer.writeLengthPrefixed(key);
+    writer.uvarint(key.length).latin1(key);
     chain.length = 0;
     for (let record: KeyRecord | null = latest; record !== null; record = record.prev) chain.push(record);
-    writer.writeVarint(chain.length);
+    writer.uvarint(chain.length);
     for (let i = chain.length - 1; i >= 0; i--) encodeRecord(writer, chain[i]!);
   });
   writer.flush();
 }
 
-function encodeRecord(writer: ByteWriter, record: KeyRecord): void {
+function encodeRecord(writer: BinaryWriter, record: KeyRecord): void {
   const hasLease = record.lease !== NO_LEASE;
-  writer.writeByte((record.value === null ? FLAG_TOMBSTONE : 0) | (hasLease ? FLAG_LEASE : 0));
-  writer.writeVarint(record.modRevision);
-  writer.writeVarint(record.subRevision);
+  writer.uint8((record.value === null ? FLAG_TOMBSTONE : 0) | (hasLease ? FLAG_LEASE : 0));
+  writer.uvarint(record.modRevision);
+  writer.uvarint(record.subRevision);
   if (record.value === null) return;
-  writer.writeVarint(record.createRevision);
-  writer.writeVarint(record.version);
-  if (hasLease) writer.writeInt64(record.lease);
-  writer.writeLengthPrefixed(record.value);
+  writer.uvarint(record.createRevision);
+  writer.uvarint(record.version);
+  if (hasLease) writer.bigint64le(record.lease);
+  writer.uvarint(record.value.length).latin1(record.value);
 }
 
 /** The state hash: 16 hex digits over the canonical image (= the snapshot's trailer). */
@@ -76,10 +75,8 @@ export function encodeKeySpace(space: KeySpace): Uint8Array {
   const collector = new CollectingSink();
   const hasher = new StateHasher();
   encodeBody(space, new TeeSink([collector, hasher]));
-  const trailer = new ByteWriter(collector);
-  trailer.writeUint32(hasher.crc32c);
-  trailer.writeUint32(hasher.fnv1a);
-  trailer.flush();
+  const trailer = new BinaryWriter({ sink: collector, initialCapacityBytes: 16 });
+  trailer.uint32le(hasher.crc32c).uint32le(hasher.fnv1a).flush();
   return collector.bytes();
 }
 
@@ -90,11 +87,28 @@ interface Header {
   readonly keyCount: number;
 }
 
+function fail(reader: BinaryReader, reason: string): never {
+  throw new KVSnapshotInvalidError(reason, reader.offset);
+}
+
+/** A varint length, then that many bytes. */
+function readByteString(reader: BinaryReader): ByteString {
+  return reader.latin1(reader.uvarint());
+}
+
 /** Rebuilds a key space from snapshot bytes; every inconsistency raises KVSnapshotInvalidError. */
 export function decodeKeySpace(bytes: Uint8Array): KeySpace {
-  const reader = new ByteReader(bytes);
-  checkTrailer(bytes, reader);
-  const body = new ByteReader(bytes.subarray(0, bytes.length - 8));
+  try {
+    return decodeChecked(bytes);
+  } catch (error) {
+    if (error instanceof BinaryDecodeError) throw new KVSnapshotInvalidError(`${error.reason}: ${error.detail}`, error.offset);
+    throw error;
+  }
+}
+
+function decodeChecked(bytes: Uint8Array): KeySpace {
+  checkTrailer(bytes);
+  const body = new BinaryReader(bytes.subarray(0, bytes.length - 8));
   const header = readHeader(body);
   const keys: ByteString[] = [];
   const latest: KeyRecord[] = [];
@@ -104,9 +118,9 @@ export function decodeKeySpace(bytes: Uint8Array): KeySpace {
   const digest = new StateDigest();
   let liveKeys = 0;
   for (let i = 0; i < header.keyCount; i++) {
-    const key = body.readLengthPrefixed('key');
-    if (key.length === 0) body.fail('empty key');
-    if (keys.length > 0 && !(keys[keys.length - 1]! < key)) body.fail('keys not strictly ascending');
+    const key = readByteString(body);
+    if (key.length === 0) fail(body, 'empty key');
+    if (keys.length > 0 && !(keys[keys.length - 1]! < key)) fail(body, 'keys not strictly ascending');
     const newest = readChain(body, header, (record) => {
       digest.add(key, record);
       if (record.modRevision >= header.floorRevision) {
@@ -121,42 +135,42 @@ export function decodeKeySpace(bytes: Uint8Array): KeySpace {
       if (newest.lease !== NO_LEASE) leases.attach(newest.lease, key);
     }
   }
-  if (body.remaining !== 0) body.fail('trailing bytes after the last key');
+  if (body.remaining !== 0) fail(body, 'trailing bytes after the last key');
   const history = rebuildHistory(body, header, eventKeys, eventRecords);
   const index = OrderedMap.fromSorted(keys, latest);
   return new KeySpace(index, header.currentRevision, header.compactRevision, history, leases, liveKeys, digest);
 }
 
-function checkTrailer(bytes: Uint8Array, reader: ByteReader): void {
-  if (bytes.length < MAGIC.length + 1 + 8) reader.fail('too short');
+function checkTrailer(bytes: Uint8Array): void {
+  if (bytes.length < MAGIC.length + 1 + 8) throw new KVSnapshotInvalidError('too short', 0);
   const hasher = new StateHasher();
   hasher.write(bytes.subarray(0, bytes.length - 8));
-  const trailer = new ByteReader(bytes.subarray(bytes.length - 8));
-  const crc = trailer.readUint32('trailer');
-  const fnv = trailer.readUint32('trailer');
-  if (crc !== hasher.crc32c || fnv !== hasher.fnv1a) reader.fail('checksum mismatch');
+  const trailer = new BinaryReader(bytes.subarray(bytes.length - 8));
+  const crc = trailer.uint32le();
+  const fnv = trailer.uint32le();
+  if (crc !== hasher.crc32c || fnv !== hasher.fnv1a) throw new KVSnapshotInvalidError('checksum mismatch', 0);
 }
 
-function readHeader(reader: ByteReader): Header {
-  for (const byte of MAGIC) if (reader.readByte('magic') !== byte) reader.fail('not a key-space snapshot');
-  const format = reader.readByte('format');
-  if (format !== FORMAT_VERSION) reader.fail(`unsupported format ${format}`);
-  const currentRevision = reader.readVarint('current revision');
-  const compactRevision = reader.readVarint('compact revision') - 1;
-  const floorRevision = reader.readVarint('event floor revision');
-  const keyCount = reader.readVarint('key count');
-  if (currentRevision < 1) reader.fail('current revision below 1');
-  if (compactRevision > currentRevision) reader.fail('compact revision above the current revision');
-  if (floorRevision < 1 || floorRevision > currentRevision) reader.fail('event floor out of range');
-  if (floorRevision < compactRevision) reader.fail('event floor below the compact revision');
-  if (keyCount > reader.remaining) reader.fail('key count larger than the snapshot');
+function readHeader(reader: BinaryReader): Header {
+  for (const byte of MAGIC) if (reader.uint8() !== byte) fail(reader, 'not a key-space snapshot');
+  const format = reader.uint8();
+  if (format !== FORMAT_VERSION) fail(reader, `unsupported format ${format}`);
+  const currentRevision = reader.uvarint();
+  const compactRevision = reader.uvarint() - 1;
+  const floorRevision = reader.uvarint();
+  const keyCount = reader.uvarint();
+  if (currentRevision < 1) fail(reader, 'current revision below 1');
+  if (compactRevision > currentRevision) fail(reader, 'compact revision above the current revision');
+  if (floorRevision < 1 || floorRevision > currentRevision) fail(reader, 'event floor out of range');
+  if (floorRevision < compactRevision) fail(reader, 'event floor below the compact revision');
+  if (keyCount > reader.remaining) fail(reader, 'key count larger than the snapshot');
   return { currentRevision, compactRevision, floorRevision, keyCount };
 }
 
 /** Reads one key's records (oldest first), checking that they form a valid MVCC chain. */
-function readChain(reader: ByteReader, header: Header, onRecord: (record: KeyRecord) => void): KeyRecord {
-  const count = reader.readVarint('record count');
-  if (count === 0 || count * MIN_RECORD_BYTES > reader.remaining) reader.fail('record count out of range');
+function readChain(reader: BinaryReader, header: Header, onRecord: (record: KeyRecord) => void): KeyRecord {
+  const count = reader.uvarint();
+  if (count === 0 || count * MIN_RECORD_BYTES > reader.remaining) fail(reader, 'record count out of range');
   let previous: KeyRecord | null = null;
   for (let i = 0; i < count; i++) {
     const record = readRecord(reader, header, previous);
@@ -165,50 +179,50 @@ function readChain(reader: ByteReader, header: Header, onRecord: (record: KeyRec
   }
   const newest = previous!;
   if (newest.value === null && newest.modRevision < header.compactRevision) {
-    reader.fail('tombstone below the compact revision');
+    fail(reader, 'tombstone below the compact revision');
   }
   return newest;
 }
 
-function readRecord(reader: ByteReader, header: Header, previous: KeyRecord | null): KeyRecord {
-  const flags = reader.readByte('record flags');
-  if ((flags & ~(FLAG_TOMBSTONE | FLAG_LEASE)) !== 0) reader.fail('unknown record flags');
+function readRecord(reader: BinaryReader, header: Header, previous: KeyRecord | null): KeyRecord {
+  const flags = reader.uint8();
+  if ((flags & ~(FLAG_TOMBSTONE | FLAG_LEASE)) !== 0) fail(reader, 'unknown record flags');
   const tombstone = (flags & FLAG_TOMBSTONE) !== 0;
-  const modRevision = reader.readVarint('mod revision');
-  const subRevision = reader.readVarint('sub revision');
-  if (modRevision < 2 || modRevision > header.currentRevision) reader.fail('mod revision out of range');
+  const modRevision = reader.uvarint();
+  const subRevision = reader.uvarint();
+  if (modRevision < 2 || modRevision > header.currentRevision) fail(reader, 'mod revision out of range');
   checkOrder(reader, header, previous, modRevision, subRevision);
   if (tombstone) {
-    if ((flags & FLAG_LEASE) !== 0) reader.fail('tombstone with a lease');
+    if ((flags & FLAG_LEASE) !== 0) fail(reader, 'tombstone with a lease');
     if (previous === null ? modRevision !== header.compactRevision : previous.value === null) {
-      reader.fail('tombstone without a live version before it');
+      fail(reader, 'tombstone without a live version before it');
     }
     return new KeyRecord(null, modRevision, subRevision, 0, 0, NO_LEASE, previous);
   }
-  const createRevision = reader.readVarint('create revision');
-  const version = reader.readVarint('version');
-  const lease = (flags & FLAG_LEASE) !== 0 ? reader.readInt64('lease') : NO_LEASE;
-  if ((flags & FLAG_LEASE) !== 0 && lease === NO_LEASE) reader.fail('lease flag with lease 0');
-  const value = reader.readLengthPrefixed('value');
+  const createRevision = reader.uvarint();
+  const version = reader.uvarint();
+  const lease = (flags & FLAG_LEASE) !== 0 ? reader.bigint64le() : NO_LEASE;
+  if ((flags & FLAG_LEASE) !== 0 && lease === NO_LEASE) fail(reader, 'lease flag with lease 0');
+  const value = readByteString(reader);
   checkGeneration(reader, header, previous, modRevision, createRevision, version);
   return new KeyRecord(value, modRevision, subRevision, createRevision, version, lease, previous);
 }
 
-function checkOrder(reader: ByteReader, header: Header, previous: KeyRecord | null, mod: number, sub: number): void {
+function checkOrder(reader: BinaryReader, header: Header, previous: KeyRecord | null, mod: number, sub: number): void {
   if (previous === null) return;
   if (mod < previous.modRevision || (mod === previous.modRevision && sub <= previous.subRevision)) {
-    reader.fail('records not in revision order');
+    fail(reader, 'records not in revision order');
   }
   // Below the compact revision only a chain's first record may remain, and only when no record
   // sits exactly at it (see compaction.ts).
-  if (mod < header.compactRevision) reader.fail('two records below the compact revision');
+  if (mod < header.compactRevision) fail(reader, 'two records below the compact revision');
   if (mod === header.compactRevision && previous.modRevision < header.compactRevision) {
-    reader.fail('a record below the compact revision kept next to one at it');
+    fail(reader, 'a record below the compact revision kept next to one at it');
   }
 }
 
 function checkGeneration(
-  reader: ByteReader,
+  reader: BinaryReader,
   header: Header,
   previous: KeyRecord | null,
   mod: number,
@@ -218,21 +232,21 @@ function checkGeneration(
   if (previous === null) {
     const fullHistory = header.compactRevision === NEVER_COMPACTED || mod > header.compactRevision;
     const valid = fullHistory ? create === mod && version === 1 : create >= 2 && create <= mod && version >= 1;
-    if (!valid) reader.fail('first record inconsistent with its history');
+    if (!valid) fail(reader, 'first record inconsistent with its history');
     return;
   }
   const valid =
     previous.value === null
       ? create === mod && version === 1
       : create === previous.createRevision && version === previous.version + 1;
-  if (!valid) reader.fail('create revision or version inconsistent with the previous record');
+  if (!valid) fail(reader, 'create revision or version inconsistent with the previous record');
 }
 
 /**
  * Rebuilds the Watch log and checks it is complete: every revision from max(floor, 2) to the
  * current revision present, sub-revisions 0, 1, 2... within each.
  */
-function rebuildHistory(reader: ByteReader, header: Header, keys: ByteString[], records: KeyRecord[]): EventHistory {
+function rebuildHistory(reader: BinaryReader, header: Header, keys: ByteString[], records: KeyRecord[]): EventHistory {
   const order = records.map((_record, i) => i);
   order.sort((a, b) => records[a]!.modRevision - records[b]!.modRevision || records[a]!.subRevision - records[b]!.subRevision);
   const history = new EventHistory(header.floorRevision);
@@ -245,14 +259,14 @@ function rebuildHistory(reader: ByteReader, header: Header, keys: ByteString[], 
       expectedSub = 0;
     }
     if (record.modRevision !== expectedRevision || record.subRevision !== expectedSub) {
-      reader.fail('change log has a gap');
+      fail(reader, 'change log has a gap');
     }
     history.append(keys[position]!, record);
     expectedSub += 1;
   }
   const lastRevision = expectedSub > 0 ? expectedRevision : expectedRevision - 1;
   if (lastRevision !== header.currentRevision) {
-    reader.fail('change log does not reach the current revision');
+    fail(reader, 'change log does not reach the current revision');
   }
   return history;
 }

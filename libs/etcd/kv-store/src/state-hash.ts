@@ -1,4 +1,4 @@
-import type { ByteSink } from './byte-writer';
+import type { BinarySink } from '@ward/shared/binary';
 
 /** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) lookup table. */
 const CRC32C_TABLE: Uint32Array = (() => {
@@ -19,7 +19,7 @@ const FNV_PRIME = 0x01000193;
  * etcd's HashKV uses) and FNV-1a. Deterministic on every platform (32-bit integer arithmetic).
  * Not cryptographic: it detects replica divergence and corruption, not tampering.
  */
-export class StateHasher implements ByteSink {
+export class StateHasher implements BinarySink {
   private crc = 0xffffffff;
   private fnv = FNV_OFFSET_BASIS;
 
