@@ -1,3 +1,5 @@
+import { BinaryDecodeError, BinaryReader, BinaryWriter } from '@ward/shared/binary';
+import { assert } from '@ward/shared/errors';
 import { CodecError } from '../errors';
 import type { NodeId } from '../ids';
 import { MAX_NODE_ID } from '../ids';
@@ -7,8 +9,6 @@ import type { ConfChange, ConfChangeSingle, ConfChangeTransition, ConfChangeType
 import { MAX_CONF_CHANGES, asV2, isConfChangeTransition, isConfChangeType } from '../confchange/conf-change';
 import type { ConfState, Entry, HardState, Snapshot, SnapshotMetadata } from '../types';
 import { ENTRY_HEADER_BYTES, EntryType } from '../types';
-import { ByteReader } from './byte-reader';
-import { ByteWriter } from './byte-writer';
 
 /**
  * The binary encoding of raft's persistent and wire types: deterministic (one encoding per
@@ -56,63 +56,83 @@ function snapshotSize(s: Snapshot): number {
   return 16 + confStateSize(s.metadata.confState) + 4 + s.data.length;
 }
 
-function writeEntry(w: ByteWriter, e: Entry): void {
-  w.u64(e.term);
-  w.u64(e.index);
-  w.u8(e.type);
-  w.bytesField(e.data);
+/** A writer for exactly `size` bytes (the encoders compute sizes up front). */
+function sized(size: number): BinaryWriter {
+  return new BinaryWriter({ initialCapacityBytes: Math.max(size, 1), maxBytes: Math.max(size, 1) });
 }
 
-function writeIds(w: ByteWriter, ids: readonly NodeId[]): void {
-  w.u32(ids.length);
-  for (const id of ids) w.big64(id);
+/** The bytes, asserting the precomputed size was exact. */
+function finish(w: BinaryWriter, size: number): Uint8Array {
+  assert(w.length === size, `codec size mismatch: wrote ${w.length} of ${size}`);
+  return w.finish();
 }
 
-function writeConfState(w: ByteWriter, cs: ConfState): void {
+/** u32 length, then the bytes. */
+function writeBytesField(w: BinaryWriter, value: Uint8Array): void {
+  w.uint32le(value.length).raw(value);
+}
+
+function writeEntry(w: BinaryWriter, e: Entry): void {
+  w.uint64le(e.term);
+  w.uint64le(e.index);
+  w.uint8(e.type);
+  writeBytesField(w, e.data);
+}
+
+function writeIds(w: BinaryWriter, ids: readonly NodeId[]): void {
+  w.uint32le(ids.length);
+  for (const id of ids) w.biguint64le(id);
+}
+
+function writeConfState(w: BinaryWriter, cs: ConfState): void {
   writeIds(w, cs.voters);
   writeIds(w, cs.learners);
   writeIds(w, cs.votersOutgoing);
   writeIds(w, cs.learnersNext);
-  w.u8(cs.autoLeave ? 1 : 0);
+  w.uint8(cs.autoLeave ? 1 : 0);
 }
 
-function writeSnapshotMetadata(w: ByteWriter, m: SnapshotMetadata): void {
-  w.u64(m.index);
-  w.u64(m.term);
+function writeSnapshotMetadata(w: BinaryWriter, m: SnapshotMetadata): void {
+  w.uint64le(m.index);
+  w.uint64le(m.term);
   writeConfState(w, m.confState);
 }
 
 export function encodeEntry(e: Entry): Uint8Array {
-  const w = new ByteWriter(ENTRY_HEADER_BYTES + e.data.length);
+  const size = ENTRY_HEADER_BYTES + e.data.length;
+  const w = sized(size);
   writeEntry(w, e);
-  return w.finish();
+  return finish(w, size);
 }
 
 export function encodeHardState(hs: HardState): Uint8Array {
-  const w = new ByteWriter(HARD_STATE_BYTES);
-  w.u64(hs.term);
-  w.big64(hs.vote);
-  w.u64(hs.commit);
-  return w.finish();
+  const w = sized(HARD_STATE_BYTES);
+  w.uint64le(hs.term);
+  w.biguint64le(hs.vote);
+  w.uint64le(hs.commit);
+  return finish(w, HARD_STATE_BYTES);
 }
 
 export function encodeConfState(cs: ConfState): Uint8Array {
-  const w = new ByteWriter(confStateSize(cs));
+  const size = confStateSize(cs);
+  const w = sized(size);
   writeConfState(w, cs);
-  return w.finish();
+  return finish(w, size);
 }
 
 export function encodeSnapshotMetadata(m: SnapshotMetadata): Uint8Array {
-  const w = new ByteWriter(16 + confStateSize(m.confState));
+  const size = 16 + confStateSize(m.confState);
+  const w = sized(size);
   writeSnapshotMetadata(w, m);
-  return w.finish();
+  return finish(w, size);
 }
 
 export function encodeSnapshot(s: Snapshot): Uint8Array {
-  const w = new ByteWriter(snapshotSize(s));
+  const size = snapshotSize(s);
+  const w = sized(size);
   writeSnapshotMetadata(w, s.metadata);
-  w.bytesField(s.data);
-  return w.finish();
+  writeBytesField(w, s.data);
+  return finish(w, size);
 }
 
 /** Exact encoded size of a message. */
@@ -126,69 +146,96 @@ export function messageSizeBytes(m: Message): number {
 /** Encodes a message for the wire. Throws TypeError for a local-only kind. */
 export function encodeMessage(m: Message): Uint8Array {
   if (isLocalMessageType(m.type)) throw new TypeError(`message type ${m.type} is local and is never encoded`);
-  const w = new ByteWriter(messageSizeBytes(m));
-  w.u8(MESSAGE_CODEC_VERSION);
-  w.u8(m.type);
-  w.big64(m.to);
-  w.big64(m.from);
-  w.u64(m.term);
-  w.u64(m.logTerm);
-  w.u64(m.index);
-  w.u64(m.commit);
-  w.u64(m.rejectHint);
-  w.u8((m.reject ? FLAG_REJECT : 0) | (m.snapshot !== undefined ? FLAG_SNAPSHOT : 0));
-  w.bytesField(m.context);
-  w.u32(m.entries.length);
+  const size = messageSizeBytes(m);
+  const w = sized(size);
+  w.uint8(MESSAGE_CODEC_VERSION);
+  w.uint8(m.type);
+  w.biguint64le(m.to);
+  w.biguint64le(m.from);
+  w.uint64le(m.term);
+  w.uint64le(m.logTerm);
+  w.uint64le(m.index);
+  w.uint64le(m.commit);
+  w.uint64le(m.rejectHint);
+  w.uint8((m.reject ? FLAG_REJECT : 0) | (m.snapshot !== undefined ? FLAG_SNAPSHOT : 0));
+  writeBytesField(w, m.context);
+  w.uint32le(m.entries.length);
   for (const e of m.entries) writeEntry(w, e);
   if (m.snapshot !== undefined) {
     writeSnapshotMetadata(w, m.snapshot.metadata);
-    w.bytesField(m.snapshot.data);
+    writeBytesField(w, m.snapshot.data);
   }
-  return w.finish();
+  return finish(w, size);
 }
 
-function readEntry(r: ByteReader, limits: DecodeLimits): Entry {
-  const term = r.u64('entry term');
-  const index = r.u64('entry index');
-  const type = r.u8('entry type');
-  if (type > 2) r.fail(`unknown entry type ${type}`);
-  const data = r.bytesField('entry data', limits.maxDataBytes);
+/** A format rule broken at the reader's offset (decodeWhole turns it into a CodecError). */
+function fail(r: BinaryReader, reason: string): never {
+  throw new BinaryDecodeError('invalid-value', r.offset, reason);
+}
+
+/** u32 length then bytes, copied (decoded values never alias the input). */
+function readBytesField(r: BinaryReader, field: string, maxBytes: number): Uint8Array {
+  const length = r.uint32le();
+  if (length > maxBytes) fail(r, `${field} of ${length} bytes exceeds the limit of ${maxBytes}`);
+  return r.raw(length);
+}
+
+/** A u32 count that must not exceed `max` nor what the remaining bytes could hold. */
+function readCount(r: BinaryReader, field: string, max: number, minItemBytes: number): number {
+  const n = r.uint32le();
+  if (n > max) fail(r, `${field} count ${n} exceeds the limit of ${max}`);
+  if (n * minItemBytes > r.remaining) fail(r, `${field} count ${n} exceeds the remaining input`);
+  return n;
+}
+
+function readEntry(r: BinaryReader, limits: DecodeLimits): Entry {
+  const term = r.uint64le();
+  const index = r.uint64le();
+  const type = r.uint8();
+  if (type > 2) fail(r, `unknown entry type ${type}`);
+  const data = readBytesField(r, 'entry data', limits.maxDataBytes);
   return { term, index, type: type as EntryType, data };
 }
 
-function readIds(r: ByteReader, field: string, limits: DecodeLimits): NodeId[] {
-  const n = r.count(field, limits.maxMembers, 8);
+function readIds(r: BinaryReader, field: string, limits: DecodeLimits): NodeId[] {
+  const n = readCount(r, field, limits.maxMembers, 8);
   const ids: NodeId[] = new Array<NodeId>(n);
   for (let i = 0; i < n; i++) {
-    const id = r.big64(field);
-    if (id === 0n || id > MAX_NODE_ID) r.fail(`${field} holds invalid id ${id}`);
+    const id = r.biguint64le();
+    if (id === 0n || id > MAX_NODE_ID) fail(r, `${field} holds invalid id ${id}`);
     ids[i] = id;
   }
   return ids;
 }
 
-function readConfState(r: ByteReader, limits: DecodeLimits): ConfState {
+function readConfState(r: BinaryReader, limits: DecodeLimits): ConfState {
   const voters = readIds(r, 'voters', limits);
   const learners = readIds(r, 'learners', limits);
   const votersOutgoing = readIds(r, 'votersOutgoing', limits);
   const learnersNext = readIds(r, 'learnersNext', limits);
-  const autoLeave = r.u8('autoLeave');
-  if (autoLeave > 1) r.fail(`autoLeave must be 0 or 1, got ${autoLeave}`);
+  const autoLeave = r.uint8();
+  if (autoLeave > 1) fail(r, `autoLeave must be 0 or 1, got ${autoLeave}`);
   return { voters, learners, votersOutgoing, learnersNext, autoLeave: autoLeave === 1 };
 }
 
-function readSnapshotMetadata(r: ByteReader, limits: DecodeLimits): SnapshotMetadata {
-  const index = r.u64('snapshot index');
-  const term = r.u64('snapshot term');
+function readSnapshotMetadata(r: BinaryReader, limits: DecodeLimits): SnapshotMetadata {
+  const index = r.uint64le();
+  const term = r.uint64le();
   return { index, term, confState: readConfState(r, limits) };
 }
 
-function decodeWhole<T>(bytes: Uint8Array, what: string, read: (r: ByteReader) => T): T {
+/** Reads all of `bytes`; any malformation, the reader's or a format rule's, is a CodecError. */
+function decodeWhole<T>(bytes: Uint8Array, what: string, read: (r: BinaryReader) => T): T {
   if (!(bytes instanceof Uint8Array)) throw new CodecError(what, 0, 'input must be a Uint8Array');
-  const r = new ByteReader(bytes, what);
-  const value = read(r);
-  r.end();
-  return value;
+  const r = new BinaryReader(bytes);
+  try {
+    const value = read(r);
+    r.expectEnd();
+    return value;
+  } catch (error) {
+    if (!(error instanceof BinaryDecodeError)) throw error;
+    throw new CodecError(what, error.offset, error.reason === 'invalid-value' ? error.detail : `${error.reason}: ${error.detail}`);
+  }
 }
 
 export function decodeEntry(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Entry {
@@ -197,9 +244,9 @@ export function decodeEntry(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DE
 
 export function decodeHardState(bytes: Uint8Array): HardState {
   return decodeWhole(bytes, 'HardState', (r) => {
-    const term = r.u64('term');
-    const vote = r.big64('vote');
-    return { term, vote, commit: r.u64('commit') };
+    const term = r.uint64le();
+    const vote = r.biguint64le();
+    return { term, vote, commit: r.uint64le() };
   });
 }
 
@@ -214,34 +261,34 @@ export function decodeSnapshotMetadata(bytes: Uint8Array, limits: DecodeLimits =
 export function decodeSnapshot(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Snapshot {
   return decodeWhole(bytes, 'Snapshot', (r) => {
     const metadata = readSnapshotMetadata(r, limits);
-    return { metadata, data: r.bytesField('snapshot data', limits.maxDataBytes) };
+    return { metadata, data: readBytesField(r, 'snapshot data', limits.maxDataBytes) };
   });
 }
 
 /** Decodes a message from the wire; any malformation is a CodecError (never another exception). */
 export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Message {
   return decodeWhole(bytes, 'Message', (r) => {
-    const version = r.u8('version');
-    if (version !== MESSAGE_CODEC_VERSION) r.fail(`unsupported codec version ${version}`);
-    const type = r.u8('type');
-    if (!isMessageType(type) || isLocalMessageType(type)) r.fail(`message type ${type} is not a wire message`);
-    const to = r.big64('to');
-    const from = r.big64('from');
-    const term = r.u64('term');
-    const logTerm = r.u64('logTerm');
-    const index = r.u64('index');
-    const commit = r.u64('commit');
-    const rejectHint = r.u64('rejectHint');
-    const flags = r.u8('flags');
-    if ((flags & ~(FLAG_REJECT | FLAG_SNAPSHOT)) !== 0) r.fail(`unknown flags ${flags}`);
-    const context = r.bytesField('context', limits.maxDataBytes);
-    const count = r.count('entries', limits.maxEntries, ENTRY_HEADER_BYTES);
+    const version = r.uint8();
+    if (version !== MESSAGE_CODEC_VERSION) fail(r, `unsupported codec version ${version}`);
+    const type = r.uint8();
+    if (!isMessageType(type) || isLocalMessageType(type)) fail(r, `message type ${type} is not a wire message`);
+    const to = r.biguint64le();
+    const from = r.biguint64le();
+    const term = r.uint64le();
+    const logTerm = r.uint64le();
+    const index = r.uint64le();
+    const commit = r.uint64le();
+    const rejectHint = r.uint64le();
+    const flags = r.uint8();
+    if ((flags & ~(FLAG_REJECT | FLAG_SNAPSHOT)) !== 0) fail(r, `unknown flags ${flags}`);
+    const context = readBytesField(r, 'context', limits.maxDataBytes);
+    const count = readCount(r, 'entries', limits.maxEntries, ENTRY_HEADER_BYTES);
     const entries: Entry[] = new Array<Entry>(count);
     for (let i = 0; i < count; i++) entries[i] = readEntry(r, limits);
     let snapshot: Snapshot | undefined;
     if ((flags & FLAG_SNAPSHOT) !== 0) {
       const metadata = readSnapshotMetadata(r, limits);
-      snapshot = { metadata, data: r.bytesField('snapshot data', limits.maxDataBytes) };
+      snapshot = { metadata, data: readBytesField(r, 'snapshot data', limits.maxDataBytes) };
     }
     const fields = { to, from, term, logTerm, index, commit, rejectHint, reject: (flags & FLAG_REJECT) !== 0, context, entries, snapshot };
     return message(type as MessageType, fields);
@@ -254,59 +301,61 @@ export const CONF_CHANGE_CODEC_VERSION = 1;
 
 /** Entry data of a one-step ConfChange. */
 export function encodeConfChange(cc: ConfChange): Uint8Array {
-  const w = new ByteWriter(2 + 8 + 4 + cc.context.length);
-  w.u8(CONF_CHANGE_CODEC_VERSION);
-  w.u8(cc.type);
-  w.big64(cc.nodeId);
-  w.bytesField(cc.context);
-  return w.finish();
+  const size = 2 + 8 + 4 + cc.context.length;
+  const w = sized(size);
+  w.uint8(CONF_CHANGE_CODEC_VERSION);
+  w.uint8(cc.type);
+  w.biguint64le(cc.nodeId);
+  writeBytesField(w, cc.context);
+  return finish(w, size);
 }
 
 /** Entry data of a ConfChangeV2. */
 export function encodeConfChangeV2(cc: ConfChangeV2): Uint8Array {
-  const w = new ByteWriter(2 + 4 + 9 * cc.changes.length + 4 + cc.context.length);
-  w.u8(CONF_CHANGE_CODEC_VERSION);
-  w.u8(cc.transition);
-  w.u32(cc.changes.length);
+  const size = 2 + 4 + 9 * cc.changes.length + 4 + cc.context.length;
+  const w = sized(size);
+  w.uint8(CONF_CHANGE_CODEC_VERSION);
+  w.uint8(cc.transition);
+  w.uint32le(cc.changes.length);
   for (const c of cc.changes) {
-    w.u8(c.type);
-    w.big64(c.nodeId);
+    w.uint8(c.type);
+    w.biguint64le(c.nodeId);
   }
-  w.bytesField(cc.context);
-  return w.finish();
+  writeBytesField(w, cc.context);
+  return finish(w, size);
 }
 
-function readNodeIdOrZero(r: ByteReader, field: string): bigint {
-  const id = r.big64(field);
-  if (id > MAX_NODE_ID) r.fail(`${field} holds invalid id ${id}`);
+function readNodeIdOrZero(r: BinaryReader, field: string): bigint {
+  const id = r.biguint64le();
+  if (id > MAX_NODE_ID) fail(r, `${field} holds invalid id ${id}`);
   return id;
 }
 
 export function decodeConfChange(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): ConfChange {
   return decodeWhole(bytes, 'ConfChange', (r) => {
-    const version = r.u8('version');
-    if (version !== CONF_CHANGE_CODEC_VERSION) r.fail(`unsupported codec version ${version}`);
-    const type = r.u8('type');
-    if (!isConfChangeType(type)) r.fail(`unknown change type ${type}`);
+    const version = r.uint8();
+    if (version !== CONF_CHANGE_CODEC_VERSION) fail(r, `unsupported codec version ${version}`);
+    const type = r.uint8();
+    if (!isConfChangeType(type)) fail(r, `unknown change type ${type}`);
     const nodeId = readNodeIdOrZero(r, 'nodeId');
-    return { type: type as ConfChangeType, nodeId, context: r.bytesField('context', limits.maxDataBytes) };
+    return { type: type as ConfChangeType, nodeId, context: readBytesField(r, 'context', limits.maxDataBytes) };
   });
 }
 
 export function decodeConfChangeV2(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): ConfChangeV2 {
   return decodeWhole(bytes, 'ConfChangeV2', (r) => {
-    const version = r.u8('version');
-    if (version !== CONF_CHANGE_CODEC_VERSION) r.fail(`unsupported codec version ${version}`);
-    const transition = r.u8('transition');
-    if (!isConfChangeTransition(transition)) r.fail(`unknown transition ${transition}`);
-    const n = r.count('changes', MAX_CONF_CHANGES, 9);
+    const version = r.uint8();
+    if (version !== CONF_CHANGE_CODEC_VERSION) fail(r, `unsupported codec version ${version}`);
+    const transition = r.uint8();
+    if (!isConfChangeTransition(transition)) fail(r, `unknown transition ${transition}`);
+    const n = readCount(r, 'changes', MAX_CONF_CHANGES, 9);
     const changes: ConfChangeSingle[] = new Array<ConfChangeSingle>(n);
     for (let i = 0; i < n; i++) {
-      const type = r.u8('change type');
-      if (!isConfChangeType(type)) r.fail(`unknown change type ${type}`);
+      const type = r.uint8();
+      if (!isConfChangeType(type)) fail(r, `unknown change type ${type}`);
       changes[i] = { type: type as ConfChangeType, nodeId: readNodeIdOrZero(r, 'change nodeId') };
     }
-    return { transition: transition as ConfChangeTransition, changes, context: r.bytesField('context', limits.maxDataBytes) };
+    return { transition: transition as ConfChangeTransition, changes, context: readBytesField(r, 'context', limits.maxDataBytes) };
   });
 }
 
