@@ -27,7 +27,7 @@ import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
 import { MAX_REVOKED_KEY_IDS, MAX_SIGNING_KEYS, MAX_PUBLIC_JWK_CHARS, type SigningKeyDirectory } from './key-directory';
 import type { LeaseTable } from './lease-table';
-import { isSimpleTokenPrefix, type SimpleTokenTable } from './simple-tokens';
+import { parseSimpleToken, type SimpleTokenTable } from '@ward/auth/simple-tokens';
 
 const MAGIC = Uint8Array.of(0x57, 0x41, 0x50, 0x4c);
 const FORMAT_VERSION = 1;
@@ -137,12 +137,10 @@ function readTokens(reader: BinaryReader, tokens: SimpleTokenTable, auth: AuthSt
     const username = reader.string(auth.limits.maxNameBytes);
     if (previous !== undefined && !(previous < token)) invalid('tokens must ascend');
     previous = token;
-    const dot = token.indexOf('.');
-    const index = Number(token.slice(dot + 1));
-    const wellFormed = dot === 16 && isSimpleTokenPrefix(token.slice(0, dot)) && /^[1-9][0-9]*$/.test(token.slice(dot + 1));
-    if (!wellFormed || !Number.isSafeInteger(index) || index > appliedIndex) invalid('malformed simple token');
+    const parts = parseSimpleToken(token);
+    if (parts === undefined || parts.index > appliedIndex) invalid('malformed simple token');
     if (!auth.hasUser(username)) invalid('simple token of a missing user');
-    tokens.restore(token, { username, index });
+    tokens.restore(token, { username, index: parts.index });
   }
 }
 

@@ -33,7 +33,7 @@ import {
 } from './permission-checks';
 import { ADMIN_OPERATIONS, type ApplyOperation, type ApplyRequest } from './request';
 import type { ApplyResponse, ApplyResult } from './response';
-import { SimpleTokenTable } from './simple-tokens';
+import { SimpleTokenTable } from '@ward/auth/simple-tokens';
 import { authWireError, toWireError } from './wire-error-map';
 
 /** A lease query answered outside the log (see Applier.checkLeaseQuery). */

@@ -29,5 +29,4 @@ export {
   type UserChangePasswordRequest,
 } from './request';
 export type { ApplyHeader, ApplyResponse, ApplyResult } from './response';
-export { isSimpleTokenPrefix } from './simple-tokens';
 export { authWireError, toWireError } from './wire-error-map';

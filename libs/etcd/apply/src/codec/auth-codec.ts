@@ -5,7 +5,7 @@ import type { Permission } from '@ward/auth/permissions';
 import { BinaryDecodeError, type BinaryReader, type BinaryWriter } from '@ward/shared/binary';
 import { BCRYPT_HASH_BYTES, isBcryptHash, toPasswordHash, type PasswordHash } from '../password-hash';
 import type { RoleGrantPermissionRequest, RoleRevokePermissionRequest } from '../request';
-import { isSimpleTokenPrefix } from '../simple-tokens';
+import { isSimpleTokenPrefix } from '@ward/auth/simple-tokens';
 
 const INT32_MIN = -0x8000_0000;
 const INT32_MAX = 0x7fff_ffff;
