@@ -22,8 +22,7 @@ import type {
   NodeWatchResponse__Output,
   ResolveTokenResponse__Output,
 } from '@ward/etcd/proto';
-import { backoffDelayMs, sleep, type RetryBounds } from './backoff';
-import { readAttempt, readErrorAttempt, writeAttempt, type Attempt } from './node-answers';
+import { backoffDelayMs, readAttempt, readErrorAttempt, sleep, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
 import { NodeConnection, isTransportFailure, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
 
 export interface ClusterClientOptions {

@@ -9,7 +9,7 @@ import { encodeApplyResponse } from '@ward/etcd/api-mapping';
 import { decodeApplyRequest, type ApplyRequest } from '@ward/etcd/apply';
 import { wireError } from '@ward/etcd/wire-errors';
 import { status as Status } from '@grpc/grpc-js';
-import { nodeWireError } from '../cluster/node-answers';
+import { nodeWireError } from '@ward/etcd/node-calls';
 import type { EntryTransport } from '../requests/request-executor';
 import { ReadIndexRounds } from './read-index-rounds';
 import type { ReadReplica } from './read-replica';

@@ -15,7 +15,7 @@ import type {
 } from '@ward/etcd/proto';
 import { discardStream, type OpenedSnapshot } from '../cluster/cluster-client';
 import { identityFields } from '../identity/identity';
-import { nodeWireError } from '../cluster/node-answers';
+import { nodeWireError } from '@ward/etcd/node-calls';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { requireAuthenticated, type AuthEnabledCheck } from './authenticated';
 import { responseHeaderOf } from './response-header';

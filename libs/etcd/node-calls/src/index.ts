@@ -1,0 +1,2 @@
+export { backoffDelayMs, sleep, type RetryBounds } from './backoff';
+export { nodeWireError, readAttempt, readErrorAttempt, writeAttempt, type Attempt } from './node-answers';
