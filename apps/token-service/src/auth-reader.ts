@@ -2,12 +2,13 @@
 // AuthCheck (the user's stored credential and the auth revision) and proposals of the signing-key
 // directory operations. A follower answers NotLeader with the leader's address; unreachable
 // members are skipped; every call has one deadline and a bounded number of tries with jittered
-// backoff (the gateway's ClusterClient follows the same rules for its many more methods). A
-// proposal whose outcome is unknown is retried only when repeating it is harmless.
+// backoff (the gateway's ClusterClient follows the same rules for its many more methods, and reads
+// answers and backs off with the same `@ward/etcd/node-calls`). A proposal whose outcome is unknown
+// is retried only when repeating it is harmless.
 import { credentials, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
-import { wardNodeGrpc, type AuthCheck__Output, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output, type WireError__Output } from '@ward/etcd/proto';
-import { isGrpcStatusCode, wireError, wireErrorNameByMessage } from '@ward/etcd/wire-errors';
-import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { backoffDelayMs, nodeWireError, readErrorAttempt, sleep, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
+import { wardNodeGrpc, type AuthCheck__Output, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
+import { wireError } from '@ward/etcd/wire-errors';
 import type { Logger } from '@ward/platform/logging';
 import type { Clock, Rng } from '@ward/shared/clock';
 
@@ -15,7 +16,7 @@ export interface AuthReaderOptions {
   readonly endpoints: readonly string[];
   /** Budget of one read, retries included. */
   readonly requestTimeoutMs: number;
-  readonly retry: { readonly maxAttemptsCount: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
+  readonly retry: RetryBounds;
   readonly clock: Clock;
   readonly rng: Rng;
   readonly logger: Logger;
@@ -28,16 +29,6 @@ const MAX_CHANNELS_COUNT = 32;
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 /** Largest request sent (a name of at most 64 KiB, or a key record). */
 const MAX_SEND_BYTES = 128 * 1024;
-
-type Outcome<T> = { kind: 'done'; value: T } | { kind: 'redirect'; leader: string } | { kind: 'retry'; error: Error } | { kind: 'fail'; error: Error };
-
-function nodeError(error: WireError__Output | null | undefined): Error {
-  const message = error?.message ?? '';
-  const name = wireErrorNameByMessage(message);
-  if (name !== undefined) return wireError(name);
-  const code = error?.code ?? Status.UNKNOWN;
-  return new GrpcStatusError(isGrpcStatusCode(code) && code !== 0 ? code : Status.UNKNOWN, message);
-}
 
 export class AuthReader {
   private readonly channels = new Map<string, NodeClient>();
@@ -62,7 +53,7 @@ export class AuthReader {
     return this.run(signal, (address, deadlineMs) => this.proposeAt(address, entry, idempotent, deadlineMs));
   }
 
-  private async run<T>(signal: AbortSignal | undefined, attempt: (address: string, deadlineMs: number) => Promise<Outcome<T>>): Promise<T> {
+  private async run<T>(signal: AbortSignal | undefined, attempt: (address: string, deadlineMs: number) => Promise<Attempt<T>>): Promise<T> {
     if (this.closed) throw wireError('Stopped');
     const deadlineMs = this.options.clock.nowMs() + this.options.requestTimeoutMs;
     let lastError: Error | undefined;
@@ -76,8 +67,8 @@ export class AuthReader {
         return outcome.value;
       }
       if (outcome.kind === 'fail') throw outcome.error;
-      if (outcome.kind === 'redirect' && outcome.leader !== '' && outcome.leader !== address && (this.channels.has(outcome.leader) || this.channels.size < MAX_CHANNELS_COUNT)) {
-        this.leader = outcome.leader;
+      if (outcome.kind === 'redirect' && outcome.leaderAddress !== '' && outcome.leaderAddress !== address && (this.channels.has(outcome.leaderAddress) || this.channels.size < MAX_CHANNELS_COUNT)) {
+        this.leader = outcome.leaderAddress;
         continue;
       }
       if (outcome.kind === 'retry') lastError = outcome.error;
@@ -93,7 +84,7 @@ export class AuthReader {
     this.channels.clear();
   }
 
-  private transportOutcome(address: string, error: ServiceError, retryable: boolean): Outcome<never> {
+  private transportOutcome(address: string, error: ServiceError, retryable: boolean): Attempt<never> {
     if (error.code === Status.DEADLINE_EXCEEDED) return { kind: 'fail', error: wireError('Timeout') };
     if (error.code === Status.UNAVAILABLE || error.code === Status.CANCELLED || error.code === Status.INTERNAL) {
       return retryable ? { kind: 'retry', error: wireError('NoLeader') } : { kind: 'fail', error: wireError('TimeoutDueToConnectionLost') };
@@ -102,32 +93,24 @@ export class AuthReader {
     return { kind: 'fail', error: wireError('Unhealthy') };
   }
 
-  private authCheckAt(address: string, name: string, deadlineMs: number): Promise<Outcome<AuthCheck__Output>> {
+  private authCheckAt(address: string, name: string, deadlineMs: number): Promise<Attempt<AuthCheck__Output>> {
     return new Promise((resolve) => {
       this.channel(address).AuthCheck({ name }, { deadline: deadlineMs }, (error: ServiceError | null, answer?: AuthCheckResponse__Output) => {
         if (error !== null) return resolve(this.transportOutcome(address, error, true));
         if (answer?.result === 'check' && answer.check) resolve({ kind: 'done', value: answer.check });
-        else if (answer?.result === 'not_leader') resolve({ kind: 'redirect', leader: answer.not_leader?.leader_address ?? '' });
-        else {
-          const failure = nodeError(answer?.error);
-          resolve((failure as { grpcCode?: number }).grpcCode === Status.UNAVAILABLE ? { kind: 'retry', error: failure } : { kind: 'fail', error: failure });
-        }
+        else if (answer?.result === 'not_leader') resolve({ kind: 'redirect', leaderAddress: answer.not_leader?.leader_address ?? '' });
+        else resolve(readErrorAttempt(answer?.error));
       });
     });
   }
 
-  private proposeAt(address: string, entry: Uint8Array, idempotent: boolean, deadlineMs: number): Promise<Outcome<Buffer>> {
+  private proposeAt(address: string, entry: Uint8Array, idempotent: boolean, deadlineMs: number): Promise<Attempt<Buffer>> {
     const timeoutMs = Math.max(1, deadlineMs - this.options.clock.nowMs());
     return new Promise((resolve) => {
       this.channel(address).Propose({ entry, timeout_ms: timeoutMs }, { deadline: deadlineMs }, (error: ServiceError | null, answer?: NodeResponse__Output) => {
         if (error !== null) return resolve(this.transportOutcome(address, error, idempotent));
-        if (answer?.result === 'response') resolve({ kind: 'done', value: answer.response ?? Buffer.alloc(0) });
-        else if (answer?.result === 'not_leader') resolve({ kind: 'redirect', leader: answer.not_leader?.leader_address ?? '' });
-        else {
-          const failure = nodeError(answer?.error);
-          // Refused before proposing (no leader): nothing happened, try again.
-          resolve(wireErrorNameByMessage(failure.message) === 'NoLeader' ? { kind: 'retry', error: failure } : { kind: 'fail', error: failure });
-        }
+        // Only a NotLeader or `no leader` (refused before proposing) is tried again.
+        resolve(answer === undefined ? { kind: 'fail', error: nodeWireError(undefined) } : writeAttempt(answer));
       });
     });
   }
@@ -139,19 +122,12 @@ export class AuthReader {
   }
 
   private async pause(tryNumber: number, deadlineMs: number, signal?: AbortSignal): Promise<void> {
-    const { baseDelayMs, maxDelayMs } = this.options.retry;
-    const ceilingMs = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(tryNumber - 1, 30));
-    const delayMs = Math.min(Math.floor(this.options.rng.nextFloat() * (ceilingMs + 1)), Math.max(0, deadlineMs - this.options.clock.nowMs()));
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, delayMs);
-      signal?.addEventListener('abort', done, { once: true });
-      function done(): void {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-    });
-    if (signal?.aborted) throw wireError('Canceled');
+    const delayMs = Math.min(backoffDelayMs(tryNumber, this.options.retry, this.options.rng), Math.max(0, deadlineMs - this.options.clock.nowMs()));
+    try {
+      await sleep(delayMs, signal);
+    } catch {
+      throw wireError('Canceled');
+    }
   }
 
   private channel(address: string): NodeClient {
