@@ -311,11 +311,13 @@ export class OrderedMap<V> {
     while (leaf !== null) {
       const keys = leaf.keys;
       const values = leaf.values;
-      for (; index < keys.length; index++) {
-        const key = keys[index]!;
-        if (end !== null && key >= end) return;
-        if (visit(key, values[index]!) === false) return;
+      // Only the leaf holding `end` needs a bound; the keys before it are visited uncompared.
+      const last = keys.length - 1;
+      const stop = end !== null && last >= 0 && keys[last]! >= end ? lowerBound(keys, end) : keys.length;
+      for (; index < stop; index++) {
+        if (visit(keys[index]!, values[index]!) === false) return;
       }
+      if (stop < keys.length) return;
       leaf = leaf.next;
       index = 0;
     }
