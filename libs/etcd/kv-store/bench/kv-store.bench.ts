@@ -11,6 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { KVStore, ANY_LEASE_EXISTS } from '../src/index';
 import { OrderedMap } from '../src/ordered-map';
 import { toByteString } from '../src/byte-string';
+import { keyText, median, shuffled } from './bench-keys';
 
 setFlagsFromString('--expose_gc');
 const gc = runInNewContext('gc') as () => void;
@@ -27,8 +28,6 @@ interface Row {
   readonly note: string;
 }
 const rows: Row[] = [];
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** CPU milliseconds (user + system) spent by this process in `run`. */
 function elapsedMs(run: () => void): number {
@@ -58,25 +57,6 @@ function repeated(name: string, operations: number, times: number, run: () => vo
   const perOpUs: number[] = [];
   for (let i = 0; i < times; i++) perOpUs.push((elapsedMs(run) * 1000) / operations);
   rows.push({ name, operations, medianUs: median(perOpUs), bestUs: Math.min(...perOpUs), note });
-}
-
-/** A deterministic shuffle (xorshift) so that runs compare. */
-function shuffled(count: number): number[] {
-  const order = Array.from({ length: count }, (_, i) => i);
-  let state = 0x9e3779b9;
-  for (let i = count - 1; i > 0; i--) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    const j = (state >>> 0) % (i + 1);
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  return order;
-}
-
-/** etcd-style keys: /registry/pods/<namespace>/<name>, 35 bytes, 1000 keys per namespace. */
-function keyText(i: number): string {
-  return `/registry/pods/ns-${String(Math.floor(i / 1000)).padStart(4, '0')}/pod-${String(i).padStart(8, '0')}`;
 }
 
 function heapUsedBytes(): number {
