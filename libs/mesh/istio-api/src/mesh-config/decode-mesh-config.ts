@@ -10,7 +10,8 @@ import type { YNode } from '../load/yaml-tree';
 import { describeNode } from '../decode/decode-issue';
 import type { MeshConfigCode } from '../diagnostics/codes';
 import type { Severity } from '../diagnostics/diagnostic';
-import { parseGoDuration, protoDurationText } from './go-duration';
+import { parseGoDuration } from '@ward/shared/clock';
+import { protoDurationText } from './go-duration';
 import type { MeshField, MeshFieldType, MeshMessage } from './mesh-config-schema';
 
 /** A finding while decoding, at a field path of the MeshConfig (JSON names). */
