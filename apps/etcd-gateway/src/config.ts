@@ -1,6 +1,6 @@
 // The etcd-gateway's whole configuration: GATEWAY_* environment variables, each with a default, a
 // unit and a reason. main.ts reads it once; tests build it with gatewayConfig(overrides).
-import { bool, defineConfig, envName, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
+import { bool, defineConfig, envName, goTogether, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
 import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '@ward/auth/password-jobs';
 import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
 import { passwordTierOptions } from '@ward/auth/password-queue';
@@ -188,12 +188,13 @@ export const gatewayConfigSchema = defineConfig({
     if (config.redisUrl !== '' && config.passwordPayloadKeys === '') {
       problems.push('GATEWAY_PASSWORD_PAYLOAD_KEYS is required with GATEWAY_REDIS_URL');
     }
-    if ((config.certFile === '') !== (config.keyFile === '')) problems.push('GATEWAY_CERT_FILE and GATEWAY_KEY_FILE go together');
+    const serverTls = goTogether({ GATEWAY_CERT_FILE: config.certFile, GATEWAY_KEY_FILE: config.keyFile });
+    if (serverTls !== undefined) problems.push(serverTls);
     if (config.trustedCaFile !== '' && config.certFile === '') problems.push('GATEWAY_TRUSTED_CA_FILE needs GATEWAY_CERT_FILE and GATEWAY_KEY_FILE (TLS)');
     if (config.httpTls && config.certFile === '') problems.push('GATEWAY_HTTP_TLS needs GATEWAY_CERT_FILE and GATEWAY_KEY_FILE');
     if (config.clientCertAuth && config.trustedCaFile === '') problems.push('GATEWAY_CLIENT_CERT_AUTH needs GATEWAY_TRUSTED_CA_FILE to verify client certificates against');
-    const nodeTlsFiles = [config.nodeTlsCertFile, config.nodeTlsKeyFile, config.nodeTlsCaFile].filter((file) => file !== '').length;
-    if (nodeTlsFiles !== 0 && nodeTlsFiles !== 3) problems.push('GATEWAY_NODE_TLS_CERT_FILE, GATEWAY_NODE_TLS_KEY_FILE and GATEWAY_NODE_TLS_CA_FILE go together');
+    const nodeTls = goTogether({ GATEWAY_NODE_TLS_CERT_FILE: config.nodeTlsCertFile, GATEWAY_NODE_TLS_KEY_FILE: config.nodeTlsKeyFile, GATEWAY_NODE_TLS_CA_FILE: config.nodeTlsCaFile });
+    if (nodeTls !== undefined) problems.push(nodeTls);
     const globalStreamsCap = Math.min(config.maxWatchStreamsCount, config.maxKeepAliveStreamsCount);
     if (config.maxStreamsPerUserCount >= globalStreamsCap) problems.push('GATEWAY_MAX_STREAMS_PER_USER_COUNT must be below GATEWAY_MAX_WATCH_STREAMS_COUNT and GATEWAY_MAX_KEEP_ALIVE_STREAMS_COUNT (one user must not fill them)');
     if (config.maxStreamsPerAddressCount >= globalStreamsCap) problems.push('GATEWAY_MAX_STREAMS_PER_ADDRESS_COUNT must be below GATEWAY_MAX_WATCH_STREAMS_COUNT and GATEWAY_MAX_KEEP_ALIVE_STREAMS_COUNT (one address must not fill them)');

@@ -4,7 +4,7 @@
  * typed {@link RaftNodeConfig} that createRaftNode takes.
  */
 import { DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER } from '@ward/etcd/apply';
-import { defineConfig, int, list, oneOf, string, type ConfigValues } from '@ward/platform/config';
+import { defineConfig, goTogether, int, list, oneOf, string, type ConfigValues } from '@ward/platform/config';
 import type { LogLevel } from '@ward/platform/logging';
 import { clusterIdOf, parseHostPort, parseMemberId, parseMembers, type HostPort, type MemberSpec } from './members';
 
@@ -71,8 +71,8 @@ export const RAFT_NODE_CONFIG = defineConfig({
     if (c.members.length === 0) problems.push('RAFT_NODE_MEMBERS is required');
     if (c.dataDir === '') problems.push('RAFT_NODE_DATA_DIR is required');
     if (c.electionTicks <= c.heartbeatTicks) problems.push('RAFT_NODE_ELECTION_TICKS must be greater than RAFT_NODE_HEARTBEAT_TICKS');
-    const tlsFiles = [c.tlsCertFile, c.tlsKeyFile, c.tlsCaFile].filter((file) => file !== '').length;
-    if (tlsFiles !== 0 && tlsFiles !== 3) problems.push('RAFT_NODE_TLS_CERT_FILE, RAFT_NODE_TLS_KEY_FILE and RAFT_NODE_TLS_CA_FILE go together');
+    const tls = goTogether({ RAFT_NODE_TLS_CERT_FILE: c.tlsCertFile, RAFT_NODE_TLS_KEY_FILE: c.tlsKeyFile, RAFT_NODE_TLS_CA_FILE: c.tlsCaFile });
+    if (tls !== undefined) problems.push(tls);
     if (c.defaultRequestTimeoutMs > c.maxRequestTimeoutMs) problems.push('RAFT_NODE_DEFAULT_REQUEST_TIMEOUT_MS must not exceed RAFT_NODE_MAX_REQUEST_TIMEOUT_MS');
     if (c.maxSimpleTokensPerUserCount > c.maxSimpleTokensCount) problems.push('RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT must not exceed RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT');
     if (problems.length > 0) return problems;

@@ -1,6 +1,6 @@
 // The token-service's whole configuration: TOKEN_SERVICE_* environment variables, each with a
 // default, a unit and a reason. main.ts reads it once; tests build it with tokenServiceConfig(overrides).
-import { defineConfig, envName, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
+import { defineConfig, envName, goTogether, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
 import { BCRYPT_DEFAULT_COST, BCRYPT_MAX_COST, BCRYPT_MIN_COST } from '@ward/auth/password-jobs';
 import { DEFAULT_MAX_VERIFY_COST } from '@ward/auth/password-hashing';
 import { passwordTierOptions } from '@ward/auth/password-queue';
@@ -74,10 +74,15 @@ export const tokenServiceConfigSchema = defineConfig({
     if (config.retryBaseDelayMs > config.retryMaxDelayMs) problems.push('TOKEN_SERVICE_RETRY_BASE_DELAY_MS must be ≤ TOKEN_SERVICE_RETRY_MAX_DELAY_MS');
     if (config.bcryptMaxVerifyCost < config.bcryptCost) problems.push('TOKEN_SERVICE_BCRYPT_MAX_VERIFY_COST must be ≥ TOKEN_SERVICE_BCRYPT_COST');
     if (config.redisUrl !== '' && config.passwordPayloadKeys === '') problems.push('TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS is required with TOKEN_SERVICE_REDIS_URL');
-    if ((config.certFile === '') !== (config.keyFile === '')) problems.push('TOKEN_SERVICE_CERT_FILE and TOKEN_SERVICE_KEY_FILE go together');
+    const serverTls = goTogether({ TOKEN_SERVICE_CERT_FILE: config.certFile, TOKEN_SERVICE_KEY_FILE: config.keyFile });
+    if (serverTls !== undefined) problems.push(serverTls);
     if (config.clientCaFile !== '' && config.certFile === '') problems.push('TOKEN_SERVICE_CLIENT_CA_FILE needs TOKEN_SERVICE_CERT_FILE and TOKEN_SERVICE_KEY_FILE (TLS)');
-    const nodeTlsFiles = [config.nodeTlsCertFile, config.nodeTlsKeyFile, config.nodeTlsCaFile].filter((file) => file !== '').length;
-    if (nodeTlsFiles !== 0 && nodeTlsFiles !== 3) problems.push('TOKEN_SERVICE_NODE_TLS_CERT_FILE, TOKEN_SERVICE_NODE_TLS_KEY_FILE and TOKEN_SERVICE_NODE_TLS_CA_FILE go together');
+    const nodeTls = goTogether({
+      TOKEN_SERVICE_NODE_TLS_CERT_FILE: config.nodeTlsCertFile,
+      TOKEN_SERVICE_NODE_TLS_KEY_FILE: config.nodeTlsKeyFile,
+      TOKEN_SERVICE_NODE_TLS_CA_FILE: config.nodeTlsCaFile,
+    });
+    if (nodeTls !== undefined) problems.push(nodeTls);
     if (config.keyId !== '' && config.privateKeyFile === '') problems.push('TOKEN_SERVICE_KEY_ID names the key of TOKEN_SERVICE_PRIVATE_KEY_FILE');
     if (config.keyId !== '' && !KEY_ID_PATTERN.test(config.keyId)) problems.push('TOKEN_SERVICE_KEY_ID must match [A-Za-z0-9._-]{1,64}');
     if (config.privateKeyFile === '' && publishedKeysCount(config) > MAX_JWT_VERIFICATION_KEYS) {

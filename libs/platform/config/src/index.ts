@@ -3,3 +3,4 @@ export type { BoolOption, EnumOption, IntOption, ListOption, Option, OptionValue
 export { NUMBER_UNIT_SUFFIXES, defineConfig, envName, screamingSnake } from './schema';
 export type { ConfigSchema, ConfigValues } from './schema';
 export { ConfigError, describeConfig, loadConfig } from './load';
+export { goTogether } from './together';
