@@ -120,19 +120,19 @@ export class BinaryReader {
   /** A fixed-width unsigned 32-bit integer, little-endian. */
   uint32le(): number {
     this.need(4);
-    const input = this.input;
-    const at = this.offsetBytes;
-    this.offsetBytes = at + 4;
-    return (input[at]! | (input[at + 1]! << 8) | (input[at + 2]! << 16)) + input[at + 3]! * 0x100_0000;
+    const value = this.dataView().getUint32(this.offsetBytes, true);
+    this.offsetBytes += 4;
+    return value;
   }
 
   /** A fixed-width unsigned 64-bit integer, little-endian, that must be a safe integer. */
   uint64le(): number {
     this.need(8);
-    const start = this.offsetBytes;
-    const low = this.uint32le();
-    const high = this.uint32le();
-    if (high > MAX_SAFE_HIGH_WORD) throw new BinaryDecodeError('out-of-range', start, 'uint64 exceeds 2^53 - 1');
+    const view = this.dataView();
+    const low = view.getUint32(this.offsetBytes, true);
+    const high = view.getUint32(this.offsetBytes + 4, true);
+    if (high > MAX_SAFE_HIGH_WORD) this.fail('out-of-range', 'uint64 exceeds 2^53 - 1');
+    this.offsetBytes += 8;
     return high * TWO_POW_32 + low;
   }
 

@@ -89,10 +89,11 @@ export class BinaryWriter {
     const grown = new Uint8Array(Math.min(capacity, this.maxBytes));
     grown.set(this.buffer.subarray(0, this.lengthBytes));
     this.buffer = grown;
+    this.view = undefined;
   }
 
   uint8(value: number): this {
-    if (!Number.isInteger(value) || value < 0 || value > 0xff) throw new TypeError(`uint8 out of range: ${value}`);
+    if ((value & 0xff) !== value) throw new TypeError(`uint8 out of range: ${value}`);
     this.reserve(1);
     this.buffer[this.lengthBytes++] = value;
     return this;
@@ -147,9 +148,10 @@ export class BinaryWriter {
 
   /** A fixed-width unsigned 32-bit integer, little-endian. */
   uint32le(value: number): this {
-    if (!Number.isInteger(value) || value < 0 || value >= TWO_POW_32) throw new TypeError(`uint32 out of range: ${value}`);
+    if (value >>> 0 !== value) throw new TypeError(`uint32 out of range: ${value}`);
     this.reserve(4);
-    this.putUint32le(value);
+    this.dataView().setUint32(this.lengthBytes, value, true);
+    this.lengthBytes += 4;
     return this;
   }
 
@@ -157,19 +159,10 @@ export class BinaryWriter {
   uint64le(value: number): this {
     if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`uint64 needs a non-negative safe integer: ${value}`);
     this.reserve(8);
-    const buffer = this.buffer;
-    const at = this.lengthBytes;
-    const low = value >>> 0;
-    const high = (value - low) / TWO_POW_32;
-    buffer[at] = low;
-    buffer[at + 1] = low >>> 8;
-    buffer[at + 2] = low >>> 16;
-    buffer[at + 3] = low >>> 24;
-    buffer[at + 4] = high;
-    buffer[at + 5] = high >>> 8;
-    buffer[at + 6] = high >>> 16;
-    buffer[at + 7] = 0;
-    this.lengthBytes = at + 8;
+    const view = this.dataView();
+    view.setUint32(this.lengthBytes, value >>> 0, true);
+    view.setUint32(this.lengthBytes + 4, (value - (value >>> 0)) / TWO_POW_32, true);
+    this.lengthBytes += 8;
     return this;
   }
 
@@ -206,24 +199,17 @@ export class BinaryWriter {
   }
 
   private dataView(): DataView {
-    if (this.view === undefined || this.view.buffer !== this.buffer.buffer) this.view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
-    return this.view;
-  }
-
-  /** Four bytes already reserved (a Uint8Array store keeps the low 8 bits). */
-  private putUint32le(value: number): void {
-    const buffer = this.buffer;
-    const at = this.lengthBytes;
-    buffer[at] = value;
-    buffer[at + 1] = value >>> 8;
-    buffer[at + 2] = value >>> 16;
-    buffer[at + 3] = value >>> 24;
-    this.lengthBytes = at + 4;
+    return (this.view ??= new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength));
   }
 
   /** Raw bytes with no length prefix (fixed-size fields such as a magic number). */
   raw(bytes: Uint8Array): this {
-    if (this.sink !== undefined && bytes.length > this.buffer.length - this.lengthBytes) {
+    if (bytes.length <= this.buffer.length - this.lengthBytes) {
+      this.buffer.set(bytes, this.lengthBytes);
+      this.lengthBytes += bytes.length;
+      return this;
+    }
+    if (this.sink !== undefined) {
       for (let offset = 0; offset < bytes.length; ) {
         if (this.lengthBytes === this.buffer.length) this.flush();
         const count = Math.min(bytes.length - offset, this.buffer.length - this.lengthBytes);
