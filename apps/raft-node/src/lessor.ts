@@ -12,6 +12,7 @@
 // move an entry inside a heap: it pushes a new one and the old one goes stale (dropped when it
 // reaches the top); the heaps are rebuilt from the tracked leases once stale entries outnumber
 // live ones two to one, so keep-alive traffic cannot grow them without bound.
+import { MinHeap } from '@ward/shared/heap';
 
 /** The replicated lease table, as the lessor reads it. */
 export interface LeaseTableView {
@@ -42,71 +43,6 @@ interface Tracked {
   paused: boolean;
   /** False once replaced or forgotten: its heap entry is stale. */
   current: boolean;
-}
-
-/** A binary min-heap; `before(a, b)` is the strict order. */
-class MinHeap<T> {
-  private readonly items: T[];
-
-  constructor(
-    private readonly before: (a: T, b: T) => boolean,
-    items: T[] = [],
-  ) {
-    this.items = items;
-    for (let i = (items.length >>> 1) - 1; i >= 0; i--) this.down(i);
-  }
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  peek(): T | undefined {
-    return this.items[0];
-  }
-
-  push(item: T): void {
-    const items = this.items;
-    let i = items.length;
-    items.push(item);
-    while (i > 0) {
-      const parent = (i - 1) >>> 1;
-      const above = items[parent] as T;
-      if (!this.before(item, above)) break;
-      items[i] = above;
-      i = parent;
-    }
-    items[i] = item;
-  }
-
-  pop(): T | undefined {
-    const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length > 0 && last !== undefined) {
-      items[0] = last;
-      this.down(0);
-    }
-    return top;
-  }
-
-  private down(start: number): void {
-    const items = this.items;
-    const length = items.length;
-    const item = items[start] as T;
-    let i = start;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= length) break;
-      const right = left + 1;
-      let child = left;
-      if (right < length && this.before(items[right] as T, items[left] as T)) child = right;
-      const below = items[child] as T;
-      if (!this.before(below, item)) break;
-      items[i] = below;
-      i = child;
-    }
-    items[i] = item;
-  }
 }
 
 const deadlineFirst = (a: Tracked, b: Tracked): boolean => a.deadlineMs < b.deadlineMs || (a.deadlineMs === b.deadlineMs && a.seq < b.seq);

@@ -1,5 +1,6 @@
 import { BinaryWriter, type BinarySink } from '@ward/shared/binary';
 import { crc32c } from '@ward/shared/checksum';
+import { MinHeap } from '@ward/shared/heap';
 import { assert } from '@ward/shared/errors';
 import { successorKey, type ByteString } from './byte-string';
 import { KVCompactedError, KVFutureRevisionError } from './errors';
@@ -97,8 +98,8 @@ export class HashKvTask {
   private writer = new BinaryWriter({ sink: this.sink });
   private cursor: ByteString | null = '';
   private runs: Run[] = [];
-  /** Indexes into `runs`, a binary min-heap by each run's next record. */
-  private heap: number[] = [];
+  /** Indexes into `runs`, by each run's next record. */
+  private heap = this.newHeap([]);
   private merging = false;
   /** Keys with a live revision at the hashed revision (etcd's Keep map is empty without any). */
   private keptCount = 0;
@@ -152,7 +153,7 @@ export class HashKvTask {
     this.writer.latin1(BUCKET_NAME);
     this.cursor = '';
     this.runs = [];
-    this.heap = [];
+    this.heap = this.newHeap([]);
     this.merging = false;
     this.keptCount = 0;
   }
@@ -194,9 +195,8 @@ export class HashKvTask {
     if (visited < budget || last === null) {
       this.cursor = null;
       this.merging = true;
-      this.heap = this.runs.map((_, index) => index);
-      for (let i = (this.heap.length >>> 1) - 1; i >= 0; i--) this.siftDown(i);
-      if (this.heap.length === 0) this.finish();
+      this.heap = this.newHeap(this.runs.map((_, index) => index));
+      if (this.heap.size === 0) this.finish();
     } else {
       this.cursor = successorKey(last);
     }
@@ -204,17 +204,14 @@ export class HashKvTask {
 
   /** Hashes up to `budget` records in revision order. */
   private merge(budget: number): void {
-    for (let done = 0; done < budget && this.heap.length > 0; done++) {
-      const run = this.runs[this.heap[0]!]!;
+    for (let done = 0; done < budget && this.heap.size > 0; done++) {
+      const run = this.runs[this.heap.peek()!]!;
       if (this.keptCount > 0 ? !run.unkept[run.next] : !run.compacted[run.next]) writeRevision(this.writer, run.keys[run.next]!, run.records[run.next]!);
       run.next++;
-      if (run.next === run.records.length) {
-        const lastIndex = this.heap.pop()!;
-        if (this.heap.length > 0) this.heap[0] = lastIndex;
-      }
-      if (this.heap.length > 0) this.siftDown(0);
+      if (run.next === run.records.length) this.heap.pop();
+      else this.heap.topChanged();
     }
-    if (this.heap.length === 0) this.finish();
+    if (this.heap.size === 0) this.finish();
   }
 
   private finish(): void {
@@ -228,21 +225,7 @@ export class HashKvTask {
     return run.records[run.next]!;
   }
 
-  private siftDown(start: number): void {
-    const heap = this.heap;
-    const item = heap[start]!;
-    const head = this.headOf(item);
-    let i = start;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      let child = left;
-      if (right < heap.length && before(this.headOf(heap[right]!), this.headOf(heap[left]!))) child = right;
-      if (!before(this.headOf(heap[child]!), head)) break;
-      heap[i] = heap[child]!;
-      i = child;
-    }
-    heap[i] = item;
+  private newHeap(runIndexes: number[]): MinHeap<number> {
+    return new MinHeap((a, b) => before(this.headOf(a), this.headOf(b)), runIndexes);
   }
 }

@@ -1,0 +1,1 @@
+export { MinHeap } from './min-heap';
