@@ -93,7 +93,7 @@ describe('internal API: refusals', () => {
   it('answers an oversized proposal with RequestTooLarge and garbage with INVALID_ARGUMENT', async () => {
     // above --max-request-bytes (1.5 MiB) but within the gRPC limit (plus 512 KiB), as etcd answers it
     const big = await rawPropose(Buffer.alloc(1.8 * 1024 * 1024, 1));
-    expect(big).toEqual({ error: { code: 3, message: 'etcdserver: request is too large' }, result: 'error' });
+    expect(big).toEqual({ error: { code: 3, message: 'etcdserver: request is too large' }, result: 'error', applied_index: '0' });
     const garbage = (await rawPropose(Buffer.from('not an entry'))) as ServiceError;
     expect([garbage.code, garbage.details]).toEqual([3, 'invalid entry: not an encoded ApplyRequest']);
   });
