@@ -81,10 +81,6 @@ export class ReadReplica {
     return this.synced?.applier.authView.revision ?? 0;
   }
 
-  get authEnabled(): boolean {
-    return this.synced?.applier.authView.enabled ?? false;
-  }
-
   /** Header fields of an answer from this replica: the cluster's, the feeding member's, its term. */
   get context(): ResponseContext | undefined {
     return this.synced?.context;

@@ -75,8 +75,9 @@ export class ReplicaReads implements EntryTransport {
     }
     if (signal?.aborted) throw wireError('Canceled');
     const request = decodeApplyRequest(entry, { maxEntryBytes: this.options.maxEntryBytes });
-    // A token newer than the replica's auth store: the members know the caller's current rights.
-    if (replica.authEnabled && request.header.authRevision > replica.authRevision) return this.fallback(entry, serializable, signal);
+    // A token newer than the replica's auth store (an auth change, AuthEnable included, that the
+    // replica has not applied yet): the members know the caller's current rights.
+    if (request.header.authRevision > replica.authRevision) return this.fallback(entry, serializable, signal);
     return this.local(request) ?? this.fallback(entry, serializable, signal);
   }
 
