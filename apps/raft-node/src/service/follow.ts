@@ -13,6 +13,7 @@ import { GrpcStatusError } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedRequest } from '../state-machine';
 import type { NodeCore } from './node-core';
+import { resetStream } from './snapshot';
 
 type FollowCall = ServerWritableStream<FollowRequest__Output, FollowMessage>;
 
@@ -126,10 +127,9 @@ export class FollowFeeds {
     if (!this.followers.has(follower)) return;
     this.options.logger.info({ code, reason: details }, 'replica feed ended');
     // A stream whose reader's window is full cannot take a status: reset it instead.
-    const h2 = (follower.call as unknown as { call?: { stream?: { close?: (code: number) => void } } }).call?.stream;
-    if (follower.call.writableLength > 0 && typeof h2?.close === 'function') {
-      h2.close(0x8 /* NGHTTP2_CANCEL */);
+    if (follower.call.writableLength > 0) {
       this.drop(follower);
+      resetStream(follower.call);
     } else {
       this.drop(follower, new GrpcStatusError(code, details));
     }

@@ -48,7 +48,7 @@ function drained(call: SnapshotCall, stallMs: number): Promise<Drain> {
  * reached through the grpc-js call (no server interceptors are installed); without it the
  * writable side is only destroyed, which still frees the slot and the file.
  */
-function resetStream(call: SnapshotCall): void {
+export function resetStream(call: { destroy(): void }): void {
   const h2 = (call as unknown as { call?: { stream?: { close?: (code: number) => void } } }).call?.stream;
   if (typeof h2?.close === 'function') h2.close(http2Constants.NGHTTP2_CANCEL);
   call.destroy();

@@ -36,13 +36,9 @@ export interface MembershipReport {
   readonly removedExits: GrowShrink['removedExits'];
 }
 
-export interface JepsenReport {
-  readonly seed: number;
-  readonly faultSeconds: number;
-  readonly faults: readonly FaultRecord[];
-  readonly faultCounts: Record<string, number>;
+/** The verdicts on a workload's history, once its clients stopped (see checkWorkload). */
+export interface WorkloadVerdicts {
   readonly operations: { readonly total: number; readonly ok: number; readonly failed: number; readonly unknown: number };
-  readonly clientStats: ClientStats;
   readonly check: CheckResult;
   readonly checkMs: number;
   /** Unknown-outcome writes found never applied (in no member's event history) and recorded as failed. */
@@ -52,19 +48,15 @@ export interface JepsenReport {
   readonly missingFresh: readonly string[];
   /** The same history with one stale read appended must be rejected: the check can fail. */
   readonly corruptedVerdict: string | undefined;
-  readonly membership?: MembershipReport;
 }
 
-/** The verdicts on a workload's history, once its clients stopped (see checkWorkload). */
-export interface WorkloadVerdicts {
-  readonly operations: JepsenReport['operations'];
-  readonly check: CheckResult;
-  readonly checkMs: number;
-  readonly resolvedUnknown: number;
-  readonly explanation: string;
-  readonly acknowledgedFresh: number;
-  readonly missingFresh: readonly string[];
-  readonly corruptedVerdict: string | undefined;
+export interface JepsenReport extends WorkloadVerdicts {
+  readonly seed: number;
+  readonly faultSeconds: number;
+  readonly faults: readonly FaultRecord[];
+  readonly faultCounts: Record<string, number>;
+  readonly clientStats: ClientStats;
+  readonly membership?: MembershipReport;
 }
 
 export async function runJepsen(options: JepsenOptions): Promise<JepsenReport> {
