@@ -86,6 +86,7 @@ export const gatewayConfigSchema = defineConfig({
     ...authAdmissionOptions(),
     maxRequestBytes: int({ default: DEFAULT_MAX_REQUEST_BYTES, min: 1024, max: 64 * 1024 * 1024, why: "etcd's --max-request-bytes: larger proposals get 'request is too large'" }),
     grpcMaxSendBytes: int({ default: 256 * 1024 * 1024, min: 1024 * 1024, max: 256 * 1024 * 1024, why: 'largest response sent (a big Range)' }),
+    grpcServeUnaryDirectly: bool({ default: true, why: "serve plain unary gRPC calls straight off their HTTP/2 streams; off: every call goes through grpc-js's call machinery (for comparison)" }),
     httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),
     readReplica: bool({
       default: true,

@@ -308,6 +308,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     metrics: w.metrics.registry,
     mapError: mapGatewayError,
     credentials: serverCredentials(config, w.clientTls),
+    serveUnaryDirectly: config.grpcServeUnaryDirectly,
   });
   registerEtcdServices(grpc, table, watch, keepAlive, maintenance);
   const logUnexpected = unexpectedErrorLog(logger, () => w.clock.monotonicMs());

@@ -2,7 +2,6 @@ import type {
   Metadata,
   ServerDuplexStream,
   ServerReadableStream,
-  ServerUnaryCall,
   ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { Logger } from '@ward/platform/logging';
@@ -25,7 +24,7 @@ export interface CallContext {
   readonly signal: AbortSignal;
 }
 
-export type UnaryHandler<Req, Res> = (request: Req, context: CallContext, call: ServerUnaryCall<Req, Res>) => Promise<Res>;
+export type UnaryHandler<Req, Res> = (request: Req, context: CallContext) => Promise<Res>;
 export type ClientStreamHandler<Req, Res> = (call: ServerReadableStream<Req, Res>, context: CallContext) => Promise<Res>;
 export type ServerStreamHandler<Req, Res> = (request: Req, call: ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>;
 export type BidiStreamHandler<Req, Res> = (call: ServerDuplexStream<Req, Res>, context: CallContext) => Promise<void>;

@@ -1,6 +1,6 @@
 // Real gRPC over loopback: a JSON-coded test service, a grpc-js client, and the wrapped handlers.
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { credentials, makeGenericClientConstructor, status, type Client, type ServiceDefinition } from '@grpc/grpc-js';
 import { createLogger } from '@ward/platform/logging';
 import { createMetrics } from '@ward/platform/metrics';
@@ -64,6 +64,9 @@ let server: GrpcServer | undefined;
 let client: (Client & Any) | undefined;
 let logLines: string[] = [];
 
+/** Whether the suite below runs with unary calls served directly off their streams, or by grpc-js. */
+let serveUnaryDirectly = true;
+
 async function start(overrides: { maxReceiveMessageBytes?: number } = {}): Promise<Client & Any> {
   logLines = [];
   const destination = new Writable({ write: (chunk, _e, cb) => (logLines.push(String(chunk)), cb()) });
@@ -77,6 +80,7 @@ async function start(overrides: { maxReceiveMessageBytes?: number } = {}): Promi
     maxConcurrentStreams: 100,
     logger: createLogger({ name: 'test', level: 'info', destination }),
     metrics: createMetrics({ prefix: 'test_', collectProcessMetrics: false }),
+    serveUnaryDirectly,
   });
   server.addService(definition, handlers);
   const port = await server.start();
@@ -97,10 +101,15 @@ function unary(c: Any, name: string, request: Request): Promise<{ value?: unknow
   });
 }
 
-describe('createGrpcServer', () => {
-  it('serves unary calls over real gRPC', async () => {
+describe.each([true, false])('createGrpcServer (unary calls served directly: %s)', (direct) => {
+  beforeAll(() => {
+    serveUnaryDirectly = direct;
+  });
+
+  it('serves unary calls over real gRPC, on the path chosen', async () => {
     const c = await start();
     expect(await unary(c, 'Echo', { text: 'hi' })).toEqual({ value: { text: 'hi' } });
+    expect(server!.callCounts()).toEqual(direct ? { direct: 1, grpcJs: 0 } : { direct: 0, grpcJs: 1 });
   });
 
   it('aborts the signal when the client cancels, and not when the call completed', async () => {

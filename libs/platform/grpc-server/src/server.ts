@@ -1,3 +1,4 @@
+import type { Http2SecureServer, Http2Server, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import {
   Server,
@@ -18,6 +19,7 @@ import { unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/
 import { LATENCY_BUCKETS_SECONDS, type Metrics } from '@ward/platform/metrics';
 import type { CallContext, ServiceHandlers } from './handlers';
 import { toGrpcStatus, type ErrorMapper } from './status';
+import { serveUnaryStream, servableUnary, type UnaryStreamCall, type UnaryStreamLimits, type UnaryStreamMethod } from './unary-streams';
 
 export interface GrpcServerOptions {
   readonly host: string;
@@ -35,6 +37,12 @@ export interface GrpcServerOptions {
   /** App-specific error translation, consulted after errors that carry a status themselves. */
   readonly mapError?: ErrorMapper;
   readonly credentials?: ServerCredentials;
+  /**
+   * Serve plain unary calls straight off their HTTP/2 streams (unary-streams.ts) instead of
+   * through grpc-js's call machinery (default true). Streaming calls, compressed requests and a
+   * draining server's calls always go through grpc-js.
+   */
+  readonly serveUnaryDirectly?: boolean;
 }
 
 export interface GrpcServer {
@@ -48,6 +56,8 @@ export interface GrpcServer {
    * then see as on a bound TLS port. Stopping the server drains these connections too.
    */
   injectConnection(socket: Duplex): void;
+  /** Calls served off their streams directly, and by grpc-js (counted when they start). */
+  callCounts(): { readonly direct: number; readonly grpcJs: number };
   /**
    * Stops accepting calls, lets running calls finish for up to `graceTimeMs`, then cancels the rest.
    * Idempotent: later calls return the same promise.
@@ -85,6 +95,22 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const instrumentation = createInstrumentation(options);
   let stopping: Promise<void> | undefined;
   let injector: ConnectionInjector | undefined;
+  const direct = new Map<string, DirectUnary>();
+  const counts = { direct: 0, grpcJs: 0 };
+  const limits = { maxReceiveMessageBytes: options.maxReceiveMessageBytes, maxSendMessageBytes: options.maxSendMessageBytes };
+  const directly = options.serveUnaryDirectly !== false;
+  const routed = routeStreams(server, (stream, headers) => {
+    const path = headers[':path'];
+    const method = directly && stopping === undefined && typeof path === 'string' ? direct.get(path) : undefined;
+    if (method === undefined || !servableUnary(headers)) {
+      counts.grpcJs++;
+      return false;
+    }
+    counts.direct++;
+    serveDirectly(stream, headers, method, limits, instrumentation);
+    return true;
+  });
+  if (directly && !routed) options.logger.warn('grpc-js does not expose its HTTP/2 server creation; every call is served by grpc-js');
 
   return {
     addService(definition, handlers) {
@@ -93,6 +119,9 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
         const handler = handlers[methodName];
         if (handler === undefined) throw new TypeError(`addService: no handler for ${method.path}`);
         implementation[methodName] = wrapHandler(method.path, method.requestStream, method.responseStream, handler, instrumentation);
+        if (!method.requestStream && !method.responseStream) {
+          direct.set(method.path, { path: method.path, deserialize: method.requestDeserialize, serialize: method.responseSerialize, handler: handler as DirectUnary['handler'] });
+        }
       }
       for (const name of Object.keys(handlers)) {
         if (!(name in definition)) throw new TypeError(`addService: handler ${name} is not a method of the service`);
@@ -111,6 +140,9 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       injector ??= server.createConnectionInjector(ServerCredentials.createInsecure());
       injector.injectConnection(socket);
     },
+    callCounts() {
+      return { ...counts };
+    },
     stop(graceTimeMs) {
       stopping ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.forceShutdown(), graceTimeMs);
@@ -122,6 +154,68 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       return stopping;
     },
   };
+}
+
+interface DirectUnary {
+  readonly path: string;
+  readonly deserialize: (bytes: Buffer) => unknown;
+  readonly serialize: (value: unknown) => Buffer;
+  readonly handler: (request: unknown, context: CallContext) => Promise<unknown>;
+}
+
+type StreamRoute = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;
+
+/**
+ * Puts `route` in front of grpc-js on every HTTP/2 server the grpc-js server creates (bound ports
+ * and connection injectors alike): a stream it takes is served by it, any other goes to grpc-js's
+ * own handler. grpc-js creates its HTTP/2 servers in one method (`createHttp2Server`, which also
+ * installs its handlers), so that is where the route goes; false when that method is not there.
+ */
+function routeStreams(server: Server, route: StreamRoute): boolean {
+  type Http2Any = Http2Server | Http2SecureServer;
+  const internals = server as unknown as {
+    createHttp2Server?: (this: Server, credentials: ServerCredentials) => Http2Any;
+    onStreamOpened?: (this: Server, stream: ServerHttp2Stream) => void;
+  };
+  const create = internals.createHttp2Server;
+  if (typeof create !== 'function') return false;
+  internals.createHttp2Server = function (this: Server, credentials: ServerCredentials): Http2Any {
+    const http2Server = create.call(this, credentials);
+    const grpcJs = http2Server.listeners('stream') as ((...args: unknown[]) => void)[];
+    http2Server.removeAllListeners('stream');
+    http2Server.on('stream', function (this: Http2Any, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) {
+      if (route(stream, headers)) {
+        // grpc-js's idle-connection accounting sees every stream.
+        internals.onStreamOpened?.call(server, stream);
+        return;
+      }
+      for (const listener of grpcJs) listener.call(this, stream, headers, ...rest);
+    });
+    return http2Server;
+  };
+  return true;
+}
+
+/** One unary call on the direct path, with the same context, metrics and error mapping as wrapHandler's. */
+function serveDirectly(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: DirectUnary, limits: UnaryStreamLimits, instrumentation: Instrumentation): void {
+  const startedMs = performance.now();
+  let handle: ContextHandle | undefined;
+  const unary: UnaryStreamMethod = {
+    path: method.path,
+    deserialize: method.deserialize,
+    serialize: method.serialize,
+    run(request, call) {
+      handle = createContext(method.path, call, instrumentation);
+      return method.handler(request, handle.context);
+    },
+  };
+  serveUnaryStream(stream, headers, unary, limits, {
+    settled(code) {
+      handle?.finish();
+      instrumentation.record(method.path, code, startedMs);
+    },
+    statusOf: (error) => failure(error, handle!.context, instrumentation),
+  });
 }
 
 interface Instrumentation {
@@ -149,6 +243,21 @@ function createInstrumentation(options: GrpcServerOptions): Instrumentation {
 
 type AnyCall = ServerUnaryCall<unknown, unknown> | ServerReadableStream<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
 
+/** A grpc-js call seen through the interface both serving paths share. */
+function grpcJsCall(call: AnyCall): UnaryStreamCall {
+  const events = call as NodeJS.EventEmitter;
+  return {
+    metadata: call.metadata as Metadata,
+    get cancelled() {
+      return call.cancelled;
+    },
+    getPeer: () => call.getPeer(),
+    getAuthContext: () => call.getAuthContext() ?? {},
+    onCancel: (listener) => void events.once('cancelled', listener),
+    offCancel: (listener) => void events.removeListener('cancelled', listener),
+  };
+}
+
 /** A call's context, and `finish` to run once the handler settled. */
 interface ContextHandle {
   readonly context: CallContext;
@@ -160,14 +269,16 @@ interface ContextHandle {
   finish(): void;
 }
 
-function createContext(method: string, call: AnyCall, instrumentation: Instrumentation): ContextHandle {
+function createContext(method: string, call: UnaryStreamCall, instrumentation: Instrumentation): ContextHandle {
   const requestId = instrumentation.nextRequestId();
   let logger: Logger | undefined;
   let controller: AbortController | undefined;
   let abort: (() => void) | undefined;
   let finished = false;
   const context: CallContext = {
-    metadata: call.metadata as Metadata,
+    get metadata() {
+      return call.metadata;
+    },
     get peer() {
       return call.getPeer();
     },
@@ -185,7 +296,7 @@ function createContext(method: string, call: AnyCall, instrumentation: Instrumen
         if (call.cancelled) controller.abort();
         else if (!finished) {
           abort = () => controller!.abort();
-          (call as NodeJS.EventEmitter).once('cancelled', abort);
+          call.onCancel(abort);
         }
       }
       return controller.signal;
@@ -195,15 +306,15 @@ function createContext(method: string, call: AnyCall, instrumentation: Instrumen
     context,
     finish() {
       finished = true;
-      if (abort !== undefined) (call as NodeJS.EventEmitter).removeListener('cancelled', abort);
+      if (abort !== undefined) call.offCancel(abort);
       abort = undefined;
     },
   };
 }
 
 /** The CommonName of the call's verified client certificate (grpc-js reports only authorized peers). */
-function verifiedCommonName(call: AnyCall): string | undefined {
-  const certificate = call.getAuthContext()?.sslPeerCertificate;
+function verifiedCommonName(call: UnaryStreamCall): string | undefined {
+  const certificate = call.getAuthContext().sslPeerCertificate;
   if (certificate === undefined) return undefined;
   const commonName: unknown = certificate.subject?.CN;
   if (Array.isArray(commonName)) return String(commonName.at(-1) ?? '');
@@ -235,8 +346,8 @@ function wrapHandler(
   if (!responseStream) {
     return ((grpcCall: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const startedMs = performance.now();
-      const { context, finish } = createContext(method, grpcCall, instrumentation);
-      const run = requestStream ? () => call(grpcCall, context) : () => call(grpcCall.request, context, grpcCall);
+      const { context, finish } = createContext(method, grpcJsCall(grpcCall), instrumentation);
+      const run = requestStream ? () => call(grpcCall, context) : () => call(grpcCall.request, context);
       invoke(run).then(
         (response) => {
           finish();
@@ -254,7 +365,7 @@ function wrapHandler(
   }
   return ((grpcCall: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>) => {
     const startedMs = performance.now();
-    const { context, finish } = createContext(method, grpcCall, instrumentation);
+    const { context, finish } = createContext(method, grpcJsCall(grpcCall), instrumentation);
     const run = requestStream ? () => call(grpcCall, context) : () => call((grpcCall as ServerWritableStream<unknown, unknown>).request, grpcCall, context);
     invoke(run).then(
       () => {
