@@ -1,4 +1,5 @@
-// ward vs real etcd 3.4.23, one after the other on this machine, measured by the same client code
+// ward vs real etcd 3.4.23, side by side on this machine (both clusters up, the cases interleaved),
+// measured by the same client code
 // (a closed-loop grpc-js load generator over etcd's own protos). Both run 3 members on 127.0.0.1
 // with auth enabled; the load runs as a user holding READWRITE on the prefix `bench/`.
 // Beside ops/s and latency it reports server CPU per operation (every server process's utime +
@@ -98,32 +99,47 @@ async function prepare(target: Target): Promise<void> {
   }
 }
 
-async function measure(label: string, target: Target): Promise<Results> {
-  await prepare(target);
-  const results: Results = new Map();
+interface System {
+  readonly label: string;
+  readonly target: Target;
+  readonly results: Results;
+}
+
+async function measureCase(system: System, workload: Workload, concurrency: number): Promise<void> {
+  const result = await runLoad({
+    endpoint: system.target.clientEndpoint,
+    concurrency,
+    durationMs: DURATION_MS,
+    warmupOperations: workload.warmup,
+    credentials: workload.credentials,
+    operation: workload.operation,
+    serverProcesses: system.target.serverProcesses(),
+  });
+  system.results.set(`${workload.name}@${concurrency}`, result);
+  console.log(
+    `${system.label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
+  );
+}
+
+/**
+ * Every case on every system, interleaved: case by case, each system in turn (the order swapped
+ * from one case to the next), so a drift of the machine's speed during the run hits both alike.
+ */
+async function measure(systems: readonly System[]): Promise<void> {
+  for (const system of systems) await prepare(system.target);
+  let index = 0;
   for (const workload of WORKLOADS) {
     for (const concurrency of workload.concurrencies) {
-      const result = await runLoad({
-        endpoint: target.clientEndpoint,
-        concurrency,
-        durationMs: DURATION_MS,
-        warmupOperations: workload.warmup,
-        credentials: workload.credentials,
-        operation: workload.operation,
-        serverProcesses: target.serverProcesses(),
-      });
-      results.set(`${workload.name}@${concurrency}`, result);
-      console.log(
-        `${label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
-      );
+      const order = index++ % 2 === 0 ? systems : [...systems].reverse();
+      for (const system of order) await measureCase(system, workload, concurrency);
     }
   }
-  if (AUTH_FLOOD) {
-    const flood = await measureAuthFlood(target, { ...AUTH_FLOOD_OPTIONS, attacked: WIDE_USER.name, legitimate: USER, put });
-    authFloodResults.set(label, flood);
-    console.log(`${label.padEnd(12)} auth-flood ${JSON.stringify(flood)}`);
+  if (!AUTH_FLOOD) return;
+  for (const system of systems) {
+    const flood = await measureAuthFlood(system.target, { ...AUTH_FLOOD_OPTIONS, attacked: WIDE_USER.name, legitimate: USER, put });
+    authFloodResults.set(system.label, flood);
+    console.log(`${system.label.padEnd(12)} auth-flood ${JSON.stringify(flood)}`);
   }
-  return results;
 }
 
 function ratio(ward: number, etcd: number): string {
@@ -207,25 +223,26 @@ function machine(): string {
 
 const loadBefore = loadavg().map((value) => value.toFixed(1)).join(' / ');
 console.log(`etcd 3.4.23 vs ward, ${DURATION_MS} ms per measurement, load average ${loadBefore}`);
-let etcd: Results | undefined;
-if (TARGETS.includes('etcd')) {
-  const etcdCluster = await startEtcdCluster({ members: 3 });
-  try {
-    etcd = await measure('etcd 3.4.23', etcdCluster);
-  } finally {
-    await etcdCluster.stop();
+const systems: System[] = [];
+const stops: (() => Promise<void>)[] = [];
+try {
+  if (TARGETS.includes('etcd')) {
+    const etcdCluster = await startEtcdCluster({ members: 3 });
+    stops.push(() => etcdCluster.stop());
+    systems.push({ label: 'etcd 3.4.23', target: etcdCluster, results: new Map() });
   }
-}
-let ward: Results | undefined;
-if (TARGETS.includes('ward')) {
-  const gatewayEnv = Object.fromEntries((process.env.BENCH_GATEWAY_ENV ?? '').split(',').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-  const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv, ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
-  try {
-    ward = await measure('ward', wardCluster);
-  } finally {
-    await wardCluster.stop();
+  if (TARGETS.includes('ward')) {
+    const gatewayEnv = Object.fromEntries((process.env.BENCH_GATEWAY_ENV ?? '').split(',').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+    const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv, ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
+    stops.push(() => wardCluster.stop());
+    systems.push({ label: 'ward', target: wardCluster, results: new Map() });
   }
+  await measure(systems);
+} finally {
+  for (const stop of stops.reverse()) await stop();
 }
+const etcd = systems.find((system) => system.label !== 'ward')?.results;
+const ward = systems.find((system) => system.label === 'ward')?.results;
 const loadAfter = loadavg().map((value) => value.toFixed(1)).join(' / ');
 if (etcd === undefined || ward === undefined) {
   console.log('one system measured: nothing written');
@@ -267,7 +284,10 @@ refresh this page.
 - Real etcd 3.4.23 (Debian's \`etcd\`), 3 members on 127.0.0.1, simple tokens, bcrypt cost 10.
 - ward: 3 raft-node processes and one etcd-gateway process on 127.0.0.1, simple tokens, bcrypt
   cost 10, in-process password tier.
-- The two run one after the other, never at the same time, on the same machine and disk.
+- Both clusters run at once on the same machine and disk; the cases are interleaved (each case
+  measures one system then the other, the order swapped from case to case), so a drift of the
+  machine's speed during the run affects both alike. The idle cluster's own background work
+  (heartbeats, ticks) runs during the other's measurement.
 - The same client code drives both: a closed-loop load generator on grpc-js with etcd's own
   protos; each client has its own connection, authenticates once as user \`bench\` (READWRITE on
   the prefix \`bench/\`, auth enabled) and sends the token with every request. Puts write 256-byte
