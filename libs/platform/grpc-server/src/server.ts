@@ -1,4 +1,4 @@
-import type { Http2SecureServer, Http2Server, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import type { Http2SecureServer, Http2Server, IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import {
   Server,
@@ -97,6 +97,8 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   let injector: ConnectionInjector | undefined;
   const direct = new Map<string, DirectUnary>();
   const counts = { direct: 0, grpcJs: 0 };
+  /** Open HTTP/2 sessions, cut when a stop's grace ends. */
+  const sessions = new Set<ServerHttp2Session>();
   const limits = { maxReceiveMessageBytes: options.maxReceiveMessageBytes, maxSendMessageBytes: options.maxSendMessageBytes };
   const directly = options.serveUnaryDirectly !== false;
   const routed = routeStreams(server, (stream, headers) => {
@@ -109,7 +111,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     counts.direct++;
     serveDirectly(stream, headers, method, limits, instrumentation);
     return true;
-  });
+  }, sessions);
   if (directly && !routed) options.logger.warn('grpc-js does not expose its HTTP/2 server creation; every call is served by grpc-js');
 
   return {
@@ -145,7 +147,14 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     },
     stop(graceTimeMs) {
       stopping ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.forceShutdown(), graceTimeMs);
+        // After the grace every session is cut. grpc-js's forced shutdown misses the sessions
+        // its graceful one already started closing (a stream that never ends, such as a watch,
+        // then keeps its session, and tryShutdown's callback waiting, until the client gives up).
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          for (const session of sessions) session.destroy();
+          resolve();
+        }, graceTimeMs);
         server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();
@@ -170,8 +179,9 @@ type StreamRoute = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => 
  * and connection injectors alike): a stream it takes is served by it, any other goes to grpc-js's
  * own handler. grpc-js creates its HTTP/2 servers in one method (`createHttp2Server`, which also
  * installs its handlers), so that is where the route goes; false when that method is not there.
+ * Every HTTP/2 session opened on them is kept in `sessions` until it closes.
  */
-function routeStreams(server: Server, route: StreamRoute): boolean {
+function routeStreams(server: Server, route: StreamRoute, sessions: Set<ServerHttp2Session>): boolean {
   type Http2Any = Http2Server | Http2SecureServer;
   const internals = server as unknown as {
     createHttp2Server?: (this: Server, credentials: ServerCredentials) => Http2Any;
@@ -181,6 +191,10 @@ function routeStreams(server: Server, route: StreamRoute): boolean {
   if (typeof create !== 'function') return false;
   internals.createHttp2Server = function (this: Server, credentials: ServerCredentials): Http2Any {
     const http2Server = create.call(this, credentials);
+    http2Server.on('session', (session: ServerHttp2Session) => {
+      sessions.add(session);
+      session.once('close', () => sessions.delete(session));
+    });
     const grpcJs = http2Server.listeners('stream') as ((...args: unknown[]) => void)[];
     http2Server.removeAllListeners('stream');
     http2Server.on('stream', function (this: Http2Any, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) {
