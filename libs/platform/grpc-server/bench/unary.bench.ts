@@ -15,6 +15,7 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const CONNECTIONS = 4;
 const RESPONSE = Buffer.alloc(120, 7);
+type StoreClient = Client & { Get(request: Buffer, metadata: Metadata, callback: (error: Error | null) => void): void };
 const raw = (value: Buffer): Buffer => value;
 const definition: ServiceDefinition = {
   Get: { path: '/bench.Store/Get', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
@@ -63,8 +64,8 @@ async function round(direct: boolean): Promise<{ direct: boolean; callsPerSecond
   const proc = fork(new URL(import.meta.url).pathname, ['child', String(direct)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise<{ port: number }>((resolve) => proc.once('message', (m) => resolve(m as { port: number })));
   const Store = makeGenericClientConstructor(definition, 'Store');
-  const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as Client & { Get: Function });
-  const call = (client: Client & { Get: Function }): Promise<void> =>
+  const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as StoreClient);
+  const call = (client: StoreClient): Promise<void> =>
     new Promise((resolve, reject) => client.Get(Buffer.from('bench/key-1'), withToken(), (error: Error | null) => (error ? reject(error) : resolve())));
   const loop = async (until: number, worker: number): Promise<number> => {
     let n = 0;

@@ -46,12 +46,15 @@ async function start(maxInFlightCount: number): Promise<{ stream: ClientDuplexSt
       serveBatchedCalls<Call, { text: string }>(stream, {
         serve: (call) => {
           if (call.fail === 'sync') throw new Error('thrown before any promise at /srv/secret');
+          // Calls without a delay settle in one event-loop turn (immediates queued together run
+          // together; 0 ms timers set across a millisecond boundary may not, on a loaded machine).
+          const later = (run: () => void): unknown => (call.delayMs === undefined ? setImmediate(run) : setTimeout(run, call.delayMs));
           return new Promise((resolve, reject) =>
-            setTimeout(() => {
+            later(() => {
               if (call.fail === 'status') reject(new GrpcStatusError(status.INVALID_ARGUMENT, 'bad call'));
               else if (call.fail === 'raw') reject(new Error('ECONNREFUSED /var/run/secret.sock'));
               else resolve({ text: `re: ${call.text}` });
-            }, call.delayMs ?? 0),
+            }),
           );
         },
         overloaded: { text: 'too many' },
