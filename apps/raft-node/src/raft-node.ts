@@ -2,7 +2,7 @@
 // snapshots, the peer transport, the state machine, and the internal API (wardnode.Node), plus
 // /healthz /readyz /metrics.
 import { mkdir, readdir } from 'node:fs/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
 import type { ServerCredentials } from '@grpc/grpc-js';
@@ -74,6 +74,7 @@ export async function createRaftNode(configured: RaftNodeConfig, deps: RaftNodeD
   logger.info({ report: plain(booted.report), snapshotIndex: booted.snapshot?.metadata.index ?? 0 }, 'log opened');
   try {
     const node = await serve(config, booted, logger, metrics, deps.clock ?? systemClock, tls);
+    stalls.histogram.reset();
     return { ...node, stop: async () => { await node.stop(); stalls.disable(); } };
   } catch (error) {
     stalls.disable();
@@ -86,19 +87,19 @@ export async function createRaftNode(configured: RaftNodeConfig, deps: RaftNodeD
 const EVENT_LOOP_PROBE_RESOLUTION_MS = 10;
 
 /**
- * The longest the event loop was blocked since the member started (boot included), from
- * perf_hooks' delay histogram (never reset, unlike prom-client's per-scrape lag gauges): the
- * `event_loop_longest_stall_seconds` gauge, read at every scrape.
+ * The longest the event loop was blocked since the member started serving (reading the data dir
+ * at boot is not counted), from perf_hooks' delay histogram (not reset by scrapes, unlike
+ * prom-client's lag gauges): the `event_loop_longest_stall_seconds` gauge.
  */
-function watchEventLoopStalls(metrics: Metrics): { disable: () => void } {
+function watchEventLoopStalls(metrics: Metrics): { histogram: IntervalHistogram; disable: () => void } {
   const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_PROBE_RESOLUTION_MS });
   histogram.enable();
   metrics.gauge({
     name: 'event_loop_longest_stall_seconds',
-    help: `Longest event-loop delay since the member started (sampled every ${EVENT_LOOP_PROBE_RESOLUTION_MS} ms; boot included).`,
+    help: `Longest event-loop delay since the member started serving (probe resolution ${EVENT_LOOP_PROBE_RESOLUTION_MS} ms).`,
     collect: (gauge) => gauge.set(histogram.max / 1e9),
   });
-  return { disable: () => histogram.disable() };
+  return { histogram, disable: () => histogram.disable() };
 }
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {
