@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { EtcdGrpcClient, WORKSPACE_ROOT, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
+import { EtcdGrpcClient, WORKSPACE_ROOT, httpOk, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
 const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_000);
@@ -41,6 +41,7 @@ interface Measured {
   readonly diskBytes: readonly number[];
   readonly rangeSeconds: number;
   readonly restartSeconds: number;
+  readonly membersReadySeconds: number;
   readonly followerWrites: number;
   readonly catchUpSeconds: number;
   /** Longest event-loop stall per member (ward only), seconds. */
@@ -58,6 +59,8 @@ interface System {
   dataDir(index: number): string;
   stopMember(index: number): Promise<void>;
   startMember(index: number): void;
+  /** Every member answers its own health check as ready (a leader known, everything committed applied). */
+  membersReady(): Promise<boolean>;
   /** Index of the member leading now. */
   leader(): Promise<number>;
   /** Applied raft index of member `index` (undefined while it does not answer). */
@@ -179,9 +182,11 @@ async function measure(system: System, count: number): Promise<Measured> {
   note(`all members stopped in ${elapsedSeconds(stopStarted).toFixed(1)} s`);
   const restartStarted = process.hrtime.bigint();
   for (let i = 0; i < system.members; i++) system.startMember(i);
+  await pollUntil(`${system.label}'s members to be ready after a full restart`, () => system.membersReady());
+  const membersReadySeconds = elapsedSeconds(restartStarted);
   await pollUntil(`${system.label} to serve after a full restart`, () => serves(system.clientEndpoint));
   const restartSeconds = elapsedSeconds(restartStarted);
-  note(`full restart until serving: ${restartSeconds.toFixed(2)} s`);
+  note(`full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s`);
 
   const followerWrites = Math.min(FOLLOWER_WRITES, count);
   const leader = await system.leader();
@@ -205,6 +210,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     diskBytes: disk,
     rangeSeconds: range.seconds,
     restartSeconds,
+    membersReadySeconds,
     followerWrites,
     catchUpSeconds,
     stallSeconds: stallMeasured ? stalls : undefined,
@@ -230,6 +236,7 @@ function etcdSystem(cluster: EtcdCluster): System {
     dataDir: (index) => cluster.members[index]!.dataDir,
     stopMember: (index) => cluster.stopMember(index),
     startMember: (index) => cluster.startMember(index),
+    membersReady: async () => (await Promise.all(cluster.members.map((member) => httpOk(`${member.clientUrl}/health`).catch(() => false)))).every(Boolean),
     leader: async () => {
       for (;;) {
         const all = await Promise.all(cluster.members.map((_, i) => status(i)));
@@ -268,6 +275,7 @@ function wardSystem(cluster: WardCluster): System {
     dataDir: (index) => cluster.nodeDataDirs[index]!,
     stopMember: (index) => cluster.stopNode(index),
     startMember: (index) => cluster.startNode(index),
+    membersReady: async () => (await Promise.all(cluster.nodeHttpUrls.map((url) => httpOk(`${url}/readyz`).catch(() => false)))).every(Boolean),
     leader: async () => {
       for (;;) {
         const all = await Promise.all(cluster.nodes.map((_, i) => metrics(i)));
@@ -310,6 +318,7 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['data on disk per member (MB)', range(etcd.diskBytes, mb), range(ward.diskBytes, mb), ratio(average(ward.diskBytes), average(etcd.diskBytes))],
     [`range over all keys, pages of ${PAGE_KEYS} (s)`, etcd.rangeSeconds.toFixed(2), ward.rangeSeconds.toFixed(2), ratio(ward.rangeSeconds, etcd.rangeSeconds)],
     ['full restart until serving (s)', etcd.restartSeconds.toFixed(2), ward.restartSeconds.toFixed(2), ratio(ward.restartSeconds, etcd.restartSeconds)],
+    ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
     [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
     ['longest event-loop stall per member (ms)', 'n/a (Go)', ward.stallSeconds === undefined ? 'n/a' : ward.stallSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
   ];
@@ -348,8 +357,9 @@ by ${CLIENTS} clients with txns of ${PUTS_PER_TXN} puts (through etcd's first me
 etcd runs with \`--quota-backend-bytes ${ETCD_QUOTA_BYTES}\`, ward with its defaults (a snapshot per
 64 MiB of applied entries or 10,000 entries). RSS and disk (\`du\`, allocated blocks) are read 2 s
 after the load. The range reads every key (values included, linearizable) ${PAGE_KEYS} per request. The
-full restart stops all three members (SIGTERM) and times from starting them again until a
-linearizable Range answers. Then a follower (not the first member) is stopped, the first
+full restart stops all three members (SIGTERM) and times from starting them again until every
+member reports ready (etcd \`/health\`, ward's raft-node \`/readyz\`), and until a linearizable Range
+answers through the client endpoint (ward's gateway keeps running). Then a follower (not the first member) is stopped, the first
 ${Math.min(FOLLOWER_WRITES, Math.min(...KEY_COUNTS)).toLocaleString('en-US')} keys are overwritten, and the catch-up is timed from its start until its
 applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
 (the longest event-loop delay since it started serving), the maximum of its readings before each
