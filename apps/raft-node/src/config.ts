@@ -33,7 +33,14 @@ export const RAFT_NODE_CONFIG = defineConfig({
     electionTicks: int({ default: 10, min: 2, max: 1000, why: 'Ticks without a leader before campaigning; randomized to [n, 2n) (etcd: 10 x 100 ms).' }),
     heartbeatTicks: int({ default: 1, min: 1, max: 100, why: 'Ticks between leader heartbeats; must be below electionTicks.' }),
     snapshotEntriesCount: int({ default: 10_000, min: 1, max: 10_000_000, why: 'Applied entries between local snapshots (etcd --snapshot-count).' }),
+    snapshotBytes: int({
+      default: 64 * MIB,
+      min: 1,
+      max: 16 * 1024 * MIB,
+      why: 'Or a local snapshot once the entries applied since the last one hold this many bytes, or as many as the last snapshot if it is larger (whichever of the count and the bytes comes first); a restart replays at most about this much log.',
+    }),
     snapshotCatchUpEntriesCount: int({ default: 5_000, min: 0, max: 10_000_000, why: 'Entries kept behind a snapshot so lagging followers catch up without one.' }),
+    snapshotCatchUpBytes: int({ default: 64 * MIB, min: 0, max: 16 * 1024 * MIB, why: 'Also at most this many bytes of entries kept behind a snapshot (whichever of the two keeps fewer).' }),
     maxRequestBytes: int({ default: 1.5 * MIB, min: 1024, max: 64 * MIB, why: "Largest proposal (etcd --max-request-bytes); larger ones get 'request is too large'." }),
     maxPendingProposalsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: "Proposals waiting for apply; beyond it callers get 'too many requests'." }),
     maxPendingReadsCount: int({ default: 100_000, min: 1, max: 10_000_000, why: 'Linearizable reads waiting for their read index or apply.' }),
@@ -104,7 +111,9 @@ export interface RaftNodeConfig {
   readonly electionTicks: number;
   readonly heartbeatTicks: number;
   readonly snapshotEntriesCount: number;
+  readonly snapshotBytes: number;
   readonly snapshotCatchUpEntriesCount: number;
+  readonly snapshotCatchUpBytes: number;
   readonly maxRequestBytes: number;
   readonly maxPendingProposalsCount: number;
   readonly maxPendingReadsCount: number;

@@ -179,7 +179,9 @@ export class Member implements NodeCore {
       stateMachine: this.stateMachine,
       tickMs: this.config.tickMs,
       snapshotEntries: this.config.snapshotEntriesCount,
+      snapshotBytes: this.config.snapshotBytes,
       bootSnapshotIndex: booted.snapshot?.metadata.index ?? 0,
+      bootSnapshotBytes: booted.snapshot?.data.length ?? 0,
       logger: this.logger,
       hooks: {
         onLeaderChange: (lead, term) => this.onLeaderChange(lead, term),

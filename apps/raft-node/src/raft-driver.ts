@@ -39,8 +39,17 @@ export interface RaftDriverOptions {
   readonly tickMs: number;
   /** Take a local snapshot after this many applied entries. */
   readonly snapshotEntries: number;
+  /**
+   * Or once the entries applied since the last snapshot hold this many bytes of data, or as many
+   * as the last snapshot's size if that is larger (a restart then replays at most about one
+   * snapshot's worth of log, and rewriting the snapshot costs at most about as much as the log
+   * written since). Whichever of the two triggers comes first.
+   */
+  readonly snapshotBytes: number;
   /** Index of the snapshot the member booted from (0: none). */
   readonly bootSnapshotIndex: number;
+  /** Size of that snapshot's state-machine data (0 or absent: none). */
+  readonly bootSnapshotBytes?: number;
   readonly hooks: RaftDriverHooks;
   readonly logger: Logger;
 }
@@ -56,6 +65,10 @@ export class RaftDriver {
   private term = 0;
   private role: Role = Role.Follower;
   private lastSnapshotIndex: number;
+  /** Bytes of entry data applied since the last snapshot (taken, installed, or booted from). */
+  private bytesSinceSnapshot = 0;
+  /** Size of the last snapshot's state-machine data (sets the byte trigger's floor). */
+  private lastSnapshotBytes: number;
   /**
    * A membership change that adds a member was applied: snapshot at once, so that the snapshot a
    * new member may need lists it (a node refuses a snapshot that does not).
@@ -65,6 +78,13 @@ export class RaftDriver {
   constructor(private readonly options: RaftDriverOptions) {
     this.node = options.node;
     this.lastSnapshotIndex = options.bootSnapshotIndex;
+    this.lastSnapshotBytes = options.bootSnapshotBytes ?? 0;
+    if (!Number.isSafeInteger(options.snapshotBytes) || options.snapshotBytes < 1) throw new TypeError(`RaftDriver: snapshotBytes must be a positive integer, got ${options.snapshotBytes}`);
+  }
+
+  /** Bytes of entry data applied since the last snapshot. */
+  get appliedBytesSinceSnapshot(): number {
+    return this.bytesSinceSnapshot;
   }
 
   start(): void {
@@ -210,6 +230,8 @@ export class RaftDriver {
     if (hasSnapshot) {
       this.options.stateMachine.restore(rd.snapshot!);
       this.lastSnapshotIndex = rd.snapshot!.metadata.index;
+      this.lastSnapshotBytes = rd.snapshot!.data.length;
+      this.bytesSinceSnapshot = 0;
       this.options.hooks.onRestored(rd.snapshot!);
     }
     const rest = split === 0 ? rd.committedEntries : rd.committedEntries.slice(split);
@@ -219,6 +241,8 @@ export class RaftDriver {
   }
 
   private applyEntries(entries: readonly Entry[]): AppliedRequest[] {
+    const from = this.options.stateMachine.appliedIndex;
+    for (const entry of entries) if (entry.index > from) this.bytesSinceSnapshot += entry.data.length;
     return this.options.stateMachine.apply(
       entries,
       (cc: ConfChangeV2) => this.node.applyConfChange(cc),
@@ -237,7 +261,9 @@ export class RaftDriver {
   private async maybeSnapshot(): Promise<void> {
     const index = this.options.stateMachine.appliedIndex;
     const due = this.snapshotDue && index > this.lastSnapshotIndex;
-    if (!due && index - this.lastSnapshotIndex < this.options.snapshotEntries) return;
+    const byteTrigger = Math.max(this.options.snapshotBytes, this.lastSnapshotBytes);
+    if (!due && index - this.lastSnapshotIndex < this.options.snapshotEntries && this.bytesSinceSnapshot < byteTrigger) return;
+    if (index <= this.lastSnapshotIndex) return;
     this.snapshotDue = false;
     const started = performance.now();
     // The state, its applied index and its configuration belong to the same moment.
@@ -245,6 +271,8 @@ export class RaftDriver {
     const data = this.options.stateMachine.snapshotData();
     await this.options.persistence.createSnapshot(index, confState, data);
     this.lastSnapshotIndex = index;
+    this.lastSnapshotBytes = data.length;
+    this.bytesSinceSnapshot = 0;
     this.options.hooks.onSnapshot(index, data.length, performance.now() - started);
   }
 }

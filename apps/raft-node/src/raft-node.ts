@@ -2,6 +2,7 @@
 // snapshots, the peer transport, the state machine, and the internal API (wardnode.Node), plus
 // /healthz /readyz /metrics.
 import { mkdir, readdir } from 'node:fs/promises';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
 import type { ServerCredentials } from '@grpc/grpc-js';
@@ -58,6 +59,7 @@ export async function createRaftNode(configured: RaftNodeConfig, deps: RaftNodeD
   const logger = deps.logger ?? createMemberLogger(configured);
   const tls = internalTls(configured);
   const metrics = deps.metrics ?? createMetrics({ prefix: 'ward_raft_node_', defaultLabels: { member: formatMemberId(configured.memberId) }, collectProcessMetrics: true });
+  const stalls = watchEventLoopStalls(metrics);
   const isFresh = await isEmptyOrMissing(configured.dataDir);
   await mkdir(configured.dataDir, { recursive: true });
   const config = await joinedConfig(configured, logger, { isFresh, ...(tls === null ? {} : { credentials: tlsChannelCredentials(tls) }) });
@@ -66,15 +68,38 @@ export async function createRaftNode(configured: RaftNodeConfig, deps: RaftNodeD
     metadata: memberWalMetadata(config.clusterId, config.memberId),
     bootstrapConfState: votersConfState(config.initialMemberIds),
     catchUpEntries: config.snapshotCatchUpEntriesCount,
+    catchUpBytes: config.snapshotCatchUpBytes,
     wal: { hooks: walMetricsHooks(metrics), maxBatchBytes: 64 * MIB, maxQueuedBytes: 256 * MIB, maxRecordBytes: Math.max(8 * MIB, maxEntryBytesOf(config)) },
   });
   logger.info({ report: plain(booted.report), snapshotIndex: booted.snapshot?.metadata.index ?? 0 }, 'log opened');
   try {
-    return await serve(config, booted, logger, metrics, deps.clock ?? systemClock, tls);
+    const node = await serve(config, booted, logger, metrics, deps.clock ?? systemClock, tls);
+    stalls.histogram.reset();
+    return { ...node, stop: async () => { await node.stop(); stalls.disable(); } };
   } catch (error) {
+    stalls.disable();
     await booted.persistence.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Resolution of the event-loop stall probe. */
+const EVENT_LOOP_PROBE_RESOLUTION_MS = 10;
+
+/**
+ * The longest the event loop was blocked since the member started serving (reading the data dir
+ * at boot is not counted), from perf_hooks' delay histogram (not reset by scrapes, unlike
+ * prom-client's lag gauges): the `event_loop_longest_stall_seconds` gauge.
+ */
+function watchEventLoopStalls(metrics: Metrics): { histogram: IntervalHistogram; disable: () => void } {
+  const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_PROBE_RESOLUTION_MS });
+  histogram.enable();
+  metrics.gauge({
+    name: 'event_loop_longest_stall_seconds',
+    help: `Longest event-loop delay since the member started serving (probe resolution ${EVENT_LOOP_PROBE_RESOLUTION_MS} ms).`,
+    collect: (gauge) => gauge.set(histogram.max / 1e9),
+  });
+  return { histogram, disable: () => histogram.disable() };
 }
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {

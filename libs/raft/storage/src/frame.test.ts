@@ -53,6 +53,22 @@ describe('frames', () => {
     );
   });
 
+  it('endOfNonZero finds the end across whole zero chunks (lengths of several 64 KiB chunks)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0, max: 200_000 }), fc.nat(), (length, shift, start, seed) => {
+        const backing = new Uint8Array(length + 16);
+        const bytes = backing.subarray(shift, shift + length);
+        const last = length === 0 ? -1 : seed % length;
+        if (last >= 0) bytes[last] = 1;
+        const from = Math.min(start, length);
+        expect(endOfNonZero(bytes, from, length)).toBe(last >= from ? last + 1 : from);
+        // data beyond `end` is not looked at
+        if (length > 0) expect(endOfNonZero(bytes, 0, Math.min(length, last + 1 + 65_536 * 2))).toBe(last + 1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('hasZeroSector spots a lost 512-byte sector inside a range', () => {
     const bytes = new Uint8Array(2048).fill(1);
     expect(hasZeroSector(bytes, 100, 1500)).toBe(false);

@@ -118,6 +118,29 @@ describe('RaftPersistence', () => {
     await booted.persistence.close();
   });
 
+  it('the catch-up tail behind a snapshot is bounded by bytes as well as by entries; the log segments before it are released', async () => {
+    const member = await Member.boot({ catchUpEntries: 1000, catchUpBytes: 2500 });
+    await member.elect();
+    for (let i = 1; i <= 200; i++) {
+      member.node.propose(new Uint8Array(1000).fill(i % 251));
+      if (i % 5 === 0) await member.drain();
+    }
+    await member.drain();
+    const appliedIndex = member.applied.at(-1)!.index;
+    const segmentsBefore = member.persistence.disk.wal.stats().segmentCount;
+    expect(segmentsBefore).toBeGreaterThanOrEqual(3);
+    await member.persistence.createSnapshot(appliedIndex, undefined, new TextEncoder().encode('state'));
+    // two 1000-byte entries fit in 2,500 bytes, a third does not
+    expect(member.persistence.storage.firstIndex()).toBe(appliedIndex - 1);
+    expect(member.persistence.disk.wal.stats().segmentCount).toBeLessThanOrEqual(2);
+    await member.persistence.close();
+
+    const booted = await RaftPersistence.open(options({ catchUpEntries: 1000, catchUpBytes: 2500 }));
+    expect(booted.snapshot!.metadata.index).toBe(appliedIndex);
+    expect(booted.storage.lastIndex()).toBe(appliedIndex);
+    await booted.persistence.close();
+  });
+
   it('an installed snapshot replaces the log, durably, with its hard state in the same record', async () => {
     const member = await Member.boot();
     await member.elect();

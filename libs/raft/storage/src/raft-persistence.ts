@@ -14,7 +14,7 @@ import {
 } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
 import { SnapshotCorruptError, StateUnrecoverableError } from './errors';
-import { RaftStorage, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
+import { RAFT_STORAGE_DEFAULTS, RaftStorage, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
 
 export interface RaftPersistenceOptions extends RaftStorageOptions {
@@ -50,6 +50,7 @@ export class RaftPersistence {
     readonly disk: RaftStorage,
     readonly storage: MemoryStorage,
     private readonly catchUpEntries: number,
+    private readonly catchUpBytes: number,
   ) {}
 
   /**
@@ -60,7 +61,9 @@ export class RaftPersistence {
     const { storage: disk, state, report } = await RaftStorage.open(options);
     try {
       const { memory, snapshot } = rebuild(state, options);
-      const persistence = new RaftPersistence(disk, memory, options.catchUpEntries ?? 5000);
+      const catchUpBytes = options.catchUpBytes ?? RAFT_STORAGE_DEFAULTS.catchUpBytes;
+      if (!Number.isSafeInteger(catchUpBytes) || catchUpBytes < 0) throw new TypeError(`catchUpBytes must be a non-negative integer, got ${catchUpBytes}`);
+      const persistence = new RaftPersistence(disk, memory, options.catchUpEntries ?? RAFT_STORAGE_DEFAULTS.catchUpEntries, catchUpBytes);
       return { persistence, storage: memory, snapshot, hardState: state.hardState, report };
     } catch (error) {
       await disk.close();
@@ -96,15 +99,32 @@ export class RaftPersistence {
 
   /**
    * Records a snapshot of the state machine taken at applied index `index`: the file, its marker
-   * (synced), then compaction of the log and the MemoryStorage, keeping `catchUpEntries` entries
-   * behind the snapshot for slow followers.
+   * (synced), then compaction of the log and the MemoryStorage, keeping behind the snapshot, for
+   * slow followers, at most `catchUpEntries` entries and at most `catchUpBytes` of entry data.
    */
   async createSnapshot(index: Index, confState: ConfState | undefined, data: Uint8Array): Promise<Snapshot> {
     const snapshot = this.storage.createSnapshot(index, confState, data);
-    await this.disk.saveSnapshot({ index, term: snapshot.metadata.term, data: encodeSnapshot(snapshot) });
-    const compactIndex = index - this.catchUpEntries;
+    const keepFrom = this.catchUpStart(index);
+    await this.disk.saveSnapshot({ index, term: snapshot.metadata.term, data: encodeSnapshot(snapshot) }, { keepFrom });
+    const compactIndex = keepFrom - 1;
     if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
     return snapshot;
+  }
+
+  /**
+   * First index of the catch-up tail behind a snapshot at `index`: at most `catchUpEntries`
+   * entries, and no more entries than fit, together, in `catchUpBytes` of data.
+   */
+  private catchUpStart(index: Index): Index {
+    const first = Math.max(this.storage.firstIndex(), index - this.catchUpEntries + 1);
+    if (first > index) return index + 1;
+    const tail = this.storage.entries(first, index + 1, Number.MAX_SAFE_INTEGER);
+    let bytes = 0;
+    for (let i = tail.length - 1; i >= 0; i--) {
+      bytes += tail[i]!.data.length;
+      if (bytes > this.catchUpBytes) return tail[i]!.index + 1;
+    }
+    return first;
   }
 
   close(): Promise<void> {

@@ -24,6 +24,12 @@ export interface RaftStorageOptions {
    * to the previous snapshot) needs no snapshot transfer. Default 5,000 (etcd's catch-up tail).
    */
   readonly catchUpEntries?: number;
+  /**
+   * Bytes of entry data kept in the log behind a new snapshot at most (the catch-up tail ends at
+   * whichever of this and `catchUpEntries` keeps less), so large entries do not make every boot
+   * read a long tail. Default 64 MiB.
+   */
+  readonly catchUpBytes?: number;
 }
 
 /** The durable state rebuilt at boot. */
@@ -47,7 +53,7 @@ export interface BootReport {
   readonly removedSnapshotTemps: readonly string[];
 }
 
-export const RAFT_STORAGE_DEFAULTS = Object.freeze({ retainSnapshots: 2, catchUpEntries: 5000 });
+export const RAFT_STORAGE_DEFAULTS = Object.freeze({ retainSnapshots: 2, catchUpEntries: 5000, catchUpBytes: 64 * 1024 * 1024 });
 
 /**
  * A member's durable storage: the write-ahead log plus snapshot files, and the boot routine that
@@ -93,23 +99,39 @@ export class RaftStorage {
    */
   async saveSnapshot(
     snapshot: StoredSnapshot,
-    options: { restartsLog?: boolean; hardState?: WalHardState } = {},
+    options: { restartsLog?: boolean; hardState?: WalHardState; keepFrom?: number } = {},
   ): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
-    await this.snapshots.save(snapshot, snapshot.data);
+    await this.snapshots.save(snapshot, chunksOf(snapshot.data));
     const marker = { index: snapshot.index, term: snapshot.term, restartsLog: options.restartsLog ?? false };
     await this.wal.append([{ kind: 'snapshot', snapshot: options.hardState === undefined ? marker : { ...marker, hardState: options.hardState } }]);
-    return this.compact(snapshot);
+    return this.compact(snapshot, options.keepFrom);
   }
 
-  /** Releases log segments and old snapshot files behind a durable snapshot at `position`. */
-  async compact(position: SnapshotPosition): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
-    const releasedSegments = await this.wal.releaseTo(Math.max(0, position.index - this.catchUpEntries + 1));
+  /**
+   * Releases log segments and old snapshot files behind a durable snapshot at `position`: the
+   * segments wholly before `keepFrom` or before `index - catchUpEntries + 1`, whichever is later
+   * (`keepFrom` shortens the catch-up tail, e.g. to bound its bytes; it never lengthens it).
+   */
+  async compact(position: SnapshotPosition, keepFrom?: number): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
+    const byCount = position.index - this.catchUpEntries + 1;
+    if (keepFrom !== undefined && (!Number.isSafeInteger(keepFrom) || keepFrom > position.index + 1)) throw new TypeError(`compact: keepFrom must be an integer at most ${position.index + 1}, got ${keepFrom}`);
+    const releasedSegments = await this.wal.releaseTo(Math.max(0, byCount, keepFrom ?? 0));
     const purgedSnapshots = await this.snapshots.purge(this.retainSnapshots);
     return { releasedSegments, purgedSnapshots };
   }
 
   close(): Promise<void> {
     return this.wal.close();
+  }
+}
+
+/** Snapshot bytes written per step; the event loop runs between steps. */
+export const SNAPSHOT_WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** `data` in slices (views, no copies), so the file is written and checksummed a slice at a time. */
+async function* chunksOf(data: Uint8Array): AsyncIterable<Uint8Array> {
+  for (let offset = 0; offset < data.length; offset += SNAPSHOT_WRITE_CHUNK_BYTES) {
+    yield data.subarray(offset, Math.min(data.length, offset + SNAPSHOT_WRITE_CHUNK_BYTES));
   }
 }
 

@@ -109,7 +109,9 @@ export class SnapshotStore {
     if (sizeBytes - SNAPSHOT_HEADER_BYTES > this.maxSnapshotBytes) {
       throw new SnapshotCorruptError(info.file, `${sizeBytes} bytes exceed maxSnapshotBytes (${this.maxSnapshotBytes})`);
     }
-    const decoded = decodeSnapshotFile(new Uint8Array(await readFile(path)));
+    const file = await readFile(path);
+    // A view, not a copy (`new Uint8Array(buffer)` copies element by element).
+    const decoded = decodeSnapshotFile(new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
     if (!decoded.ok) throw new SnapshotCorruptError(info.file, decoded.reason);
     if (decoded.position.index !== info.index || decoded.position.term !== info.term) {
       throw new SnapshotCorruptError(info.file, `header says index ${decoded.position.index} term ${decoded.position.term}, unlike the file name`);

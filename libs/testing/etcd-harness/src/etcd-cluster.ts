@@ -32,7 +32,9 @@ export interface EtcdMember {
   /** `127.0.0.1:<port>` — the form etcdctl's `--endpoints` and gRPC clients take. */
   readonly clientEndpoint: string;
   readonly peerUrl: string;
-  readonly process: ManagedProcess;
+  /** Replaced by `startMember` after a `stopMember`. */
+  process: ManagedProcess;
+  readonly dataDir: string;
 }
 
 /** A running real etcd cluster on 127.0.0.1 with its data in a temporary directory. */
@@ -47,6 +49,10 @@ export interface EtcdCluster {
   serverProcesses(): readonly ServerProcess[];
   /** True while every member process is running. */
   allAlive(): boolean;
+  /** Stops member `index` (SIGTERM, then SIGKILL); its data stays. */
+  stopMember(index: number): Promise<void>;
+  /** Starts member `index` again from its data dir (after stopMember). */
+  startMember(index: number): void;
   /** Stops every member (SIGTERM, then SIGKILL) and removes the data directory. */
   stop(): Promise<void>;
 }
@@ -114,7 +120,7 @@ async function launchMembers(options: EtcdClusterOptions, dataDir: string): Prom
       ...(options.extraArgs ?? []),
     ];
     const process = new ManagedProcess({ name: `etcd-${name}`, command: options.etcdBinary ?? 'etcd', args });
-    return { name, clientUrl, clientEndpoint: clientUrl.slice('http://'.length), peerUrl, process };
+    return { name, clientUrl, clientEndpoint: clientUrl.slice('http://'.length), peerUrl, process, dataDir: join(dataDir, name) };
   });
 }
 
@@ -129,6 +135,10 @@ function clusterHandle(members: EtcdMember[], dataDir: string): EtcdCluster {
     dataDir,
     serverProcesses: () => members.flatMap((member) => (member.process.pid === undefined ? [] : [{ name: member.process.name, pid: member.process.pid }])),
     allAlive: () => members.every((member) => member.process.alive),
+    stopMember: (index) => members[index]!.process.stop(),
+    startMember: (index) => {
+      members[index]!.process = members[index]!.process.respawn();
+    },
     stop: () => {
       stopping ??= (async () => {
         await Promise.all(members.map((member) => member.process.stop()));

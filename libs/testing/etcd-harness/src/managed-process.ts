@@ -19,6 +19,7 @@ export interface ManagedProcessOptions {
  */
 export class ManagedProcess {
   readonly name: string;
+  readonly options: ManagedProcessOptions;
   private readonly child: ChildProcess;
   private outputTail = '';
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -26,6 +27,7 @@ export class ManagedProcess {
 
   constructor(options: ManagedProcessOptions) {
     this.name = options.name;
+    this.options = options;
     this.child = spawn(options.command, [...options.args], {
       env: options.env ?? process.env,
       cwd: options.cwd,
@@ -47,6 +49,12 @@ export class ManagedProcess {
         resolvePromise();
       });
     });
+  }
+
+  /** A new process from the same command line and environment (this one must have exited). */
+  respawn(): ManagedProcess {
+    if (this.alive) throw new Error(`${this.name} is still running`);
+    return new ManagedProcess(this.options);
   }
 
   get pid(): number | undefined {

@@ -54,6 +54,14 @@ export interface WardCluster extends Target {
   readonly verifier: ManagedProcess | undefined;
   /** host:port of every raft-node's internal API. */
   readonly nodeApiEndpoints: readonly string[];
+  /** Base URL of every raft-node's HTTP server (/healthz, /readyz, /metrics). */
+  readonly nodeHttpUrls: readonly string[];
+  /** Data dir of every raft-node. */
+  readonly nodeDataDirs: readonly string[];
+  /** Stops raft-node `index` (SIGTERM, then SIGKILL); its data stays. */
+  stopNode(index: number): Promise<void>;
+  /** Starts raft-node `index` again from its data dir (after stopNode). */
+  startNode(index: number): void;
   readonly dataDir: string;
 }
 
@@ -227,7 +235,7 @@ async function waitReady(launched: Launched): Promise<void> {
 }
 
 function handle(launched: Launched, dataDir: string): WardCluster {
-  const all = allOf(launched);
+  const all = (): ManagedProcess[] => allOf(launched);
   let stopping: Promise<void> | undefined;
   return {
     kind: 'ward',
@@ -238,12 +246,18 @@ function handle(launched: Launched, dataDir: string): WardCluster {
     tokenServiceEndpoint: launched.tokenServiceEndpoint,
     verifier: launched.verifier,
     nodeApiEndpoints: launched.nodeApiEndpoints,
+    nodeHttpUrls: launched.nodeHttpPorts.map((port) => `http://127.0.0.1:${port}`),
+    nodeDataDirs: launched.nodes.map((_, i) => join(dataDir, `node-${i + 1}`)),
+    stopNode: (index) => launched.nodes[index]!.stop(),
+    startNode: (index) => {
+      launched.nodes[index] = launched.nodes[index]!.respawn();
+    },
     dataDir,
-    serverProcesses: () => all.flatMap((p) => (p.pid === undefined ? [] : [{ name: p.name, pid: p.pid }])),
+    serverProcesses: () => all().flatMap((p) => (p.pid === undefined ? [] : [{ name: p.name, pid: p.pid }])),
     clientEndpoint: launched.grpcEndpoint,
     clientEndpoints: [launched.grpcEndpoint, ...launched.nodeApiEndpoints],
     jsonGatewayUrl: launched.httpUrl,
-    allAlive: () => all.every((p) => p.alive),
+    allAlive: () => all().every((p) => p.alive),
     stop: () => {
       stopping ??= (async () => {
         await launched.gateway.stop();

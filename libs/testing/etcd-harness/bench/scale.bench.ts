@@ -1,0 +1,374 @@
+// ward vs real etcd 3.4.23 with many keys, 3 members each, one system after the other: bulk load
+// (txns of 128 puts of 256-byte values from 8 clients), memory (RSS) and disk per member, a range
+// over all keys in pages of 1000, a full restart until the cluster serves again, a follower that
+// was down during a run of writes catching up, and the longest event-loop stall of every ward
+// member (its `event_loop_longest_stall_seconds` gauge, read before each of its stops and at the end).
+// Writes the "## Scale" section of docs/benchmarks.md (the other sections are kept).
+//   BENCH_SCALE_KEYS (default 1000000): key counts, comma-separated (e.g. 1000000,10000000).
+//   BENCH_SCALE_FOLLOWER_WRITES (default 100000, at most the key count): writes while a follower is down.
+//   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing; BENCH_OUT: the page.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { EtcdGrpcClient, WORKSPACE_ROOT, httpOk, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
+
+const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
+const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_000);
+const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
+const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
+const CLIENTS = 8;
+const PUTS_PER_TXN = 128;
+const PAGE_KEYS = 1000;
+const VALUE = Buffer.alloc(256, 'v');
+const OTHER_VALUE = Buffer.alloc(256, 'w');
+/** etcd's backend quota, raised so 10M keys of 256-byte values (and their history) fit. */
+const ETCD_QUOTA_BYTES = 8 * 1024 ** 3;
+/** Longest a phase may wait for a cluster to serve or a follower to catch up. */
+const WAIT_LIMIT_MS = 30 * 60_000;
+const POLL_MS = 20;
+const PREFIX = 'scale/';
+const PREFIX_END = 'scale0';
+
+for (const count of KEY_COUNTS) if (!Number.isSafeInteger(count) || count < PUTS_PER_TXN || count > 100_000_000) throw new Error(`BENCH_SCALE_KEYS: ${count} is not a key count in [${PUTS_PER_TXN}, 100000000]`);
+
+const key = (i: number): Buffer => Buffer.from(`${PREFIX}${String(i).padStart(9, '0')}`);
+
+interface Measured {
+  readonly keysPerSecond: number;
+  readonly loadSeconds: number;
+  readonly rssBytes: readonly number[];
+  readonly diskBytes: readonly number[];
+  readonly rangeSeconds: number;
+  readonly restartSeconds: number;
+  readonly membersReadySeconds: number;
+  readonly followerWrites: number;
+  readonly catchUpSeconds: number;
+  /** Longest event-loop stall per member (ward only), seconds. */
+  readonly stallSeconds: readonly number[] | undefined;
+  /** Wall time of the whole run of this system at this key count. */
+  readonly wallSeconds: number;
+}
+
+/** The system-specific parts the measurement needs. */
+interface System {
+  readonly label: string;
+  readonly clientEndpoint: string;
+  readonly members: number;
+  pid(index: number): number | undefined;
+  dataDir(index: number): string;
+  stopMember(index: number): Promise<void>;
+  startMember(index: number): void;
+  /** Every member answers its own health check as ready (a leader known, everything committed applied). */
+  membersReady(): Promise<boolean>;
+  /** Index of the member leading now. */
+  leader(): Promise<number>;
+  /** Applied raft index of member `index` (undefined while it does not answer). */
+  appliedIndex(index: number): Promise<number | undefined>;
+  /** Longest event-loop stall of member `index` so far, seconds (undefined: not measured). */
+  stall(index: number): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+const elapsedSeconds = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1e9;
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function pollUntil(what: string, condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + WAIT_LIMIT_MS;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(POLL_MS);
+  }
+}
+
+/** Writes keys [from, to) (value `value`) in txns of PUTS_PER_TXN from CLIENTS clients; returns the seconds taken. */
+async function writeKeys(endpoint: string, from: number, to: number, value: Buffer): Promise<number> {
+  const clients = Array.from({ length: CLIENTS }, () => new EtcdGrpcClient(endpoint));
+  let next = from;
+  const started = process.hrtime.bigint();
+  try {
+    await Promise.all(
+      clients.map(async (client) => {
+        while (next < to) {
+          const first = next;
+          next = Math.min(to, next + PUTS_PER_TXN);
+          const success = [];
+          for (let i = first; i < next; i++) success.push({ request_put: { key: key(i), value } });
+          for (let attempt = 1; ; attempt++) {
+            const outcome = await client.call('KV', 'Txn', { success }, { deadlineMs: 60_000 });
+            if (outcome.ok) break;
+            if (attempt === 5) throw new Error(`txn at key ${first} failed: ${outcome.code} ${outcome.details}`);
+            await sleep(200 * attempt);
+          }
+        }
+      }),
+    );
+  } finally {
+    for (const client of clients) client.close();
+  }
+  return elapsedSeconds(started);
+}
+
+/** Reads every key of the prefix, PAGE_KEYS per Range (linearizable); returns seconds and the keys seen. */
+async function rangeAll(endpoint: string): Promise<{ seconds: number; keys: number }> {
+  const client = new EtcdGrpcClient(endpoint);
+  const started = process.hrtime.bigint();
+  let keys = 0;
+  let start = Buffer.from(PREFIX);
+  try {
+    for (;;) {
+      const outcome = await client.call<{ kvs: { key: Buffer }[]; more: boolean }>('KV', 'Range', { key: start, range_end: Buffer.from(PREFIX_END), limit: PAGE_KEYS }, { deadlineMs: 60_000 });
+      if (!outcome.ok) throw new Error(`range from ${start.toString()} failed: ${outcome.code} ${outcome.details}`);
+      keys += outcome.response.kvs.length;
+      if (!outcome.response.more || outcome.response.kvs.length === 0) break;
+      start = Buffer.concat([outcome.response.kvs.at(-1)!.key, Buffer.from([0])]);
+    }
+  } finally {
+    client.close();
+  }
+  return { seconds: elapsedSeconds(started), keys };
+}
+
+async function serves(endpoint: string): Promise<boolean> {
+  const client = new EtcdGrpcClient(endpoint);
+  try {
+    const outcome = await client.call('KV', 'Range', { key: key(0) }, { deadlineMs: 1000 });
+    return outcome.ok;
+  } finally {
+    client.close();
+  }
+}
+
+function rssBytes(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match === null ? Number.NaN : Number(match[1]) * 1024;
+}
+
+function diskBytes(dir: string): number {
+  return Number(execFileSync('du', ['-s', '--block-size=1', dir], { encoding: 'utf8' }).split('\t')[0]);
+}
+
+async function measure(system: System, count: number): Promise<Measured> {
+  const runStarted = process.hrtime.bigint();
+  const stalls = Array.from({ length: system.members }, () => 0);
+  let stallMeasured = false;
+  const readStall = async (index: number): Promise<void> => {
+    const stall = await system.stall(index);
+    if (stall === undefined) return;
+    stallMeasured = true;
+    stalls[index] = Math.max(stalls[index]!, stall);
+  };
+  const note = (text: string): void => console.log(`${system.label.padEnd(12)} ${count} keys: ${text} (${elapsedSeconds(runStarted).toFixed(1)} s into the run)`);
+
+  const loadSeconds = await writeKeys(system.clientEndpoint, 0, count, VALUE);
+  const keysPerSecond = count / loadSeconds;
+  note(`bulk load ${keysPerSecond.toFixed(0)} keys/s`);
+  await sleep(2000);
+  const rss = Array.from({ length: system.members }, (_, i) => rssBytes(system.pid(i)));
+  const disk = Array.from({ length: system.members }, (_, i) => diskBytes(system.dataDir(i)));
+  note(`RSS ${rss.map((b) => (b / 1e6).toFixed(0)).join(' / ')} MB, disk ${disk.map((b) => (b / 1e6).toFixed(0)).join(' / ')} MB`);
+
+  const range = await rangeAll(system.clientEndpoint);
+  if (range.keys !== count) throw new Error(`${system.label}: the range saw ${range.keys} keys, not ${count}`);
+  note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s`);
+
+  for (let i = 0; i < system.members; i++) await readStall(i);
+  const stopStarted = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: system.members }, (_, i) => system.stopMember(i)));
+  note(`all members stopped in ${elapsedSeconds(stopStarted).toFixed(1)} s`);
+  const restartStarted = process.hrtime.bigint();
+  for (let i = 0; i < system.members; i++) system.startMember(i);
+  await pollUntil(`${system.label}'s members to be ready after a full restart`, () => system.membersReady());
+  const membersReadySeconds = elapsedSeconds(restartStarted);
+  await pollUntil(`${system.label} to serve after a full restart`, () => serves(system.clientEndpoint));
+  const restartSeconds = elapsedSeconds(restartStarted);
+  note(`full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s`);
+
+  const followerWrites = Math.min(FOLLOWER_WRITES, count);
+  const leader = await system.leader();
+  // Not the first member either: etcd's clients write through it.
+  const follower = [1, 2].find((i) => i !== leader)!;
+  await readStall(follower);
+  await system.stopMember(follower);
+  await writeKeys(system.clientEndpoint, 0, followerWrites, OTHER_VALUE);
+  const target = await system.appliedIndex(leader);
+  if (target === undefined) throw new Error(`${system.label}: the leader does not report its applied index`);
+  const catchUpStarted = process.hrtime.bigint();
+  system.startMember(follower);
+  await pollUntil(`${system.label}'s follower to catch up to ${target}`, async () => ((await system.appliedIndex(follower)) ?? -1) >= target);
+  const catchUpSeconds = elapsedSeconds(catchUpStarted);
+  note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s`);
+  for (let i = 0; i < system.members; i++) await readStall(i);
+  return {
+    keysPerSecond,
+    loadSeconds,
+    rssBytes: rss,
+    diskBytes: disk,
+    rangeSeconds: range.seconds,
+    restartSeconds,
+    membersReadySeconds,
+    followerWrites,
+    catchUpSeconds,
+    stallSeconds: stallMeasured ? stalls : undefined,
+    wallSeconds: elapsedSeconds(runStarted),
+  };
+}
+
+function etcdSystem(cluster: EtcdCluster): System {
+  const status = async (index: number): Promise<{ memberId: string; leader: string; applied: number } | undefined> => {
+    const client = new EtcdGrpcClient(cluster.members[index]!.clientEndpoint);
+    try {
+      const outcome = await client.call<{ header: { member_id: string }; leader: string; raftAppliedIndex: string }>('Maintenance', 'Status', {}, { deadlineMs: 1000 });
+      return outcome.ok ? { memberId: outcome.response.header.member_id, leader: outcome.response.leader, applied: Number(outcome.response.raftAppliedIndex) } : undefined;
+    } finally {
+      client.close();
+    }
+  };
+  return {
+    label: 'etcd 3.4.23',
+    clientEndpoint: cluster.clientEndpoint,
+    members: cluster.members.length,
+    pid: (index) => cluster.members[index]!.process.pid,
+    dataDir: (index) => cluster.members[index]!.dataDir,
+    stopMember: (index) => cluster.stopMember(index),
+    startMember: (index) => cluster.startMember(index),
+    membersReady: async () => (await Promise.all(cluster.members.map((member) => httpOk(`${member.clientUrl}/health`).catch(() => false)))).every(Boolean),
+    leader: async () => {
+      for (;;) {
+        const all = await Promise.all(cluster.members.map((_, i) => status(i)));
+        const lead = all.find((s) => s !== undefined && s.leader !== '0')?.leader;
+        const index = all.findIndex((s) => s?.memberId === lead);
+        if (index >= 0) return index;
+        await sleep(POLL_MS);
+      }
+    },
+    appliedIndex: async (index) => (await status(index))?.applied,
+    stall: () => Promise.resolve(undefined),
+    stop: () => cluster.stop(),
+  };
+}
+
+function wardSystem(cluster: WardCluster): System {
+  const metrics = async (index: number): Promise<Map<string, number> | undefined> => {
+    try {
+      const response = await fetch(`${cluster.nodeHttpUrls[index]}/metrics`, { signal: AbortSignal.timeout(2000) });
+      if (!response.ok) return undefined;
+      const values = new Map<string, number>();
+      for (const line of (await response.text()).split('\n')) {
+        const match = /^ward_raft_node_([a-z_]+)(?:\{[^}]*\})? (\S+)$/.exec(line);
+        if (match !== null) values.set(match[1]!, Number(match[2]));
+      }
+      return values;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    label: 'ward',
+    clientEndpoint: cluster.clientEndpoint,
+    members: cluster.nodes.length,
+    pid: (index) => cluster.nodes[index]!.pid,
+    dataDir: (index) => cluster.nodeDataDirs[index]!,
+    stopMember: (index) => cluster.stopNode(index),
+    startMember: (index) => cluster.startNode(index),
+    membersReady: async () => (await Promise.all(cluster.nodeHttpUrls.map((url) => httpOk(`${url}/readyz`).catch(() => false)))).every(Boolean),
+    leader: async () => {
+      for (;;) {
+        const all = await Promise.all(cluster.nodes.map((_, i) => metrics(i)));
+        const index = all.findIndex((m) => m?.get('is_leader') === 1);
+        if (index >= 0) return index;
+        await sleep(POLL_MS);
+      }
+    },
+    appliedIndex: async (index) => (await metrics(index))?.get('applied_index'),
+    stall: async (index) => (await metrics(index))?.get('event_loop_longest_stall_seconds'),
+    stop: () => cluster.stop(),
+  };
+}
+
+async function run(kind: 'etcd' | 'ward', count: number): Promise<Measured> {
+  const system =
+    kind === 'etcd'
+      ? etcdSystem(await startEtcdCluster({ members: 3, extraArgs: ['--quota-backend-bytes', String(ETCD_QUOTA_BYTES)] }))
+      : wardSystem(await startWardCluster({ nodes: 3 }));
+  try {
+    return await measure(system, count);
+  } finally {
+    await system.stop();
+  }
+}
+
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
+const range = (values: readonly number[], format: (value: number) => string): string => {
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  return format(low) === format(high) ? format(low) : `${format(low)}–${format(high)}`;
+};
+const ratio = (ward: number, etcd: number): string => (etcd > 0 && Number.isFinite(ward) ? `${(ward / etcd).toFixed(2)}×` : 'n/a');
+
+function table(count: number, etcd: Measured, ward: Measured): string {
+  const average = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+  const rows: [string, string, string, string][] = [
+    ['bulk load (keys/s, higher is better)', etcd.keysPerSecond.toFixed(0), ward.keysPerSecond.toFixed(0), ratio(ward.keysPerSecond, etcd.keysPerSecond)],
+    ['memory per member (RSS, MB)', range(etcd.rssBytes, mb), range(ward.rssBytes, mb), ratio(average(ward.rssBytes), average(etcd.rssBytes))],
+    ['data on disk per member (MB)', range(etcd.diskBytes, mb), range(ward.diskBytes, mb), ratio(average(ward.diskBytes), average(etcd.diskBytes))],
+    [`range over all keys, pages of ${PAGE_KEYS} (s)`, etcd.rangeSeconds.toFixed(2), ward.rangeSeconds.toFixed(2), ratio(ward.rangeSeconds, etcd.rangeSeconds)],
+    ['full restart until serving (s)', etcd.restartSeconds.toFixed(2), ward.restartSeconds.toFixed(2), ratio(ward.restartSeconds, etcd.restartSeconds)],
+    ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
+    [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
+    ['longest event-loop stall per member (ms)', 'n/a (Go)', ward.stallSeconds === undefined ? 'n/a' : ward.stallSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
+  ];
+  return [
+    `### ${count.toLocaleString('en-US')} keys`,
+    '',
+    '| | etcd 3.4.23 | ward | ward/etcd |',
+    '|---|---:|---:|---:|',
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+    '',
+    `Wall time of the run: etcd ${etcd.wallSeconds.toFixed(0)} s, ward ${ward.wallSeconds.toFixed(0)} s (bulk load ${etcd.loadSeconds.toFixed(0)} s / ${ward.loadSeconds.toFixed(0)} s).`,
+  ].join('\n');
+}
+
+const loadBefore = loadavg().map((value) => value.toFixed(1)).join(' / ');
+const results: { count: number; etcd: Measured | undefined; ward: Measured | undefined }[] = [];
+for (const count of KEY_COUNTS) {
+  const etcd = TARGETS.includes('etcd') ? await run('etcd', count) : undefined;
+  const ward = TARGETS.includes('ward') ? await run('ward', count) : undefined;
+  results.push({ count, etcd, ward });
+}
+const loadAfter = loadavg().map((value) => value.toFixed(1)).join(' / ');
+if (results.some((r) => r.etcd === undefined || r.ward === undefined)) {
+  console.log('one system measured: nothing written');
+  process.exit(0);
+}
+const cpu = cpus();
+const section = `## Scale
+
+Produced by \`libs/testing/etcd-harness/bench/scale.bench.ts\` (also part of \`npm run bench\`; alone:
+\`BENCH_SCALE_KEYS=1000000 npx tsx libs/testing/etcd-harness/bench/scale.bench.ts\`), ${new Date().toISOString()},
+on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; load average before ${loadBefore}, after ${loadAfter}.
+
+3 members each, one system after the other. Keys \`scale/<9 digits>\` with 256-byte values, written
+by ${CLIENTS} clients with txns of ${PUTS_PER_TXN} puts (through etcd's first member; through ward's gateway).
+etcd runs with \`--quota-backend-bytes ${ETCD_QUOTA_BYTES}\`, ward with its defaults (a snapshot per
+64 MiB of applied entries or 10,000 entries). RSS and disk (\`du\`, allocated blocks) are read 2 s
+after the load. The range reads every key (values included, linearizable) ${PAGE_KEYS} per request. The
+full restart stops all three members (SIGTERM) and times from starting them again until every
+member reports ready (etcd \`/health\`, ward's raft-node \`/readyz\`), and until a linearizable Range
+answers through the client endpoint (ward's gateway keeps running). Then a follower (not the first member) is stopped, the first
+${Math.min(FOLLOWER_WRITES, Math.min(...KEY_COUNTS)).toLocaleString('en-US')} keys are overwritten, and the catch-up is timed from its start until its
+applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
+(the longest event-loop delay since it started serving), the maximum of its readings before each
+stop and at the end.
+
+${results.map((r) => table(r.count, r.etcd!, r.ward!)).join('\n\n')}
+`;
+const page = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '# Benchmarks: ward vs etcd 3.4.23\n';
+const [head, ...sections] = page.split(/\n(?=## )/);
+const others = sections.filter((text) => !text.startsWith('## Scale\n'));
+writeFileSync(OUT, `${[head, ...others].map((part) => part!.trimEnd()).join('\n\n')}\n\n${section}`);
+console.log(`\n${section}\nwrote the Scale section of ${OUT}`);
