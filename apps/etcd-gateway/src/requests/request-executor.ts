@@ -55,11 +55,6 @@ export class RequestExecutor {
     return this.asCaller(credentials, signal, send);
   }
 
-  /** A new request id (also what the gateway draws lease IDs from). */
-  nextId(): bigint {
-    return this.options.ids.next();
-  }
-
   /** Runs `send` with the caller's identity, within the caller's in-flight bound. */
   private async asCaller(credentials: Credentials, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<Buffer>): Promise<Buffer> {
     const identity = await this.options.identities.identify(credentials, signal);

@@ -7,16 +7,11 @@ import { int64ToBigInt, int64ToNumber } from './int64';
 type Op<T extends ApplyOperation['type']> = Extract<ApplyOperation, { type: T }>;
 
 /**
- * LeaseGrant: an ID of 0 asks the server to pick one, which etcd's API layer does before
- * proposing; `drawLeaseId` must return a non-zero positive int64 (etcd keeps the top bit clear).
+ * LeaseGrant: an ID of 0 asks the server to pick one; it stays 0 here, and the leader draws a
+ * positive one from its request-id generator before proposing (as etcd's server does).
  */
-export function leaseGrantOperation(proto: LeaseGrantRequest__Output, drawLeaseId: () => bigint): Op<'leaseGrant'> {
-  let id = int64ToBigInt(proto.ID, 'LeaseGrantRequest.ID');
-  if (id === 0n) {
-    id = drawLeaseId();
-    if (typeof id !== 'bigint' || id <= 0n || id >= 2n ** 63n) throw new TypeError('leaseGrantOperation: drawLeaseId must return a positive int64');
-  }
-  return { type: 'leaseGrant', request: { id, ttlSeconds: int64ToNumber(proto.TTL, 'LeaseGrantRequest.TTL') } };
+export function leaseGrantOperation(proto: LeaseGrantRequest__Output): Op<'leaseGrant'> {
+  return { type: 'leaseGrant', request: { id: int64ToBigInt(proto.ID, 'LeaseGrantRequest.ID'), ttlSeconds: int64ToNumber(proto.TTL, 'LeaseGrantRequest.TTL') } };
 }
 
 export function leaseRevokeOperation(proto: LeaseRevokeRequest__Output): Op<'leaseRevoke'> {
