@@ -11,8 +11,6 @@ import type {
   LeaseTimeToLiveRequest__Output,
   NodeLeaseRequest,
 } from '@ward/etcd/proto';
-import { MAX_LEASE_TTL_SECONDS } from '@ward/etcd/apply';
-import { wireError } from '@ward/etcd/wire-errors';
 import { identityFields } from '../identity/identity';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 
@@ -25,9 +23,7 @@ export class LeaseApi {
     private readonly query: LeaseQueryTransport,
   ) {}
 
-  grant(request: LeaseGrantRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
-    // etcd's lessor refuses a TTL above its maximum; checked here too so no oversized number is encoded.
-    if (BigInt(request.TTL) > BigInt(MAX_LEASE_TTL_SECONDS)) return Promise.reject(wireError('LeaseTTLTooLarge'));
+  async grant(request: LeaseGrantRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
     return this.executor.propose(credentials, leaseGrantOperation(request), signal);
   }
 
