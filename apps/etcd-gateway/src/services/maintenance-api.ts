@@ -128,14 +128,12 @@ export class MaintenanceApi {
 
   /** etcd's Snapshot (server streaming): the leader's backup file, relayed with backpressure. */
   async snapshot(call: SnapshotCall, credentials: Credentials, signal?: AbortSignal): Promise<void> {
-    const identity = await this.options.executor.identify(credentials, signal);
-    const opened = await this.options.openSnapshot(identityFields(identity), signal);
+    const opened = await this.options.executor.asIdentity(credentials, (identity) => this.options.openSnapshot(identityFields(identity), signal), signal);
     await relaySnapshot(opened, call, signal);
   }
 
   /** Resolves who is asking and lets the leader decide (admin check, then the request). */
-  private async admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0', revision = '0'): Promise<Buffer> {
-    const identity = await this.options.executor.identify(credentials, signal);
-    return this.options.maintain({ ...identityFields(identity), kind, target_id: targetId, revision }, signal);
+  private admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0', revision = '0'): Promise<Buffer> {
+    return this.options.executor.asIdentity(credentials, (identity) => this.options.maintain({ ...identityFields(identity), kind, target_id: targetId, revision }, signal), signal);
   }
 }
