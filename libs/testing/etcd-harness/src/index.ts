@@ -1,7 +1,7 @@
 export { findFreePorts } from './free-ports';
 export { ManagedProcess } from './managed-process';
 export type { ManagedProcessOptions } from './managed-process';
-export { httpOk, waitUntil } from './wait-until';
+export { eventually, httpOk, waitUntil } from './wait-until';
 export { startEtcdCluster } from './etcd-cluster';
 export type { EtcdCluster, EtcdClusterOptions, EtcdMember } from './etcd-cluster';
 export { runEtcdctl, startEtcdctl } from './etcdctl';
