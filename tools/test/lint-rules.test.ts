@@ -123,6 +123,12 @@ describe('test harnesses are for tests', () => {
     expect(await ruleIds(code, projectWith('type:adapter'), 'uses-harness.test.ts')).toEqual([]);
   });
 
+  it('a testing lib may import another testing lib', async () => {
+    const code = `import { something } from '@ward/testing/cluster';\nexport const s = something;\n`;
+    const harness = projects.find((p) => p.name === 'testing-etcd-harness')!;
+    expect(await ruleIds(code, harness)).toEqual([]);
+  });
+
   it('the same import in the adapter lib source fails lint', async () => {
     const code = `import { something } from '@ward/testing/net-proxy';\nexport const s = something;\n`;
     const ids = await ruleIds(code, projectWith('type:adapter'));

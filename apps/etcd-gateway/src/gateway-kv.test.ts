@@ -158,14 +158,15 @@ describe('Maintenance and Cluster', () => {
 });
 
 describe('Lease', () => {
-  it('LeaseGrant with ID 0 is proposed with a positive ID the gateway drew', async () => {
+  it('LeaseGrant with ID 0 is proposed with ID 0 (the leader draws it) and answered with the ID drawn', async () => {
     const granted = await etcd.call<{ ID: string; TTL: string }>('Lease', 'LeaseGrant', { TTL: '10' });
     const last = node.options.proposals.at(-1)!;
     expect(last.operation.type).toBe('leaseGrant');
     const request = (last.operation as { request: { id: bigint; ttlSeconds: number } }).request;
-    expect(request.id).toBeGreaterThan(0n);
+    expect(request.id).toBe(0n);
     expect(request.ttlSeconds).toBe(10);
-    expect(granted).toMatchObject({ ok: true, value: { ID: request.id.toString(), TTL: '10' } });
+    expect(granted).toMatchObject({ ok: true, value: { TTL: '10' } });
+    expect(BigInt(granted.ok ? granted.value.ID : '0')).toBeGreaterThan(0n);
   });
 
   it('LeaseGrant above etcd’s maximum TTL is refused before proposing', async () => {

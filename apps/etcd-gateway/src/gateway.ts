@@ -235,6 +235,7 @@ async function wireApis(
     executor,
     authEnabled,
     status,
+    leaderStatus: (signal) => cluster.leaderStatus(signal),
     maintain: (request, signal) => cluster.maintain(request, signal),
     openSnapshot: (request, signal) => cluster.openSnapshot(request, signal),
   });

@@ -6,10 +6,11 @@
 // bodies stay open outlive the request deadline as long as they are used.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ward/testing/etcd-harness';
 import type { Gateway } from '../src/index';
 import type { EtcdTestClient } from '../src/testing/etcd-client';
 import { HTTP2_PREFACE } from '../src/client-port/shared-listener';
-import { bytes, eventually, must, startWardCluster, type WardCluster } from './support/ward-cluster';
+import { bytes, must, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 let ward: WardCluster;
 /** Short stall, sniff, request and stream idle timeouts, room for 1,000 anonymous streams from 127.0.0.1. */

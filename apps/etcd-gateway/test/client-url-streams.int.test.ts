@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEtcdCluster, type EtcdCluster } from '@ward/testing/etcd-harness';
+import { eventually, startEtcdCluster, type EtcdCluster } from '@ward/testing/etcd-harness';
 import { startWardCluster, type WardCluster } from './support/ward-cluster';
 
 let ward: WardCluster;
@@ -74,16 +74,6 @@ class RawStream {
 
   close(): void {
     this.socket.destroy();
-  }
-}
-
-async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

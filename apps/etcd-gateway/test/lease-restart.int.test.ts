@@ -4,8 +4,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { eventually } from '@ward/testing/etcd-harness';
 import type { EtcdTestClient } from '../src/testing/etcd-client';
-import { bytes, eventually, must, startWardCluster, type WardCluster } from './support/ward-cluster';
+import { bytes, must, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 let ward: WardCluster;
 let etcd: EtcdTestClient;

@@ -6,8 +6,9 @@
 import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import { Etcd3, EtcdLockFailedError } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ward/testing/etcd-harness';
 import type { EtcdTestClient } from '../src/testing/etcd-client';
-import { bytes, eventually, login, must, setUpAuth, startWardCluster, type WardCluster } from './support/ward-cluster';
+import { bytes, login, must, setUpAuth, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 interface TimeToLive {
   ID: string;

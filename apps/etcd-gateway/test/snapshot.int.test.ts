@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalCluster, buildRaftNodeBundle } from '@ward/testing/cluster';
+import { runEtcdctl, type EtcdctlResult } from '@ward/testing/etcd-harness';
 import { createGateway, gatewayConfig, type Gateway } from '../src/index';
 import { etcdTestClient } from '../src/testing/etcd-client';
 import { bytes, login, must, setUpAuth, startWardCluster, type WardCluster } from './support/ward-cluster';
@@ -21,15 +22,15 @@ interface Run {
 
 function run(command: string, args: readonly string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { env: { ...process.env, ETCDCTL_API: '3' }, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { timeout: 60_000, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, stdout, stderr });
     });
   });
 }
 
-const etcdctl = (endpoint: string, user: string | undefined, ...args: string[]): Promise<Run> =>
-  run('etcdctl', [`--endpoints=${endpoint}`, '--dial-timeout=5s', '--command-timeout=30s', ...(user === undefined ? [] : [`--user=${user}`]), ...args]);
+const etcdctl = (endpoint: string, user: string | undefined, ...args: string[]): Promise<EtcdctlResult> =>
+  runEtcdctl({ endpoints: [endpoint], args: [...(user === undefined ? [] : [`--user=${user}`]), ...args], timeoutMs: 60_000 });
 
 let source: WardCluster;
 let work: string;
@@ -65,10 +66,10 @@ describe('etcdctl snapshot save and raft-node snapshot-restore', () => {
   it('refuses a non-root user and an anonymous caller with etcd errors, writing no file', async () => {
     const endpoint = source.gateways[0]!.grpcAddress;
     const denied = await etcdctl(endpoint, 'alice:alice-pw', 'snapshot', 'save', join(work, 'alice.db'));
-    expect(denied.code).not.toBe(0);
+    expect(denied.exitCode).not.toBe(0);
     expect(denied.stderr).toContain('Error: etcdserver: permission denied');
     const anonymous = await etcdctl(endpoint, undefined, 'snapshot', 'save', join(work, 'anonymous.db'));
-    expect(anonymous.code).not.toBe(0);
+    expect(anonymous.exitCode).not.toBe(0);
     expect(anonymous.stderr).toContain('Error: etcdserver: user name is empty');
     expect((await readdir(work)).filter((name) => name.endsWith('.db') || name.endsWith('.part'))).toEqual([]);
   }, 60_000);
@@ -77,7 +78,7 @@ describe('etcdctl snapshot save and raft-node snapshot-restore', () => {
     const file = join(work, 'backup.db');
     const saved = await etcdctl(source.gateways[0]!.grpcAddress, 'root:root-pw', 'snapshot', 'save', file);
     expect(saved.stderr).not.toContain('Error');
-    expect(saved.code).toBe(0);
+    expect(saved.exitCode).toBe(0);
     expect(saved.stdout).toContain(`Snapshot saved at ${file}`);
     const size = (await stat(file)).size;
     expect(size % 512).toBe(32);
@@ -122,7 +123,7 @@ describe('etcdctl snapshot save and raft-node snapshot-restore', () => {
 
     // Keys with their revisions, read as the old non-root user (its password and permissions came along).
     const got = await etcdctl(endpoint, 'alice:alice-pw', 'get', 'a/two', '-w', 'json');
-    expect(got.code).toBe(0);
+    expect(got.exitCode).toBe(0);
     const answer = JSON.parse(got.stdout) as { header: { revision: number; cluster_id: number }; kvs: Array<{ key: string; value: string; create_revision: number; mod_revision: number; version: number }> };
     expect(Buffer.from(answer.kvs[0]!.value, 'base64').toString()).toBe('second');
     expect(answer.kvs[0]!.version).toBe(2);
@@ -134,7 +135,7 @@ describe('etcdctl snapshot save and raft-node snapshot-restore', () => {
     expect((await etcdctl(endpoint, 'alice:alice-pw', 'get', 'b/big')).stderr).toContain('etcdserver: permission denied');
     // Writes go on from the restored revision.
     const put = await etcdctl(endpoint, 'alice:alice-pw', 'put', 'a/three', '3', '-w', 'json');
-    expect(put.code).toBe(0);
+    expect(put.exitCode).toBe(0);
     expect((JSON.parse(put.stdout) as { header: { revision: number } }).header.revision).toBe(lastRevision + 1);
     const roles = await etcdctl(endpoint, 'root:root-pw', 'user', 'get', 'alice');
     expect(roles.stdout).toContain('rw-a/');

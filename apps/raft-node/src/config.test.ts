@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '@ward/platform/config';
-import { RAFT_NODE_CONFIG, resolveRaftNodeConfig } from './config';
+import { ConfigError } from '@ward/platform/config';
+import { loadRaftNodeConfig } from './config';
 import { clusterIdOf, parseMember, parseMembers } from './members';
 
 const MEMBERS = '1=node-1=127.0.0.1:23801=127.0.0.1:23791,2=node-2=127.0.0.1:23802=127.0.0.1:23792,3=node-3=127.0.0.1:23803=127.0.0.1:23793';
@@ -8,7 +8,7 @@ const env = (extra: Record<string, string> = {}) => ({ RAFT_NODE_MEMBER_ID: '2',
 
 function problems(extra: Record<string, string>): readonly string[] {
   try {
-    loadConfig(RAFT_NODE_CONFIG, env(extra));
+    loadRaftNodeConfig(env(extra));
     return [];
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
@@ -18,7 +18,7 @@ function problems(extra: Record<string, string>): readonly string[] {
 
 describe('raft-node configuration', () => {
   it('resolves defaults (etcd timing: 100 ms ticks, election 10, heartbeat 1) and listens where the member list says', () => {
-    const config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, env()));
+    const config = loadRaftNodeConfig(env());
     expect(config.memberId).toBe(2n);
     expect([config.tickMs, config.electionTicks, config.heartbeatTicks]).toEqual([100, 10, 1]);
     expect(config.apiListen).toEqual({ host: '127.0.0.1', port: 23792 });
@@ -39,7 +39,7 @@ describe('raft-node configuration', () => {
   });
 
   it('simple-token bounds: 100,000 in total and 500 per user by default; the per-user bound cannot exceed the total', () => {
-    const config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, env()));
+    const config = loadRaftNodeConfig(env());
     expect([config.maxSimpleTokensCount, config.maxSimpleTokensPerUserCount]).toEqual([100_000, 10_000]);
     expect(problems({ RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT: '20', RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT: '21' })).toEqual([
       'RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT must not exceed RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT',
@@ -50,7 +50,7 @@ describe('raft-node configuration', () => {
     expect(problems({ RAFT_NODE_TLS_CERT_FILE: '/m.crt', RAFT_NODE_TLS_KEY_FILE: '/m.key' })).toEqual([
       'RAFT_NODE_TLS_CERT_FILE, RAFT_NODE_TLS_KEY_FILE and RAFT_NODE_TLS_CA_FILE go together',
     ]);
-    const config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, env({ RAFT_NODE_TLS_CERT_FILE: '/m.crt', RAFT_NODE_TLS_KEY_FILE: '/m.key', RAFT_NODE_TLS_CA_FILE: '/ca.crt' })));
+    const config = loadRaftNodeConfig(env({ RAFT_NODE_TLS_CERT_FILE: '/m.crt', RAFT_NODE_TLS_KEY_FILE: '/m.key', RAFT_NODE_TLS_CA_FILE: '/ca.crt' }));
     expect([config.tlsCertFile, config.tlsKeyFile, config.tlsCaFile]).toEqual(['/m.crt', '/m.key', '/ca.crt']);
   });
 

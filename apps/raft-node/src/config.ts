@@ -4,7 +4,7 @@
  * typed {@link RaftNodeConfig} that createRaftNode takes.
  */
 import { DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER } from '@ward/etcd/apply';
-import { defineConfig, goTogether, int, list, oneOf, string, type ConfigValues } from '@ward/platform/config';
+import { ConfigError, defineConfig, goTogether, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
 import type { LogLevel } from '@ward/platform/logging';
 import { clusterIdOf, parseHostPort, parseMemberId, parseMembers, type HostPort, type MemberSpec } from './members';
 
@@ -82,12 +82,6 @@ export const RAFT_NODE_CONFIG = defineConfig({
     if (tls !== undefined) problems.push(tls);
     if (c.defaultRequestTimeoutMs > c.maxRequestTimeoutMs) problems.push('RAFT_NODE_DEFAULT_REQUEST_TIMEOUT_MS must not exceed RAFT_NODE_MAX_REQUEST_TIMEOUT_MS');
     if (c.maxSimpleTokensPerUserCount > c.maxSimpleTokensCount) problems.push('RAFT_NODE_MAX_SIMPLE_TOKENS_PER_USER_COUNT must not exceed RAFT_NODE_MAX_SIMPLE_TOKENS_COUNT');
-    if (problems.length > 0) return problems;
-    try {
-      resolveRaftNodeConfig(c);
-    } catch (error) {
-      problems.push((error as Error).message);
-    }
     return problems;
   },
 });
@@ -135,6 +129,19 @@ export interface RaftNodeConfig {
   readonly tlsKeyFile: string;
   readonly tlsCaFile: string;
   readonly logLevel: LogLevel;
+}
+
+/**
+ * Reads RAFT_NODE_* once and resolves it: every problem, the member list's included, is a
+ * ConfigError (exit code 2).
+ */
+export function loadRaftNodeConfig(env: Readonly<Record<string, string | undefined>>): RaftNodeConfig {
+  const values = loadConfig(RAFT_NODE_CONFIG, env);
+  try {
+    return resolveRaftNodeConfig(values);
+  } catch (error) {
+    throw new ConfigError(RAFT_NODE_CONFIG.prefix, [(error as Error).message]);
+  }
 }
 
 /** Resolves the environment values; throws an Error naming the problem. */

@@ -7,10 +7,10 @@
  * storage failed while running (e.g. a corrupt write-ahead log: the message names the file and
  * byte offset); 2 bad configuration.
  */
-import { ConfigError, loadConfig } from '@ward/platform/config';
+import { ConfigError } from '@ward/platform/config';
 import { EXIT_CONFIG } from '@ward/platform/process';
 import { runRestoreCommand } from './backup/restore';
-import { RAFT_NODE_CONFIG, resolveRaftNodeConfig } from './config';
+import { loadRaftNodeConfig } from './config';
 import { createMemberLogger, createRaftNode } from './raft-node';
 
 const EXIT_FAILURE = 1;
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   }
   let config;
   try {
-    config = resolveRaftNodeConfig(loadConfig(RAFT_NODE_CONFIG, process.env));
+    config = loadRaftNodeConfig(process.env);
   } catch (error) {
     process.stderr.write(`raft-node: ${(error as Error).message}\n`);
     process.exitCode = error instanceof ConfigError ? EXIT_CONFIG : EXIT_FAILURE;

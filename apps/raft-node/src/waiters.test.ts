@@ -46,6 +46,25 @@ describe('AppliedWaiters', () => {
     expect(await never).toBe(false);
     expect(waiters.size).toBe(0);
   });
+
+  it('releases exactly the waiters at or below the applied index, skipping those that timed out, also after many timeouts', async () => {
+    const waiters = new AppliedWaiters(1_000, () => 0);
+    const expired = Array.from({ length: 300 }, (_, i) => waiters.wait(10 + (i % 7), 50));
+    vi.advanceTimersByTime(50);
+    expect(await Promise.all(expired)).toEqual(expired.map(() => false));
+    const order: number[] = [];
+    const pending = [30, 12, 25, 12, 40].map((index) => waiters.wait(index, 1_000).then((reached) => order.push(reached ? index : -index)));
+    expect(waiters.size).toBe(5);
+    waiters.applied(25);
+    await Promise.resolve();
+    expect(order.sort((a, b) => a - b)).toEqual([12, 12, 25]);
+    expect(waiters.size).toBe(2);
+    waiters.applied(35);
+    waiters.close();
+    await Promise.all(pending);
+    expect(order.sort((a, b) => a - b)).toEqual([-40, 12, 12, 25, 30]);
+    expect(waiters.size).toBe(0);
+  });
 });
 
 describe('ReadIndexBatcher', () => {

@@ -1,8 +1,9 @@
 // A 3-member cluster of real processes: election, replication, apply, reads on followers,
 // NotLeader answers, Watch, Status and MemberList through the internal API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ward/testing/etcd-harness';
 import { LocalCluster, buildRaftNodeBundle, casRequest, getRequest, putRequest } from '@ward/testing/cluster';
-import { eventually, localValue, openWatch, others, valueOf } from './helpers';
+import { localValue, openWatch, others, valueOf } from './helpers';
 
 let cluster: LocalCluster;
 let leader: bigint;

@@ -19,22 +19,6 @@ export function bigints(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value instanceof Uint8Array ? text(value) : value;
 }
 
-/** Polls until `condition` holds; the message names what did not happen. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
-}
-
 /** Serializable read of `key` on one member. */
 export async function localValue(client: NodeApiClient, key: string): Promise<string | null> {
   return valueOf(await client.read(getRequest(key), true, 2000));

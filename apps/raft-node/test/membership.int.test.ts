@@ -7,11 +7,12 @@
 // linearizable; the removed members log why and exit by themselves (code 0, as etcd does).
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ward/testing/etcd-harness';
 import { decodeEtcdMessage } from '@ward/etcd/api-mapping';
 import type { NodeResponse__Output } from '@ward/etcd/proto';
 import { LocalCluster, buildRaftNodeBundle, getRequest, putRequest } from '@ward/testing/cluster';
 import { SeededRng } from '@ward/shared/clock';
-import { eventually, exitOf, valueOf } from './helpers';
+import { exitOf, valueOf } from './helpers';
 import { startWorkload } from './jepsen/clients';
 import { checkWorkload, type WorkloadVerdicts } from './jepsen/run';
 

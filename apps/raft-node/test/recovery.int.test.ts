@@ -3,8 +3,9 @@
 // middle of the WAL (the member refuses to start, naming file and offset).
 import { open } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ward/testing/etcd-harness';
 import { LocalCluster, buildRaftNodeBundle, getRequest, putRequest } from '@ward/testing/cluster';
-import { eventually, localValue, others, valueOf } from './helpers';
+import { localValue, others, valueOf } from './helpers';
 import { frames, lastLogLine, walSegments } from './wal-files';
 
 let cluster: LocalCluster;

@@ -3,9 +3,10 @@
 // was removed (by asking the others), says so and exits by itself with code 0, as etcd does.
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@ward/testing/etcd-harness';
 import { LocalCluster, buildRaftNodeBundle, putRequest } from '@ward/testing/cluster';
 import { startNetProxy, type NetProxy } from '@ward/testing/net-proxy';
-import { eventually, exitOf } from './helpers';
+import { exitOf } from './helpers';
 
 let cluster: LocalCluster<NetProxy>;
 

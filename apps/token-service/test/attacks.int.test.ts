@@ -4,6 +4,7 @@
 // at a key URL are never followed (a local server stands ready and is never contacted); no process
 // crashes. The forgeries are built with node:crypto; the legitimate key is an operator's file, so
 // tokens can be signed with exactly the key the gateways trust.
+import { freePorts } from '@ward/testing/cluster';
 import { createHmac, createPrivateKey, generateKeyPairSync, sign as nodeSign } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -11,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdGrpcClient, ROOT_PASSWORD, findFreePorts, setupAuth, startWardCluster, type WardCluster } from '@ward/testing/etcd-harness';
+import { EtcdGrpcClient, ROOT_PASSWORD, setupAuth, startWardCluster, type WardCluster } from '@ward/testing/etcd-harness';
 import { createTokenService, tokenServiceConfig, type TokenService } from '../src/index';
 import { TokenTestClient, capturingLogger } from './support';
 
@@ -65,7 +66,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve));
   keyUrl = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}/keys.json`;
-  const [port] = (await findFreePorts(1)) as [number];
+  const [port] = (await freePorts(1)) as [number];
   ward = await startWardCluster({ bcryptCost: 4, gatewayEnv: { GATEWAY_TOKEN_SERVICE_ENDPOINTS: `127.0.0.1:${port}` } });
   gateway = new EtcdGrpcClient(ward.clientEndpoint);
   await setupAuth(gateway, {

@@ -3,10 +3,11 @@
 // generate their own keys (nothing private shared). etcdctl 3.4 and the etcd3 client work
 // unchanged; a token from either replica works on either gateway; one replica down, the other
 // serves; a revoked key's tokens are refused on every gateway at their next request.
+import { freePorts } from '@ward/testing/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3 } from 'etcd3';
 import { signIssuedToken, type JwtKey } from '@ward/auth/tokens';
-import { EtcdGrpcClient, ROOT_PASSWORD, findFreePorts, runEtcdctl, setupAuth, startWardCluster, type ManagedProcess, type WardCluster } from '@ward/testing/etcd-harness';
+import { EtcdGrpcClient, ROOT_PASSWORD, runEtcdctl, setupAuth, startWardCluster, type ManagedProcess, type WardCluster } from '@ward/testing/etcd-harness';
 import { createTokenService, tokenServiceConfig, type TokenService } from '../src/index';
 import { TokenTestClient, capturingLogger, jwtPart, startGatewayProcess } from './support';
 
@@ -32,7 +33,7 @@ async function startReplica(grpcPort: number): Promise<TokenService> {
 }
 
 beforeAll(async () => {
-  const ports = await findFreePorts(2);
+  const ports = await freePorts(2);
   const tokenServiceEndpoints = ports.map((port) => `127.0.0.1:${port}`).join(',');
   const gatewayEnv = { GATEWAY_TOKEN_SERVICE_ENDPOINTS: tokenServiceEndpoints, GATEWAY_JWT_KEY_REFRESH_MIN_INTERVAL_MS: '200' };
   ward = await startWardCluster({ bcryptCost: 4, gatewayEnv });

@@ -3,9 +3,10 @@
 // fetches a fresh one through Authenticate before it expires, and writes and reads with it. No
 // request may fail while keys come and go; a key that retired (its last token's lifetime and the
 // tolerance over) no longer verifies anything, even a token that has not expired.
+import { freePorts } from '@ward/testing/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIssuedToken } from '@ward/auth/tokens';
-import { EtcdGrpcClient, findFreePorts, setupAuth, startWardCluster, type ManagedProcess, type WardCluster } from '@ward/testing/etcd-harness';
+import { EtcdGrpcClient, setupAuth, startWardCluster, type ManagedProcess, type WardCluster } from '@ward/testing/etcd-harness';
 import { createTokenService, tokenServiceConfig, type ScheduledKey, type TokenService } from '../src/index';
 import { capturingLogger, jwtPart, startGatewayProcess } from './support';
 
@@ -21,7 +22,7 @@ let service: TokenService;
 let firstKey: ScheduledKey;
 
 beforeAll(async () => {
-  const [port] = (await findFreePorts(1)) as [number];
+  const [port] = (await freePorts(1)) as [number];
   const gatewayEnv = { GATEWAY_TOKEN_SERVICE_ENDPOINTS: `127.0.0.1:${port}`, GATEWAY_JWT_CLOCK_TOLERANCE_SECONDS: String(TOLERANCE_SECONDS) };
   ward = await startWardCluster({ bcryptCost: 4, gatewayEnv });
   const admin = new EtcdGrpcClient(ward.clientEndpoint);

@@ -1,10 +1,11 @@
 // Shared by the token-service integration tests: a gRPC client of wardtoken.Token, a log sink,
 // and JWT inspection helpers.
+import { freePorts } from '@ward/testing/cluster';
 import { Writable } from 'node:stream';
 import { credentials, type ServiceError } from '@grpc/grpc-js';
 import { wardTokenGrpc, type IssueResponse__Output, type KeysResponse__Output, type TokenClient } from '@ward/etcd/proto';
 import { createLogger, type Logger } from '@ward/platform/logging';
-import { EtcdGrpcClient, ManagedProcess, buildWardBundles, findFreePorts, waitUntil } from '@ward/testing/etcd-harness';
+import { EtcdGrpcClient, ManagedProcess, buildWardBundles, waitUntil } from '@ward/testing/etcd-harness';
 
 export type Outcome<T> = { ok: true; response: T } | { ok: false; code: number; details: string };
 
@@ -64,7 +65,7 @@ export function jwtPart(token: string, index: 0 | 1): Record<string, unknown> {
 /** A second etcd-gateway process in front of the same raft-nodes (the harness starts one). */
 export async function startGatewayProcess(env: Record<string, string>): Promise<{ process: ManagedProcess; grpcEndpoint: string; httpUrl: string }> {
   const { gateway } = buildWardBundles();
-  const [grpcPort, httpPort] = (await findFreePorts(2)) as [number, number];
+  const [grpcPort, httpPort] = (await freePorts(2)) as [number, number];
   const child = new ManagedProcess({
     name: 'etcd-gateway-2',
     command: process.execPath,

@@ -297,15 +297,20 @@ export class ClusterClient {
     });
   }
 
+  /** The status of the member the next request goes to (response headers, health, version). */
+  status(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
+    return this.simpleCall<NodeStatusResponse__Output>('Status', signal);
+  }
+
   /**
-   * The cluster's status as the gateway presents it: the leader's. The gateway is the one endpoint
-   * clients see, and tools such as `etcdctl move-leader` look for the endpoint that leads; so an
-   * answer from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS),
-   * and kept when the leader cannot be reached. The leader's address also becomes the target of
-   * the next proposal.
+   * The leader's status, for etcd's Maintenance.Status: the gateway is the one endpoint clients
+   * see, and tools such as `etcdctl move-leader` look for the endpoint that leads; so an answer
+   * from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS), and kept
+   * when the leader cannot be reached. The leader's address also becomes the target of the next
+   * proposal.
    */
-  async status(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
-    const status = await this.simpleCall<NodeStatusResponse__Output>('Status', signal);
+  async leaderStatus(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
+    const status = await this.status(signal);
     const address = status.leader_address;
     if (status.leader_id === status.member_id || status.leader_id === '0' || address === '') return status;
     if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return status;

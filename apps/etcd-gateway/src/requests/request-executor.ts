@@ -51,17 +51,12 @@ export class RequestExecutor {
   }
 
   /** Runs `send` with the caller's identity (for RPCs answered by a member outside the log). */
-  asIdentity(credentials: Credentials, send: (identity: Identity) => Promise<Buffer>, signal?: AbortSignal): Promise<Buffer> {
+  asIdentity<T>(credentials: Credentials, send: (identity: Identity) => Promise<T>, signal?: AbortSignal): Promise<T> {
     return this.asCaller(credentials, signal, send);
   }
 
-  /** A new request id (also what the gateway draws lease IDs from). */
-  nextId(): bigint {
-    return this.options.ids.next();
-  }
-
   /** Runs `send` with the caller's identity, within the caller's in-flight bound. */
-  private async asCaller(credentials: Credentials, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<Buffer>): Promise<Buffer> {
+  private async asCaller<T>(credentials: Credentials, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<T>): Promise<T> {
     const identity = await this.options.identities.identify(credentials, signal);
     const bounds = this.options.inFlight;
     if (bounds === undefined) return this.sendAs(credentials, identity, signal, send);
@@ -80,7 +75,7 @@ export class RequestExecutor {
    * (`revision of auth store is old`), so it is safe to resolve the identity afresh and send once
    * more — the new attempt is checked against the current state.
    */
-  private async sendAs(credentials: Credentials, identity: ResolvedIdentity, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<Buffer>): Promise<Buffer> {
+  private async sendAs<T>(credentials: Credentials, identity: ResolvedIdentity, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<T>): Promise<T> {
     try {
       return await send(identity);
     } catch (error) {

@@ -76,8 +76,7 @@ export class ClusterApi {
 
   /** Who is asking, then the leader decides; client URLs are the gateway's, as in MemberList. */
   private async change(kind: Kind, typeName: string, fields: Omit<NodeMemberChangeRequest, 'kind' | 'username' | 'auth_revision'>, credentials: Credentials, signal?: AbortSignal): Promise<object> {
-    const identity = await this.options.executor.identify(credentials, signal);
-    const encoded = await this.options.memberChange({ ...identityFields(identity), kind, ...fields }, signal);
+    const encoded = await this.options.executor.asIdentity(credentials, (identity) => this.options.memberChange({ ...identityFields(identity), kind, ...fields }, signal), signal);
     const response = decodeEtcdMessage<{ header?: object; member?: EtcdMember; members?: EtcdMember[] }>(typeName, encoded);
     const clientUrl = this.options.advertisedClientUrl();
     const withUrl = (m: EtcdMember): EtcdMember => ({ ...m, clientURLs: (m.name ?? '') === '' ? [] : [clientUrl] });

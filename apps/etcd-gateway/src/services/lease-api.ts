@@ -1,5 +1,5 @@
 // etcd's Lease service. Grant and Revoke are proposals (the lease table is replicated; the
-// gateway draws the ID of a grant that asks for 0, the leader raises a TTL below the minimum);
+// leader draws the ID of a grant that asks for 0 and raises a TTL below the minimum);
 // TimeToLive, Leases and each keep-alive renewal are answered by the leader's lessor, which alone
 // knows deadlines. Every call carries the caller's identity; the permission rules of spec §3.5
 // are decided by the raft-node (at apply, or against the current auth store for the queries).
@@ -11,12 +11,8 @@ import type {
   LeaseTimeToLiveRequest__Output,
   NodeLeaseRequest,
 } from '@ward/etcd/proto';
-import { MAX_LEASE_TTL_SECONDS } from '@ward/etcd/apply';
-import { wireError } from '@ward/etcd/wire-errors';
 import { identityFields } from '../identity/identity';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
-
-const POSITIVE_INT64_MASK = 2n ** 63n - 1n;
 
 /** The leader's lessor queries (the cluster client's `lease`). */
 export type LeaseQueryTransport = (request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal) => Promise<Buffer>;
@@ -27,10 +23,8 @@ export class LeaseApi {
     private readonly query: LeaseQueryTransport,
   ) {}
 
-  grant(request: LeaseGrantRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
-    // etcd's lessor refuses a TTL above its maximum; checked here too so no oversized number is encoded.
-    if (BigInt(request.TTL) > BigInt(MAX_LEASE_TTL_SECONDS)) return Promise.reject(wireError('LeaseTTLTooLarge'));
-    return this.executor.propose(credentials, leaseGrantOperation(request, () => this.drawLeaseId()), signal);
+  async grant(request: LeaseGrantRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+    return this.executor.propose(credentials, leaseGrantOperation(request), signal);
   }
 
   revoke(request: LeaseRevokeRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
@@ -50,12 +44,5 @@ export class LeaseApi {
   keepAlive(request: LeaseKeepAliveRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
     const id = int64ToBigInt(request.ID, 'LeaseKeepAliveRequest.ID').toString();
     return this.executor.asIdentity(credentials, (identity) => this.query({ ...identityFields(identity), kind: 'KEEP_ALIVE', id }, signal), signal);
-  }
-
-  /** etcd's API layer picks a positive ID from its request-id generator; so does the gateway. */
-  private drawLeaseId(): bigint {
-    let id = 0n;
-    while (id === 0n) id = this.executor.nextId() & POSITIVE_INT64_MASK;
-    return id;
   }
 }

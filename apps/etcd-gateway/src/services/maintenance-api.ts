@@ -1,4 +1,4 @@
-// etcd's Maintenance service. Status is served from the member the gateway talks to. The
+// etcd's Maintenance service. Status answers as the leader (the cluster client's leaderStatus). The
 // admin-only RPCs go to the leader, which decides the admin check (the gateway decides no
 // permission): Defragment, MoveLeader, Hash, HashKV and Snapshot (relayed chunk by chunk) are
 // served; Downgrade and alarm changes answer the admin check first, then UNIMPLEMENTED.
@@ -28,6 +28,8 @@ export interface MaintenanceApiOptions {
   readonly maintain: MaintainCall;
   readonly authEnabled: AuthEnabledCheck;
   readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
+  /** The leader's status (Maintenance.Status answers as the leader, as `etcdctl endpoint status` expects). */
+  readonly leaderStatus: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
   /** Opens the leader's Snapshot stream (the leader decides the admin check). */
   readonly openSnapshot: (request: NodeSnapshotRequest, signal?: AbortSignal) => Promise<OpenedSnapshot>;
 }
@@ -82,7 +84,7 @@ export class MaintenanceApi {
 
   async status(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<StatusResponse> {
     await requireAuthenticated(this.options.executor, this.options.authEnabled, credentials, signal);
-    const status = await this.options.status(signal);
+    const status = await this.options.leaderStatus(signal);
     return {
       header: responseHeaderOf(status),
       version: status.version,
@@ -126,14 +128,12 @@ export class MaintenanceApi {
 
   /** etcd's Snapshot (server streaming): the leader's backup file, relayed with backpressure. */
   async snapshot(call: SnapshotCall, credentials: Credentials, signal?: AbortSignal): Promise<void> {
-    const identity = await this.options.executor.identify(credentials, signal);
-    const opened = await this.options.openSnapshot(identityFields(identity), signal);
+    const opened = await this.options.executor.asIdentity(credentials, (identity) => this.options.openSnapshot(identityFields(identity), signal), signal);
     await relaySnapshot(opened, call, signal);
   }
 
   /** Resolves who is asking and lets the leader decide (admin check, then the request). */
-  private async admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0', revision = '0'): Promise<Buffer> {
-    const identity = await this.options.executor.identify(credentials, signal);
-    return this.options.maintain({ ...identityFields(identity), kind, target_id: targetId, revision }, signal);
+  private admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0', revision = '0'): Promise<Buffer> {
+    return this.options.executor.asIdentity(credentials, (identity) => this.options.maintain({ ...identityFields(identity), kind, target_id: targetId, revision }, signal), signal);
   }
 }

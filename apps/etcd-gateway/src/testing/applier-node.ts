@@ -138,6 +138,13 @@ function echoWatch(call: WatchCall, state: ApplierNodeOptions, applier: Applier)
   call.on('error', close);
 }
 
+/** A grant asking for ID 0 gets one before it is applied, as a raft-node leader draws it. */
+function leaderSettled(request: ApplyRequest, index: number): ApplyRequest {
+  const { operation } = request;
+  if (operation.type !== 'leaseGrant' || operation.request.id !== 0n) return request;
+  return { ...request, operation: { type: 'leaseGrant', request: { ...operation.request, id: BigInt(index) } } };
+}
+
 /** Starts the node on a free loopback port. */
 export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}): Promise<ApplierNode> {
   const applier = Applier.create();
@@ -153,7 +160,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     state.proposals.push(decoded);
     await state.onPropose?.(decoded);
     index += 1;
-    return answer(applier.apply(index, decoded));
+    return answer(applier.apply(index, leaderSettled(decoded, index)));
   };
   const read = (request: Record<string, unknown>): unknown => {
     if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };

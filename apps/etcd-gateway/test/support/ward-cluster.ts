@@ -63,17 +63,6 @@ export async function startWardCluster(options: { size?: number; gateway?: Parti
 
 export const bytes = (text: string): Buffer => Buffer.from(text);
 
-/** Polls `probe` every 100 ms until it gives a value (not undefined); fails after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** root (with the root role), role `rw-<prefix>` on a prefix, a user holding it, auth enabled. */
 export async function setUpAuth(etcd: EtcdTestClient, users: { rootPassword: string; user: string; password: string; prefix: string }): Promise<void> {
   const role = `rw-${users.prefix}`;

@@ -3,6 +3,7 @@ import { AnchoredView } from './anchored-view';
 import { CoverageIndex } from './coverage-index';
 import { FNV_OFFSET, KeyTable, fnvStep } from './key-table';
 import { isOpenEnded, permissionInterval, type Permission } from './permission';
+import { SettledView } from './settled-view';
 
 // One user's ranges for one access type (READ or WRITE). The CoverageIndex over every grant answers
 // any question in O(log n). Most grants are single keys or prefixes (etcdctl's default and
@@ -17,11 +18,11 @@ import { isOpenEnded, permissionInterval, type Permission } from './permission';
 // A key is covered iff one of the three covers it (coverage is a union). A range not inside one
 // prefix grant goes to the full index, which sees grants of every class together.
 //
-// Once the set settles (no change for max(8, boundaries/16) checks), every check is answered by an
-// AnchoredView of the full index's merged intervals instead: hash probes by anchor length, one
-// bucket, exact for keys and ranges alike, in time independent of the number of grants. Its O(n)
-// build thus costs at most 16 boundaries' work per check since the change that dropped it. A set
-// whose anchors the view refuses (too many lengths, too full a bucket) keeps the tiers above.
+// Once the set settles (SettledView's rule, as for the CoverageIndex's own view), every check is
+// answered by an AnchoredView of the full index's merged intervals instead: hash probes by anchor
+// length, one bucket, exact for keys and ranges alike, in time independent of the number of
+// grants. A set whose anchors the view refuses (too many lengths, too full a bucket) keeps the
+// tiers above.
 
 /** True for a grant of exactly the keys starting with `key` (etcd's --prefix). */
 function isPrefixGrant(permission: Permission): boolean {
@@ -47,9 +48,6 @@ export function endWithinPrefix(key: Uint8Array, length: number, end: Uint8Array
   return true;
 }
 
-const VIEW_BUILD_MIN_CHECKS = 8;
-const VIEW_BUILD_DIVISOR = 16;
-
 export class AccessIndex {
   readonly full = new CoverageIndex();
   private readonly exact = new KeyTable();
@@ -57,10 +55,7 @@ export class AccessIndex {
   private readonly other = new CoverageIndex();
   private readonly prefixLengthCounts = new Map<number, number>();
   private sortedPrefixLengths: Int32Array | null = new Int32Array(0);
-  private view: AnchoredView | null = null;
-  /** Checks since the last change, and whether the view was refused since. */
-  private checksSinceChange = 0;
-  private viewRefused = false;
+  private readonly view = new SettledView(() => AnchoredView.build(this.full.mergedIntervals()));
 
   add(permission: Permission): void {
     this.dropView();
@@ -86,7 +81,7 @@ export class AccessIndex {
 
   /** `[key, rangeEnd)` with etcd's meanings (empty: the key alone; 0x00: to +∞). */
   permits(key: Uint8Array, rangeEnd: Uint8Array): boolean {
-    const view = this.view ?? this.settledView();
+    const view = this.view.current(this.full.boundaries);
     if (view !== null) return view.permits(key, rangeEnd);
     if (rangeEnd.length === 0) return this.coversKey(key);
     if (isOpenEnded(rangeEnd)) return this.coversKey(key) && this.full.coversRange(key, null);
@@ -130,22 +125,11 @@ export class AccessIndex {
 
   /** Whether checks are being answered from the AnchoredView (for tests and diagnostics). */
   get hasView(): boolean {
-    return this.view !== null;
+    return this.view.built;
   }
 
   private dropView(): void {
-    this.view = null;
-    this.checksSinceChange = 0;
-    this.viewRefused = false;
-  }
-
-  /** The view, built once enough checks have run since the last change to pay for it, else null. */
-  private settledView(): AnchoredView | null {
-    if (this.viewRefused) return null;
-    if (++this.checksSinceChange < Math.max(VIEW_BUILD_MIN_CHECKS, this.full.boundaries / VIEW_BUILD_DIVISOR)) return null;
-    this.view = AnchoredView.build(this.full.mergedIntervals());
-    this.viewRefused = this.view === null;
-    return this.view;
+    this.view.drop();
   }
 
   private countPrefixLength(length: number, change: 1 | -1): void {

@@ -1,6 +1,7 @@
 import { compareBytes } from '@ward/shared/bytes';
 import { assert } from '@ward/shared/errors';
 import { CoverageView } from './coverage-view';
+import { SettledView } from './settled-view';
 
 // A multiset of half-open byte-key intervals, kept as a difference map: +1 at each interval's begin,
 // -1 at its end (an end at +∞ is left out; nothing lies beyond it). The coverage count of a key is
@@ -12,8 +13,8 @@ import { CoverageView } from './coverage-view';
 //
 // Tree nodes are scattered objects, so a query walks ~log n cache misses. Once the set stops changing
 // the index answers from a CoverageView instead (the merged intervals in flat arrays): it is built
-// after enough queries to pay for its O(n) construction (boundaries / VIEW_BUILD_DIVISOR queries, at
-// least VIEW_BUILD_MIN_QUERIES) and dropped on the next change. Either path is O(log n) per query.
+// after enough queries to pay for its O(n) construction and dropped on the next change (the rule of
+// SettledView). Either path is O(log n) per query.
 
 interface CoverageNode {
   readonly key: Uint8Array;
@@ -101,15 +102,11 @@ function removeNode(node: CoverageNode): CoverageNode | null {
   return rebalance(min);
 }
 
-const VIEW_BUILD_MIN_QUERIES = 8;
-const VIEW_BUILD_DIVISOR = 16;
-
 export class CoverageIndex {
   private root: CoverageNode | null = null;
   private boundaryCount = 0;
   private intervalCount = 0;
-  private view: CoverageView | null = null;
-  private treeQueries = 0;
+  private readonly view = new SettledView(() => new CoverageView(this.mergedIntervals()));
 
   /** Intervals currently added (with multiplicity). */
   get size(): number {
@@ -196,21 +193,16 @@ export class CoverageIndex {
 
   /** Whether queries are being answered from the flat view (for tests and diagnostics). */
   get hasView(): boolean {
-    return this.view !== null;
+    return this.view.built;
   }
 
   private invalidateView(): void {
-    this.view = null;
-    this.treeQueries = 0;
+    this.view.drop();
   }
 
   /** The flat view, built once enough tree queries have run since the last change to pay for it. */
   private currentView(): CoverageView | null {
-    if (this.view !== null) return this.view;
-    this.treeQueries++;
-    if (this.treeQueries < Math.max(VIEW_BUILD_MIN_QUERIES, this.boundaryCount / VIEW_BUILD_DIVISOR)) return null;
-    this.view = new CoverageView(this.mergedIntervals());
-    return this.view;
+    return this.view.current(this.boundaryCount);
   }
 
   private countAt(key: Uint8Array): number {

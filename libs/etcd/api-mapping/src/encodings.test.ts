@@ -67,10 +67,11 @@ describe('request size (etcd --max-request-bytes)', () => {
 });
 
 describe('lease requests', () => {
-  it('draws an id only when the client left it 0', () => {
-    expect(leaseGrantOperation({ ID: '0', TTL: '60' }, () => 77n)).toEqual({ type: 'leaseGrant', request: { id: 77n, ttlSeconds: 60 } });
-    expect(leaseGrantOperation({ ID: '5', TTL: '60' }, () => 77n)).toEqual({ type: 'leaseGrant', request: { id: 5n, ttlSeconds: 60 } });
-    expect(() => leaseGrantOperation({ ID: '0', TTL: '1' }, () => 0n)).toThrow(TypeError);
+  it('keeps the client’s id; 0 is left for the leader to draw', () => {
+    expect(leaseGrantOperation({ ID: '0', TTL: '60' })).toEqual({ type: 'leaseGrant', request: { id: 0n, ttlSeconds: 60 } });
+    expect(leaseGrantOperation({ ID: '5', TTL: '60' })).toEqual({ type: 'leaseGrant', request: { id: 5n, ttlSeconds: 60 } });
+    expect(isWireError(catchError(() => leaseGrantOperation({ ID: '0', TTL: '9000000001' })), 'LeaseTTLTooLarge')).toBe(true);
+    expect(leaseGrantOperation({ ID: '0', TTL: '9000000000' }).request.ttlSeconds).toBe(9_000_000_000);
     expect(leaseRevokeOperation({ ID: '-3' })).toEqual({ type: 'leaseRevoke', request: { id: -3n } });
   });
 });

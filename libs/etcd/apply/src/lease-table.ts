@@ -48,7 +48,12 @@ export class LeaseTable implements LeaseLookup {
     if (!this.ttlById.delete(id)) throw new ApplyError('ERR_APPLY_LEASE_NOT_FOUND', 'requested lease not found', { lease: id });
   }
 
-  /** The leases in ascending ID order, for the snapshot. */
+  /** The lease IDs in no particular order (for a check over all of them: no sort). */
+  ids(): IterableIterator<LeaseId> {
+    return this.ttlById.keys();
+  }
+
+  /** The leases in ascending ID order, for the snapshot and LeaseLeases. */
   entries(): Array<readonly [LeaseId, number]> {
     return [...this.ttlById.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }

@@ -83,13 +83,7 @@ function checkOp(context: CheckContext, op: RequestOp): AuthErrorCode | null {
  * answers `lease not found`); admins pass; others need WRITE on each attached key.
  */
 export function checkLeaseKeys(context: CheckContext, lease: LeaseId): AuthErrorCode | null {
-  if (lease === 0n || !context.leases.leaseExists(lease)) return null;
-  if (context.auth.isAdminPermitted(context.identity.username) === null) return null;
-  for (const key of context.kv.leaseKeys(lease)) {
-    const write = context.auth.checkAccess(context.identity, 'write', key, SINGLE_KEY);
-    if (write !== null) return write;
-  }
-  return null;
+  return checkAttachedKeys(context, lease, 'write');
 }
 
 /**
@@ -100,7 +94,12 @@ export function checkLeaseKeys(context: CheckContext, lease: LeaseId): AuthError
 export function checkLeaseAccess(context: CheckContext, lease: LeaseId, access: 'read' | 'write' | 'none'): AuthErrorCode | null {
   const authenticated = checkAuthenticated(context);
   if (authenticated !== null || access === 'none') return authenticated;
-  if (!context.leases.leaseExists(lease)) return null;
+  return checkAttachedKeys(context, lease, access);
+}
+
+/** Admin, or `access` on every key attached to `lease`; no lease or an unknown one passes. */
+function checkAttachedKeys(context: CheckContext, lease: LeaseId, access: 'read' | 'write'): AuthErrorCode | null {
+  if (lease === 0n || !context.leases.leaseExists(lease)) return null;
   if (context.auth.isAdminPermitted(context.identity.username) === null) return null;
   for (const key of context.kv.leaseKeys(lease)) {
     const error = context.auth.checkAccess(context.identity, access, key, SINGLE_KEY);
@@ -114,7 +113,7 @@ export function checkLeaseList(context: CheckContext): AuthErrorCode | null {
   const authenticated = checkAuthenticated(context);
   if (authenticated !== null) return authenticated;
   if (context.auth.isAdminPermitted(context.identity.username) === null) return null;
-  for (const [lease] of context.leases.entries()) {
+  for (const lease of context.leases.ids()) {
     for (const key of context.kv.leaseKeys(lease)) {
       const error = context.auth.checkAccess(context.identity, 'read', key, SINGLE_KEY);
       if (error !== null) return error;

@@ -6,11 +6,22 @@ import { join, resolve } from 'node:path';
 export const WORKSPACE_ROOT = resolve(import.meta.dirname, '..', '..', '..', '..');
 
 /** Path of the raft-node bundle that `npx nx run raft-node:build` writes. */
-export const RAFT_NODE_BUNDLE = join(WORKSPACE_ROOT, 'dist', 'apps', 'raft-node', 'main.js');
+export const RAFT_NODE_BUNDLE = appBundlePath('raft-node');
 
-/** Builds the raft-node bundle (esbuild, about a second) so tests run the current sources. */
+/** Path of the bundle that tools/build-app.mjs writes for apps/<app>. */
+export function appBundlePath(app: string): string {
+  return join(WORKSPACE_ROOT, 'dist', 'apps', app, 'main.js');
+}
+
+/** Builds apps/<app>'s bundle (esbuild, about a second) so tests run the current sources. */
+export function buildAppBundle(app: string): string {
+  const bundle = appBundlePath(app);
+  execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'tools', 'build-app.mjs'), `apps/${app}`], { cwd: WORKSPACE_ROOT, stdio: 'pipe' });
+  if (!existsSync(bundle)) throw new Error(`build did not produce ${bundle}`);
+  return bundle;
+}
+
+/** Builds the raft-node bundle so tests run the current sources. */
 export function buildRaftNodeBundle(): string {
-  execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'tools', 'build-app.mjs'), 'apps/raft-node'], { cwd: WORKSPACE_ROOT, stdio: 'pipe' });
-  if (!existsSync(RAFT_NODE_BUNDLE)) throw new Error(`build did not produce ${RAFT_NODE_BUNDLE}`);
-  return RAFT_NODE_BUNDLE;
+  return buildAppBundle('raft-node');
 }

@@ -1,20 +1,35 @@
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
-/** A TCP port free on `host` right now (the OS picks it; bind it soon, others could take it). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+/** Most ports one call may ask for; a test needing more is doing something else. */
+const MAX_PORTS_PER_CALL = 64;
+
+/**
+ * `count` distinct TCP ports on `host` that were free a moment ago: the kernel picks them for
+ * listeners held open together, then closed again. Another process may still take one before the
+ * caller binds it; the window is short and the cluster starters retry a failed start on fresh ports.
+ */
+export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_PORTS_PER_CALL) {
+    throw new RangeError(`freePorts: count must be 1..${MAX_PORTS_PER_CALL}, got ${count}`);
+  }
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<Server>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, host, () => resolve(server));
+    })),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('freePorts: no TCP address');
+    return address.port;
   });
+  await Promise.all(servers.map((server) => new Promise<void>((done) => server.close(() => done()))));
+  return ports;
 }
 
-/** `count` distinct free ports. */
-export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort(host));
-  return [...ports];
+/** A TCP port free on `host` right now (the OS picks it; bind it soon, others could take it). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const [port] = await freePorts(1, host);
+  return port!;
 }

@@ -13,13 +13,13 @@
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 //   BENCH_GATEWAY_ENV=NAME=value,... passes GATEWAY_* settings to ward's gateway (A/B runs, e.g.
 //   GATEWAY_READ_REPLICA=false).
+import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import {
   EtcdGrpcClient,
-  WORKSPACE_ROOT,
   resetTarget,
   runLoad,
   setupAuth,

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePorts } from './free-ports';
+import { freePorts } from '@ward/testing/cluster';
 import { ManagedProcess } from './managed-process';
 import type { ServerProcess } from './target';
 import { httpOk, waitUntil } from './wait-until';
@@ -95,7 +95,7 @@ class MemberDiedError extends Error {
 
 async function launchMembers(options: EtcdClusterOptions, dataDir: string): Promise<EtcdMember[]> {
   const count = options.members ?? 1;
-  const ports = await findFreePorts(count * 2);
+  const ports = await freePorts(count * 2);
   const names = Array.from({ length: count }, (_, index) => `m${index + 1}`);
   const peerUrls = names.map((_, index) => `http://127.0.0.1:${ports[count + index]}`);
   const initialCluster = names.map((name, index) => `${name}=${peerUrls[index]}`).join(',');

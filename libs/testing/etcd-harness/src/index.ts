@@ -1,7 +1,6 @@
-export { findFreePorts } from './free-ports';
 export { ManagedProcess } from './managed-process';
 export type { ManagedProcessOptions } from './managed-process';
-export { httpOk, waitUntil } from './wait-until';
+export { eventually, httpOk, waitUntil } from './wait-until';
 export { startEtcdCluster } from './etcd-cluster';
 export type { EtcdCluster, EtcdClusterOptions, EtcdMember } from './etcd-cluster';
 export { runEtcdctl, startEtcdctl } from './etcdctl';
@@ -32,7 +31,7 @@ export { jsonGateway } from './http-scenarios/json-gateway';
 export { lengthDelimited, nestedTxnBytes } from './proto-bytes';
 export { MALFORMED_INPUT_PROBES, checkProbe } from './security-probes';
 export type { ProbeExpectation, SecurityProbe } from './security-probes';
-export { WORKSPACE_ROOT, buildWardBundles, startWardCluster } from './ward-cluster';
+export { buildWardBundles, startWardCluster } from './ward-cluster';
 export type { WardCluster, WardClusterOptions } from './ward-cluster';
 export { checkRaceHistory, runRevokeRace } from './revoke-race';
 export type { RaceHistory, RaceWrite, RevokeKind, RevokeRaceOptions, RevokeRaceResult } from './revoke-race';

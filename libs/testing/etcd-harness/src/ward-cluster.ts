@@ -1,16 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { findFreePorts } from './free-ports';
+import { dirname, join } from 'node:path';
+import { appBundlePath, buildAppBundle, freePorts } from '@ward/testing/cluster';
 import { EtcdGrpcClient } from './grpc-client';
 import { ManagedProcess } from './managed-process';
 import type { Target } from './target';
 import { httpOk, waitUntil } from './wait-until';
 
-/** The workspace root (this file is libs/testing/etcd-harness/src/ward-cluster.ts). */
-export const WORKSPACE_ROOT = resolve(import.meta.dirname, '..', '..', '..', '..');
 
 const WARD_READY_TIMEOUT_MS = 60_000;
 const START_ATTEMPTS = 3;
@@ -69,17 +65,12 @@ let bundlesBuilt = false;
 
 /** Builds the raft-node and etcd-gateway bundles (dist/apps/<app>/main.js) once per process. */
 export function buildWardBundles(): { raftNode: string; gateway: string } {
-  const raftNode = join(WORKSPACE_ROOT, 'dist', 'apps', 'raft-node', 'main.js');
-  const gateway = join(WORKSPACE_ROOT, 'dist', 'apps', 'etcd-gateway', 'main.js');
   if (!bundlesBuilt) {
     // All four apps: token-service and password-verifier processes are optional per cluster.
-    for (const app of ['apps/raft-node', 'apps/etcd-gateway', 'apps/token-service', 'apps/password-verifier']) {
-      execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'tools', 'build-app.mjs'), app], { cwd: WORKSPACE_ROOT, stdio: 'pipe' });
-    }
+    for (const app of ['raft-node', 'etcd-gateway', 'token-service', 'password-verifier']) buildAppBundle(app);
     bundlesBuilt = true;
   }
-  for (const bundle of [raftNode, gateway]) if (!existsSync(bundle)) throw new Error(`missing bundle ${bundle}`);
-  return { raftNode, gateway };
+  return buildWardBundlesPaths();
 }
 
 function profileArgs(options: WardClusterOptions): string[] {
@@ -117,7 +108,7 @@ export async function startWardCluster(options: WardClusterOptions = {}): Promis
 }
 
 function buildWardBundlesPaths(): { raftNode: string; gateway: string } {
-  return { raftNode: join(WORKSPACE_ROOT, 'dist', 'apps', 'raft-node', 'main.js'), gateway: join(WORKSPACE_ROOT, 'dist', 'apps', 'etcd-gateway', 'main.js') };
+  return { raftNode: appBundlePath('raft-node'), gateway: appBundlePath('etcd-gateway') };
 }
 
 interface Launched {
@@ -135,7 +126,7 @@ interface Launched {
 
 async function launch(options: WardClusterOptions, bundles: { raftNode: string; gateway: string }, dataDir: string): Promise<Launched> {
   const count = options.nodes ?? 3;
-  const ports = await findFreePorts(count * 3 + 4);
+  const ports = await freePorts(count * 3 + 4);
   const [tokenGrpcPort, tokenHttpPort] = ports.slice(count * 3 + 2) as [number, number];
   const apiPorts = ports.slice(0, count);
   const peerPorts = ports.slice(count, 2 * count);

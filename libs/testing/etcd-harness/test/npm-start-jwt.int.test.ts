@@ -1,19 +1,20 @@
 // `npm start` with WARD_AUTH_TOKEN=jwt: a token-service runs next to the gateway, etcdctl's
 // Authenticate is answered with its JWTs (the README's first-time auth setup works unchanged), its
 // key set is served, and Ctrl-C stops all five processes.
+import { WORKSPACE_ROOT, freePorts } from '@ward/testing/cluster';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdGrpcClient, WORKSPACE_ROOT, findFreePorts, runEtcdctl, waitUntil } from '../src/index';
+import { EtcdGrpcClient, runEtcdctl, waitUntil } from '../src/index';
 
 describe('npm start with WARD_AUTH_TOKEN=jwt', () => {
   let dataDir: string;
   let ports: number[];
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ward-start-jwt-'));
-    ports = await findFreePorts(13);
+    ports = await freePorts(13);
   });
   afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });

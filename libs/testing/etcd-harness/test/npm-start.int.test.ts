@@ -4,13 +4,14 @@
 // learner, started by hand, promoted, member 3 removed (it exits, npm start keeps serving), and
 // npm start run again with WARD_EXTRA_MEMBERS. Free ports and a temp data dir stand in for the
 // defaults (2379, .ward).
+import { WORKSPACE_ROOT, freePorts } from '@ward/testing/cluster';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WORKSPACE_ROOT, findFreePorts, runEtcdctl, waitUntil } from '../src/index';
+import { runEtcdctl, waitUntil } from '../src/index';
 
 interface Started {
   readonly child: ChildProcess;
@@ -49,7 +50,7 @@ describe.sequential('npm start', () => {
   let endpoint: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'ward-start-'));
-    const ports = await findFreePorts(14);
+    const ports = await freePorts(14);
     env = {
       WARD_DATA_DIR: dataDir,
       WARD_CLIENT_PORT: String(ports[0]),
