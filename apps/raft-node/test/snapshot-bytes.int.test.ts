@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplyRequest } from '@ward/etcd/apply';
 import { LocalCluster, buildRaftNodeBundle, deleteRequest, putRequest } from '@ward/testing/cluster';
-import { bigints, eventually, localValue, others } from './helpers';
+import { eventually } from '@ward/testing/etcd-harness';
+import { bigints, localValue, others } from './helpers';
 import { lastLogLine } from './wal-files';
 
 const KEYS = 3000;
