@@ -3,8 +3,10 @@
 // local processes on 127.0.0.1, data under .ward/data, logs under .ward/logs. etcd clients connect
 // to 127.0.0.1:2379. Ctrl-C (SIGINT) or SIGTERM stops every process cleanly and exits 0.
 //
-// Password tier: bcrypt inside the gateway by default; with WARD_REDIS_URL set, the BullMQ tier
-// (a password-verifier process per WARD_PASSWORD_VERIFIERS, default 1) on that Redis.
+// Password tier: bcrypt inside the gateway by default (no Redis needed, none asked); with
+// WARD_REDIS_URL set, the BullMQ tier (a password-verifier process per WARD_PASSWORD_VERIFIERS,
+// default 1) on that Redis, which the gateway then requires (not ready while it is unreachable)
+// unless WARD_PASSWORD_FALLBACK=in-process.
 //
 // Tokens: etcd's simple tokens by default; with WARD_AUTH_TOKEN=jwt a token-service process
 // (gRPC WARD_TOKEN_SERVICE_PORT, default 2383; JWKS, health and metrics on
@@ -83,6 +85,8 @@ const tlsFlags = env.WARD_CERT_FILE
   : '';
 const redisUrl = env.WARD_REDIS_URL ?? '';
 const verifierCount = Number(env.WARD_PASSWORD_VERIFIERS ?? '1');
+const passwordFallback = env.WARD_PASSWORD_FALLBACK ?? 'none';
+if (passwordFallback !== 'none' && passwordFallback !== 'in-process') fail(`WARD_PASSWORD_FALLBACK must be none or in-process, got ${passwordFallback}`);
 const authToken = env.WARD_AUTH_TOKEN ?? 'simple';
 if (authToken !== 'simple' && authToken !== 'jwt') fail(`WARD_AUTH_TOKEN must be simple or jwt, got ${authToken}`);
 const jwt = authToken === 'jwt';
@@ -180,7 +184,7 @@ const gatewayEnv = {
 };
 if (redisUrl) {
   const keys = payloadKeys();
-  Object.assign(gatewayEnv, { GATEWAY_REDIS_URL: redisUrl, GATEWAY_PASSWORD_PAYLOAD_KEYS: keys });
+  Object.assign(gatewayEnv, { GATEWAY_REDIS_URL: redisUrl, GATEWAY_PASSWORD_PAYLOAD_KEYS: keys, GATEWAY_PASSWORD_FALLBACK: passwordFallback });
   const redis = new URL(redisUrl);
   for (let i = 0; i < verifierCount; i++) {
     start(`password-verifier-${i + 1}`, 'password-verifier', {
@@ -205,7 +209,7 @@ if (jwt) {
     TOKEN_SERVICE_BCRYPT_COST: bcryptCost,
     TOKEN_SERVICE_ROTATION_PERIOD_SECONDS: env.WARD_TOKEN_ROTATION_SECONDS ?? '86400',
     TOKEN_SERVICE_LOG_LEVEL: logLevel,
-    ...(redisUrl ? { TOKEN_SERVICE_REDIS_URL: redisUrl, TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS: gatewayEnv.GATEWAY_PASSWORD_PAYLOAD_KEYS } : {}),
+    ...(redisUrl ? { TOKEN_SERVICE_REDIS_URL: redisUrl, TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS: gatewayEnv.GATEWAY_PASSWORD_PAYLOAD_KEYS, TOKEN_SERVICE_PASSWORD_FALLBACK: passwordFallback } : {}),
   });
   gatewayEnv.GATEWAY_TOKEN_SERVICE_ENDPOINTS = `${HOST}:${tokenServicePort}`;
 }
