@@ -1,5 +1,6 @@
 // The BullMQ tier as a service runs it without a fallback: Redis is probed once at start and then
-// every probe interval; while it does not answer, every hash or verify fails at once with
+// every probe interval; while it does not answer (two failed probes in a row once it was up), every
+// hash or verify fails at once with
 // TIER_FAILED (etcd's `unhealthy cluster`) and the tier reports itself not ready with the reason.
 // The queue verifier is connected the first time Redis answers (at start or later), and its
 // connections reconnect by themselves afterwards: nothing needs a restart.
@@ -27,9 +28,14 @@ export interface RedisWatchedVerifierOptions {
 
 type State = 'unknown' | 'up' | 'down';
 
+/** Failed probes in a row that take a tier that was up down (before it was ever up: one). */
+const FAILED_PROBES_FOR_DOWN = 2;
+
 export class RedisWatchedVerifier implements ClosableVerifier {
   private verifier: ClosableVerifier | undefined;
   private state: State = 'unknown';
+  /** Failed probes in a row; once up, one alone (a stalled event loop, a slow PING) is not an outage. */
+  private failures = 0;
   private checking: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
@@ -103,7 +109,9 @@ export class RedisWatchedVerifier implements ClosableVerifier {
       }
     }
     if (this.closed) return;
-    this.setState(answered ? 'up' : 'down');
+    this.failures = answered ? 0 : this.failures + 1;
+    if (answered) this.setState('up');
+    else if (this.state !== 'up' || this.failures >= FAILED_PROBES_FOR_DOWN) this.setState('down');
   }
 
   private connectWithin(): Promise<ClosableVerifier> {
