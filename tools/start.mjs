@@ -3,8 +3,10 @@
 // local processes on 127.0.0.1, data under .ward/data, logs under .ward/logs. etcd clients connect
 // to 127.0.0.1:2379. Ctrl-C (SIGINT) or SIGTERM stops every process cleanly and exits 0.
 //
-// Password tier: bcrypt inside the gateway by default; with WARD_REDIS_URL set, the BullMQ tier
-// (a password-verifier process per WARD_PASSWORD_VERIFIERS, default 1) on that Redis.
+// Password tier: bcrypt inside the gateway by default (no Redis needed, none asked); with
+// WARD_REDIS_URL set, the BullMQ tier (a password-verifier process per WARD_PASSWORD_VERIFIERS,
+// default 1) on that Redis, which the gateway then requires (not ready while it is unreachable)
+// unless WARD_PASSWORD_FALLBACK=in-process.
 //
 // Tokens: etcd's simple tokens by default; with WARD_AUTH_TOKEN=jwt a token-service process
 // (gRPC WARD_TOKEN_SERVICE_PORT, default 2383; JWKS, health and metrics on
@@ -21,12 +23,22 @@
 // member" shows): WARD_EXTRA_MEMBERS=<id>=<name>=<peerPort>=<apiPort>=<httpPort>,... makes this
 // launcher run them too (RAFT_NODE_INITIAL_CLUSTER_STATE=existing, data under data/<name>) and
 // gives the gateway their internal APIs. Members 1-3 are always started; one that was removed
-// exits by itself (code 0), which is reported, and the others keep serving.
-// (tools/local-raft-cluster.mjs starts the raft-nodes alone; this launcher also watches every
-// child, so one that dies stops the rest, and it stops the gateway before the raft-nodes.)
+// exits by itself (code 0, after saying so), which is reported; it is not restarted and the others
+// keep serving.
+//
+// Supervision (tools/launcher/restart-policy.mjs): once ready, a process that dies (killed,
+// crashed) is restarted after 200 ms, doubling to 10 s while it keeps dying within 30 s of its
+// start; after 8 such crashes in a row it is left stopped (logged) and, if it was the gateway or
+// the token-service, everything stops. A process that fails before ready stops everything (a port
+// in use, a bad setting: restarting would not help). Every child reads its stdin from this
+// launcher (tools/launcher/parent-watch.mjs): when the launcher ends, however (SIGKILL included),
+// the pipe closes and each child stops itself. Ctrl-C/SIGTERM stops the gateway first, then the
+// rest. (tools/local-raft-cluster.mjs starts the raft-nodes alone, without any of this.)
 import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REMOVED_MEMBER_TEXT, RESTART_POLICY, classifyExit, nextRestart } from './launcher/restart-policy.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const env = process.env;
@@ -83,6 +95,8 @@ const tlsFlags = env.WARD_CERT_FILE
   : '';
 const redisUrl = env.WARD_REDIS_URL ?? '';
 const verifierCount = Number(env.WARD_PASSWORD_VERIFIERS ?? '1');
+const passwordFallback = env.WARD_PASSWORD_FALLBACK ?? 'none';
+if (passwordFallback !== 'none' && passwordFallback !== 'in-process') fail(`WARD_PASSWORD_FALLBACK must be none or in-process, got ${passwordFallback}`);
 const authToken = env.WARD_AUTH_TOKEN ?? 'simple';
 if (authToken !== 'simple' && authToken !== 'jwt') fail(`WARD_AUTH_TOKEN must be simple or jwt, got ${authToken}`);
 const jwt = authToken === 'jwt';
@@ -98,9 +112,12 @@ const bundle = (app) => join(root, 'dist', 'apps', app, 'main.js');
 mkdirSync(join(dataDir, 'data'), { recursive: true });
 mkdirSync(join(dataDir, 'logs'), { recursive: true });
 
-/** Every child; `stopping` once shutdown has begun, so an exit is not mistaken for a crash. */
+/** Every supervised process (its current child in `entry.child`); `stopping` once shutdown has begun. */
 const children = [];
 let stopping = false;
+/** Set once the cluster answered: from then on a process that dies is restarted. */
+let ready = false;
+const parentWatch = pathToFileURL(join(root, 'tools', 'launcher', 'parent-watch.mjs')).href;
 
 function childEnv(extra) {
   const base = {};
@@ -111,29 +128,79 @@ function childEnv(extra) {
 }
 
 function start(name, app, extraEnv) {
-  const logFile = join(dataDir, 'logs', `${name}.log`);
-  const log = createWriteStream(logFile, { flags: 'a' });
-  // detached: a terminal's Ctrl-C reaches this launcher only; it stops the children in order.
-  const child = spawn(process.execPath, [bundle(app)], { cwd: root, env: childEnv(extraEnv), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  child.stdout.pipe(log, { end: false });
-  child.stderr.pipe(log, { end: false });
-  const entry = { name, child, logFile, exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))) };
+  const entry = { name, app, extraEnv, logFile: join(dataDir, 'logs', `${name}.log`), quickCrashes: 0, restartTimer: undefined, child: undefined, exited: Promise.resolve() };
+  children.push(entry);
+  spawnChild(entry, 'started');
+  return entry;
+}
+
+function spawnChild(entry, verb) {
+  const { name, app, extraEnv, logFile } = entry;
+  // Output goes straight to the log file (never through this launcher, so a child that outlives it
+  // for its graceful stop can still write); stdin is a pipe this launcher never writes to, whose
+  // end tells the child the launcher is gone. detached: a terminal's Ctrl-C reaches this launcher
+  // only; it stops the children in order.
+  const out = openSync(logFile, 'a');
+  const logStart = fstatSync(out).size;
+  let child;
+  try {
+    child = spawn(process.execPath, ['--import', parentWatch, bundle(app)], { cwd: root, env: childEnv(extraEnv), stdio: ['pipe', out, out], detached: true });
+  } finally {
+    closeSync(out);
+  }
+  child.stdin.on('error', () => undefined); // EPIPE once the child is gone
+  const startedAt = performance.now();
+  entry.child = child;
+  entry.exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
   entry.exited.then(({ code, signal }) => {
-    log.end();
-    // A raft-node exits 0 by itself only once removed from the cluster (etcdctl member remove), as
-    // etcd's members do: the others keep serving.
-    if (!stopping && app === 'raft-node' && code === 0 && signal === null) {
+    const uptimeMs = performance.now() - startedAt;
+    const saidRemoved = app === 'raft-node' && code === 0 && logSays(logFile, logStart, REMOVED_MEMBER_TEXT);
+    const kind = classifyExit({ app, code, signal, saidRemoved, stopping, ready });
+    if (kind === 'stopping') return;
+    if (kind === 'removed') {
+      // As etcd's members do: the others keep serving.
       console.log(`ward: ${name} stopped: it was removed from the cluster (see ${logFile}); delete ${extraEnv.RAFT_NODE_DATA_DIR} once you no longer need it`);
       return;
     }
-    if (!stopping) {
-      console.error(`ward: ${name} exited unexpectedly (${signal ?? `code ${code}`}); see ${logFile}`);
+    const how = signal ?? `code ${code}`;
+    if (kind === 'failed-to-start') {
+      console.error(`ward: ${name} exited unexpectedly (${how}); see ${logFile}`);
       void shutdown(1);
+      return;
     }
+    const decision = nextRestart(entry.quickCrashes, uptimeMs);
+    entry.quickCrashes = decision.quickCrashes;
+    const upFor = `${(uptimeMs / 1000).toFixed(1)} s`;
+    if (decision.action === 'give-up') {
+      const essential = app === 'etcd-gateway' || app === 'token-service';
+      console.error(
+        `ward: ${name} exited unexpectedly (${how}) after ${upFor}, its ${decision.quickCrashes - 1}th restart in a row within ${RESTART_POLICY.stableAfterMs / 1000} s of starting: not restarting it; see ${logFile}` +
+          (essential ? '' : '; the others keep serving'),
+      );
+      if (essential) void shutdown(1);
+      return;
+    }
+    console.error(`ward: ${name} exited unexpectedly (${how}) after ${upFor}; restarting it in ${decision.delayMs} ms (see ${logFile})`);
+    entry.restartTimer = setTimeout(() => {
+      entry.restartTimer = undefined;
+      if (!stopping) spawnChild(entry, 'restarted');
+    }, decision.delayMs);
   });
-  children.push(entry);
-  console.log(`ward: started ${name} (pid ${child.pid}), log ${logFile}`);
-  return entry;
+  console.log(`ward: ${verb} ${name} (pid ${child.pid}), log ${logFile}`);
+}
+
+/** Whether the last 64 KiB a child wrote to its log since `from` contain `text`. */
+function logSays(logFile, from, text) {
+  const fd = openSync(logFile, 'r');
+  try {
+    const end = fstatSync(fd).size;
+    const start = Math.max(from, end - 64 * 1024);
+    const buffer = Buffer.alloc(Math.max(0, end - start));
+    const read = readSync(fd, buffer, 0, buffer.length, start);
+    return buffer.subarray(0, read).toString('utf8').includes(text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The password tier's shared sealing keys, generated once and kept (0600) under the data dir. */
@@ -180,7 +247,7 @@ const gatewayEnv = {
 };
 if (redisUrl) {
   const keys = payloadKeys();
-  Object.assign(gatewayEnv, { GATEWAY_REDIS_URL: redisUrl, GATEWAY_PASSWORD_PAYLOAD_KEYS: keys });
+  Object.assign(gatewayEnv, { GATEWAY_REDIS_URL: redisUrl, GATEWAY_PASSWORD_PAYLOAD_KEYS: keys, GATEWAY_PASSWORD_FALLBACK: passwordFallback });
   const redis = new URL(redisUrl);
   for (let i = 0; i < verifierCount; i++) {
     start(`password-verifier-${i + 1}`, 'password-verifier', {
@@ -205,7 +272,7 @@ if (jwt) {
     TOKEN_SERVICE_BCRYPT_COST: bcryptCost,
     TOKEN_SERVICE_ROTATION_PERIOD_SECONDS: env.WARD_TOKEN_ROTATION_SECONDS ?? '86400',
     TOKEN_SERVICE_LOG_LEVEL: logLevel,
-    ...(redisUrl ? { TOKEN_SERVICE_REDIS_URL: redisUrl, TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS: gatewayEnv.GATEWAY_PASSWORD_PAYLOAD_KEYS } : {}),
+    ...(redisUrl ? { TOKEN_SERVICE_REDIS_URL: redisUrl, TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS: gatewayEnv.GATEWAY_PASSWORD_PAYLOAD_KEYS, TOKEN_SERVICE_PASSWORD_FALLBACK: passwordFallback } : {}),
   });
   gatewayEnv.GATEWAY_TOKEN_SERVICE_ENDPOINTS = `${HOST}:${tokenServicePort}`;
 }
@@ -241,6 +308,7 @@ async function shutdown(exitCode) {
   // Gateway first (it drains client calls), then the token-service, the verifiers and raft-nodes.
   const rank = (entry) => (entry.name === 'etcd-gateway' ? 2 : entry.name === 'token-service' ? 1 : 0);
   const ordered = [...children].sort((a, b) => rank(b) - rank(a));
+  for (const entry of children) clearTimeout(entry.restartTimer);
   for (const entry of ordered) {
     if (entry.child.exitCode !== null || entry.child.signalCode !== null) continue;
     entry.child.kill('SIGTERM');
@@ -256,6 +324,7 @@ process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
 if (await waitReady()) {
+  ready = true;
   const tier = redisUrl ? `BullMQ on ${new URL(redisUrl).host} (${verifierCount} password-verifier${verifierCount === 1 ? '' : 's'})` : 'bcrypt in the gateway';
   console.log(`ward: ready — etcd v3 API on ${HOST}:${clientPort}, JSON gateway and /metrics on http://${HOST}:${httpPort}`);
   console.log(`ward: data in ${join(dataDir, 'data')}, password tier: ${tier}. Ctrl-C stops everything.`);

@@ -10,7 +10,7 @@ import { createAuthAdmission, type AuthAdmission } from '@ward/auth/password-adm
 import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
 import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
-import { cachedProbe, createHttpServer } from '@ward/platform/http-server';
+import { cachedProbe, createHttpServer, type Readiness } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
 import { Authenticator, type AuthenticateAdmission, type AuthenticateHooks, type AuthenticateOutcome } from '@ward/etcd/authenticate';
@@ -125,6 +125,8 @@ interface Wiring {
   readonly clientTls: TlsMaterial | null;
   /** Ready while some member reports a leader (asked at most once a second; /readyz and /health share it). */
   readonly ready: () => Promise<boolean>;
+  /** /readyz: a leader is known and the password tier can answer (the reasons when not). */
+  readonly readiness: () => Promise<Readiness>;
   /** TLS towards the token-services (GATEWAY_TOKEN_SERVICE_CA_FILE). */
   readonly tokenServiceCredentials: ChannelCredentials | undefined;
   /** Admission control in front of every Authenticate (throttle, fair queue, in-flight bound). */
@@ -319,7 +321,7 @@ async function createServers(w: Wiring, table: readonly UnaryRpc[], watch: Watch
     bodyLimitBytes: config.httpBodyLimitBytes,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: 5000,
-    readiness: w.ready,
+    readiness: w.readiness,
     mapError: (error: unknown) => httpErrorOf(error, logUnexpected),
   };
   const http = createHttpServer({ ...httpOptions, ...(config.httpTls && w.clientTls !== null ? { tls: { ...w.clientTls, requireClientCertificate: config.clientCertAuth } } : {}) });
@@ -372,6 +374,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     metrics: metrics.registry,
     ...(tier?.kind === 'queue' ? { redis: redisConnectionFromUrl(config.redisUrl, config.redisConnectTimeoutMs, `etcd-gateway-admission:${process.pid}`) } : {}),
   });
+  const ready = leaderKnown(cluster, clock);
   const w: Wiring = {
     config,
     deps,
@@ -384,7 +387,14 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
     metrics,
     clientTls,
     tokenServiceCredentials,
-    ready: leaderKnown(cluster, clock),
+    ready,
+    readiness: async () => {
+      const reasons: string[] = [];
+      if (!(await ready())) reasons.push('no raft leader known');
+      const passwords = tier?.health?.();
+      if (passwords !== undefined && !passwords.ready) reasons.push(passwords.reason ?? 'password tier: not ready');
+      return { ready: reasons.length === 0, reasons };
+    },
     admission: admission.admission,
   };
   let servers: Awaited<ReturnType<typeof createServers>> | undefined;

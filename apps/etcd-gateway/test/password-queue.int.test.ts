@@ -1,6 +1,7 @@
 // The gateway on the BullMQ password tier: real Redis (127.0.0.1:6379) and a real
 // password-verifier process hash and verify; nothing in Redis holds a plaintext password. An
-// unreachable Redis at boot falls back to bcrypt in process.
+// unreachable Redis at boot falls back to bcrypt in process only when that fallback is asked for
+// (password-tier-outage.int.test.ts covers the default: not ready, `unhealthy cluster`).
 import type { ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,11 +79,11 @@ describe('the BullMQ password tier behind the gateway', () => {
     for (const password of Object.values(PASSWORDS)) expect(everything.includes(password)).toBe(false);
   });
 
-  it('an unreachable Redis at boot: bcrypt in process, with a warning', async () => {
+  it('an unreachable Redis at boot with GATEWAY_PASSWORD_FALLBACK=in-process: bcrypt in process, with a warning', async () => {
     const lines: string[] = [];
     const destination = new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) });
     const fallback = await createGateway(
-      gatewayConfig({ grpcPort: 0, httpPort: 0, nodeEndpoints: [node.address], redisUrl: 'redis://127.0.0.1:1', passwordPayloadKeys: keyRing, redisConnectTimeoutMs: 500, bcryptCost: 4, logLevel: 'warn' }),
+      gatewayConfig({ grpcPort: 0, httpPort: 0, nodeEndpoints: [node.address], redisUrl: 'redis://127.0.0.1:1', passwordPayloadKeys: keyRing, passwordFallback: 'in-process', redisConnectTimeoutMs: 500, bcryptCost: 4, logLevel: 'warn' }),
       { logger: createLogger({ name: 'test', level: 'warn', destination }) },
     );
     expect(fallback.passwordTier).toBe('in-process');

@@ -217,7 +217,11 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     bodyLimitBytes: 1024,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: 5000,
-    readiness: async () => publisher.upToDate && (await clusterAnswers()),
+    readiness: async () => {
+      const passwords = tier?.health?.();
+      if (passwords !== undefined && !passwords.ready) return { ready: false, reasons: [passwords.reason ?? 'password tier: not ready'] };
+      return publisher.upToDate && (await clusterAnswers());
+    },
   });
   http.get('/.well-known/jwks.json', async (_request, reply) => {
     await ring.maintain();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { utf8 } from '@ward/shared/bytes';
-import { bcryptHashCost, type PasswordVerifier } from '@ward/auth/password-jobs';
+import { PasswordError, bcryptHashCost, type PasswordVerifier } from '@ward/auth/password-jobs';
 import { BcryptPasswordVerifier, CredentialChecker } from './index';
 
 /** Records which hashes the checker verified against (the real bcrypt does the work). */
@@ -16,7 +16,36 @@ class RecordingVerifier implements PasswordVerifier {
   }
 }
 
+/** A tier that is down (TIER_FAILED) until `up` is set, then bcrypt. */
+class OutageVerifier implements PasswordVerifier {
+  up = false;
+  hashes = 0;
+  private readonly inner = new BcryptPasswordVerifier({ cost: 4 });
+  hash(password: Uint8Array): Promise<Uint8Array> {
+    this.hashes += 1;
+    return this.up ? this.inner.hash(password) : Promise.reject(new PasswordError('ERR_AUTH_PASSWORD_TIER_FAILED', { reason: 'redis-unreachable' }));
+  }
+  verify(password: Uint8Array, hash: Uint8Array): Promise<boolean> {
+    return this.up ? this.inner.verify(password, hash) : Promise.reject(new PasswordError('ERR_AUTH_PASSWORD_TIER_FAILED', { reason: 'redis-unreachable' }));
+  }
+}
+
 describe('CredentialChecker', () => {
+  it('is created over a tier that is down, fails its checks with the tier error, and makes the dummy once the tier is up', async () => {
+    const tier = new OutageVerifier();
+    const checker = await CredentialChecker.create(tier);
+    await expect(checker.check(utf8('guess'), { kind: 'unknown-user' })).rejects.toMatchObject({ code: 'ERR_AUTH_PASSWORD_TIER_FAILED' });
+    tier.up = true;
+    expect(await checker.check(utf8('guess'), { kind: 'unknown-user' })).toBe('mismatch');
+    expect(await checker.check(utf8('guess'), { kind: 'unknown-user' })).toBe('mismatch');
+    expect(tier.hashes).toBe(3); // at create, at the first check (down), then once for good
+  });
+
+  it('still fails its creation on an error that is not the tier’s', async () => {
+    const broken: PasswordVerifier = { hash: () => Promise.reject(new TypeError('bug')), verify: async () => false };
+    await expect(CredentialChecker.create(broken)).rejects.toThrow(TypeError);
+  });
+
   it('answers match / mismatch / no-password-user like etcd CheckPassword', async () => {
     const verifier = new BcryptPasswordVerifier({ cost: 4 });
     const checker = await CredentialChecker.create(verifier);

@@ -1,4 +1,4 @@
-export type { PasswordBytesVerifier, PasswordTier, PasswordVerifier } from './password-verifier';
+export type { PasswordBytesVerifier, PasswordTier, PasswordTierHealth, PasswordVerifier } from './password-verifier';
 export { PASSWORD_ERROR_CODES, PasswordError, type PasswordErrorCode } from './password-error';
 export {
   BCRYPT_DEFAULT_COST,

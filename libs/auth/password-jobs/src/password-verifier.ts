@@ -42,5 +42,13 @@ export interface PasswordBytesVerifier {
 export interface PasswordTier {
   readonly verifier: PasswordVerifier;
   readonly kind: 'in-process' | 'queue';
+  /** Whether the tier can answer now (absent: always); a service is not ready while it cannot. */
+  readonly health?: () => PasswordTierHealth;
   close(): Promise<void>;
+}
+
+/** A tier's readiness, with the reason when it is not ready (no secret in it). */
+export interface PasswordTierHealth {
+  readonly ready: boolean;
+  readonly reason?: string;
 }

@@ -11,5 +11,6 @@ export {
 } from './payload-sealer';
 export { createPasswordJobProcessor, type PasswordJobProcessorOptions } from './password-job-processor';
 export { QueuePasswordVerifier, errorFromFailure, type QueuePasswordVerifierOptions } from './queue-password-verifier';
-export { createPasswordTier, createQueueTierVerifier, redisConnectionFromUrl, redisReachable, type PasswordTierSettings, type QueueTierOptions } from './queue-tier';
+export { REDIS_PROBE_INTERVAL_MS, createPasswordTier, createQueueTierVerifier, redisConnectionFromUrl, redisReachable, type PasswordTierSettings, type QueueTierOptions } from './queue-tier';
 export { passwordTierOptions } from './tier-options';
+export { RedisWatchedVerifier, type ClosableVerifier, type RedisWatchedVerifierOptions } from './redis-watched-verifier';

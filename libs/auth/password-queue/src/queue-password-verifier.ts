@@ -60,6 +60,10 @@ export class QueuePasswordVerifier implements PasswordVerifier {
     private readonly queue: ReturnType<typeof createQueue<PasswordRequestEnvelope, PasswordResultEnvelope, PasswordJobName>>,
     private readonly events: QueueEvents,
   ) {
+    // Connection errors while Redis is away: the calls fail on their own (TIER_FAILED, TIMEOUT) and
+    // the service's Redis probe logs the outage once; BullMQ would print each reconnection attempt.
+    queue.on('error', () => undefined);
+    events.on('error', () => undefined);
     events.on('completed', (args) => this.onCompleted(args.jobId, args.returnvalue));
     events.on('failed', (args) => this.onFailed(args.jobId, args.failedReason));
   }

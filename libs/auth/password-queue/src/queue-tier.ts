@@ -1,12 +1,17 @@
 // What a service needs to put the BullMQ password tier behind its PasswordVerifier: the Redis URL
-// as connection options, a bounded reachability probe (a service falls back to bcrypt in process
-// when Redis is down at boot), and the queue verifier with the tier's fixed job settings.
+// as connection options, a bounded reachability probe, the queue verifier with the tier's fixed
+// job settings, and the tier a service's settings name: the BullMQ tier watched for Redis outages,
+// or (only when asked for with the fallback option) bcrypt in process when Redis is down at boot.
 import type { PasswordTier } from '@ward/auth/password-jobs';
 import type { Logger } from '@ward/platform/logging';
 import { createRedisConnection, type RedisConnectionOptions } from '@ward/platform/redis-queue';
 import type { Clock } from '@ward/shared/clock';
 import { PayloadSealer, parseSealingKeys } from './payload-sealer';
 import { QueuePasswordVerifier } from './queue-password-verifier';
+import { RedisWatchedVerifier } from './redis-watched-verifier';
+
+/** How often a service on the BullMQ tier checks that Redis answers (readiness and Authenticate follow it). */
+export const REDIS_PROBE_INTERVAL_MS = 1000;
 
 /** `redis[s]://[user[:password]@]host[:port][/db]` as connection options. */
 export function redisConnectionFromUrl(url: string, connectTimeoutMs: number, connectionName: string): RedisConnectionOptions {
@@ -84,11 +89,16 @@ export interface PasswordTierSettings {
   readonly passwordTimeoutMs: number;
   readonly passwordQueueCount: number;
   readonly passwordConcurrencyCount: number;
+  /** 'in-process': bcrypt in process for the service's life when Redis is unreachable at boot. */
+  readonly passwordFallback: 'none' | 'in-process';
 }
 
 /**
- * The tier the settings name: the BullMQ tier when a Redis URL is set and Redis answers at boot;
- * otherwise (no URL, or Redis unreachable, which is logged) `inProcess()`.
+ * The tier the settings name. No Redis URL: `inProcess()`. A Redis URL: the BullMQ tier, probed
+ * now and every REDIS_PROBE_INTERVAL_MS; while Redis does not answer, checks fail at once with
+ * TIER_FAILED and `health()` says why, and it connects by itself once Redis answers. Only with
+ * `passwordFallback: 'in-process'` does a Redis unreachable at boot give `inProcess()` instead
+ * (logged), for the service's life.
  */
 export async function createPasswordTier(
   settings: PasswordTierSettings,
@@ -96,18 +106,51 @@ export async function createPasswordTier(
 ): Promise<PasswordTier> {
   if (settings.redisUrl === '') return deps.inProcess();
   const connection = redisConnectionFromUrl(settings.redisUrl, settings.redisConnectTimeoutMs, deps.connectionName);
-  if (!(await redisReachable(connection, settings.redisConnectTimeoutMs))) {
-    deps.logger.warn({ redisHost: connection.host, redisPort: connection.port }, 'redis unreachable; verifying passwords in process');
+  const where = `${connection.host}:${connection.port}`;
+  if (settings.passwordFallback === 'in-process' && !(await redisReachable(connection, settings.redisConnectTimeoutMs))) {
+    deps.logger.warn({ redisHost: connection.host, redisPort: connection.port }, 'redis unreachable; verifying passwords in process (password fallback in-process)');
     return deps.inProcess();
   }
-  const verifier = await createQueueTierVerifier({
-    connection,
-    queueName: settings.passwordQueueName,
-    prefix: settings.passwordQueuePrefix,
-    payloadKeys: settings.passwordPayloadKeys,
-    requestTimeoutMs: settings.passwordTimeoutMs,
-    maxOutstanding: settings.passwordQueueCount + settings.passwordConcurrencyCount,
-    clock: deps.clock,
+  const probe = createRedisConnection({ ...connection, connectionName: `${deps.connectionName}:probe` }, 'command');
+  probe.on('error', () => undefined);
+  const watched = new RedisWatchedVerifier({
+    where,
+    ping: () => pingWithin(probe, settings.redisConnectTimeoutMs),
+    connect: () =>
+      createQueueTierVerifier({
+        connection,
+        queueName: settings.passwordQueueName,
+        prefix: settings.passwordQueuePrefix,
+        payloadKeys: settings.passwordPayloadKeys,
+        requestTimeoutMs: settings.passwordTimeoutMs,
+        maxOutstanding: settings.passwordQueueCount + settings.passwordConcurrencyCount,
+        clock: deps.clock,
+      }),
+    // The queue's own connections and its event stream: a few round trips on a healthy Redis.
+    connectTimeoutMs: settings.redisConnectTimeoutMs * 3,
+    logger: deps.logger,
+    closeProbe: () => probe.disconnect(),
   });
-  return { verifier, kind: 'queue', close: () => verifier.close() };
+  await watched.check();
+  watched.startProbing(REDIS_PROBE_INTERVAL_MS);
+  return { verifier: watched, kind: 'queue', health: () => watched.health(), close: () => watched.close() };
+}
+
+/** True when `redis` answers a PING within `timeoutMs` (false on an error or no answer). */
+async function pingWithin(redis: ReturnType<typeof createRedisConnection>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const ping = redis.ping();
+    let answer: string | undefined;
+    ping.then((value) => (answer = value), () => undefined);
+    // After the deadline, I/O already waiting is read first: a PONG that arrived while the event
+    // loop was busy elsewhere still counts.
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => setImmediate(() => resolve('timeout')), timeoutMs)));
+    const first = await Promise.race([ping, timeout]);
+    return first === 'PONG' || answer === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -2,7 +2,7 @@
 // tier), named alike in every service (GATEWAY_*, TOKEN_SERVICE_*): what PasswordTierSettings and
 // the in-process tier read.
 import { BCRYPT_MAX_COST, BCRYPT_MIN_COST, PASSWORD_QUEUE_NAME } from '@ward/auth/password-jobs';
-import { int, string } from '@ward/platform/config';
+import { int, oneOf, string } from '@ward/platform/config';
 
 /** The options, with the highest stored-hash cost verified by default (password-hashing's). */
 export function passwordTierOptions(defaultMaxVerifyCost: number) {
@@ -21,6 +21,11 @@ export function passwordTierOptions(defaultMaxVerifyCost: number) {
     passwordPayloadKeys: string({ default: '', maxLengthChars: 1024, secret: true, why: 'sealing keys shared with the password-verifiers (id:base64url,…)' }),
     passwordQueuePrefix: string({ default: 'ward', pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'key prefix shared with the password-verifiers' }),
     passwordQueueName: string({ default: PASSWORD_QUEUE_NAME, pattern: /^[A-Za-z0-9._-]{1,64}$/, why: 'queue shared with the password-verifiers' }),
-    redisConnectTimeoutMs: int({ default: 2000, min: 100, max: 60_000, why: 'an unreachable Redis at boot falls back to bcrypt in process after this' }),
+    redisConnectTimeoutMs: int({ default: 2000, min: 100, max: 60_000, why: 'a Redis PING (at boot, then every second) not answered within this counts as Redis unreachable' }),
+    passwordFallback: oneOf({
+      default: 'none',
+      values: ['none', 'in-process'] as const,
+      why: "with a Redis URL: none = while Redis is unreachable the service is not ready and password checks fail with 'unhealthy cluster' (it reconnects by itself); in-process = Redis unreachable at boot means bcrypt in process for the process's life",
+    }),
   };
 }

@@ -1,2 +1,2 @@
-export { createHttpServer, cutTimedOutRequest, REQUEST_TIMEOUT_ANSWER, STREAMING_BODY, type HttpServerOptions } from './server';
+export { createHttpServer, cutTimedOutRequest, REQUEST_TIMEOUT_ANSWER, STREAMING_BODY, type HttpServerOptions, type Readiness } from './server';
 export { cachedProbe } from './cached-probe';

@@ -43,6 +43,18 @@ describe('createHttpServer', () => {
     expect((await throwing.inject({ url: '/readyz' })).statusCode).toBe(503);
   });
 
+  it('gives the reasons of a not-ready answer in the body', async () => {
+    let answer: { ready: boolean; reasons: string[] } = { ready: false, reasons: ['password tier: redis at 127.0.0.1:6379 unreachable'] };
+    const { app } = build({ readiness: () => answer });
+    const notReady = await app.inject({ url: '/readyz' });
+    expect(notReady.statusCode).toBe(503);
+    expect(notReady.json()).toEqual({ status: 'not ready', reasons: ['password tier: redis at 127.0.0.1:6379 unreachable'] });
+    answer = { ready: true, reasons: [] };
+    const ready = await app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready' });
+  });
+
   it('enforces the body limit with 413', async () => {
     const { app } = build();
     app.post('/echo', async (request) => request.body);

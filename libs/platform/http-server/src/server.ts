@@ -22,8 +22,11 @@ export interface HttpServerOptions {
    * request may outlive its timeout by that much).
    */
   readonly timeoutCheckIntervalMs?: number;
-  /** `/readyz` answers 200 only while this resolves true (e.g. "a raft leader is known"). */
-  readonly readiness: () => boolean | Promise<boolean>;
+  /**
+   * `/readyz` answers 200 only while this resolves true (e.g. "a raft leader is known"), or
+   * `{ ready: true }`; the reasons of a `{ ready: false, reasons }` are in the 503's body.
+   */
+  readonly readiness: () => Readiness | Promise<Readiness>;
   /** Maps an app error to an HTTP answer; unmapped errors become a generic 500. */
   readonly mapError?: (error: unknown) => { statusCode: number; body: unknown } | undefined;
   /**
@@ -32,6 +35,9 @@ export interface HttpServerOptions {
    */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly ca: Buffer | null; readonly requireClientCertificate: boolean };
 }
+
+/** A readiness answer: a boolean, or whether ready with the reasons it is not. */
+export type Readiness = boolean | { readonly ready: boolean; readonly reasons: readonly string[] };
 
 /**
  * The route config flag of a route whose request body is a long-lived stream: the server's body
@@ -107,12 +113,16 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     let ready = false;
+    let reasons: readonly string[] = [];
     try {
-      ready = await options.readiness();
+      const answer = await options.readiness();
+      ready = typeof answer === 'boolean' ? answer : answer.ready;
+      if (typeof answer !== 'boolean' && !answer.ready) reasons = answer.reasons;
     } catch (error) {
       app.log.warn({ err: error }, 'readiness check failed');
     }
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready' });
+    if (ready) return reply.code(200).send({ status: 'ready' });
+    return reply.code(503).send(reasons.length === 0 ? { status: 'not ready' } : { status: 'not ready', reasons });
   });
   app.get('/metrics', async (_request, reply) => {
     const text = await options.metrics.render();
