@@ -29,7 +29,7 @@ const recording = { info: () => undefined, debug: () => undefined, warn: (obj: o
 
 function snapshot(version: string, yaml: string): PolicySnapshot {
   const resources = loadResources(yaml, { sourceName: 'p.yaml' }).resources.map((r) => r.resource);
-  return { version, authorizationPolicies: resources.filter((r): r is AuthorizationPolicy => r.kind === 'AuthorizationPolicy'), peerAuthentications: [] };
+  return { version, authorizationPolicies: resources.filter((r): r is AuthorizationPolicy => r.kind === 'AuthorizationPolicy'), peerAuthentications: [], services: [] };
 }
 
 const denyPath = (path: string) => `apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata:\n  name: d\n  namespace: foo\nspec:\n  action: DENY\n  rules:\n  - to:\n    - operation:\n        paths: ["${path}"]\n`;

@@ -37,7 +37,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     if (!outcome.accepted) {
       options.logger.warn({ origin, keptVersion: outcome.keptVersion, report: outcome.report }, 'policy change refused; the last good configuration stays served');
     } else if (!outcome.unchanged) {
-      options.logger.info({ origin, version: outcome.snapshot.version, authorizationPolicies: outcome.snapshot.authorizationPolicies.length, peerAuthentications: outcome.snapshot.peerAuthentications.length }, 'policy change accepted');
+      options.logger.info({ origin, version: outcome.snapshot.version, authorizationPolicies: outcome.snapshot.authorizationPolicies.length, peerAuthentications: outcome.snapshot.peerAuthentications.length, services: outcome.snapshot.services.length }, 'policy change accepted');
       ads.setSnapshot(outcome.snapshot);
     }
     return outcome;
