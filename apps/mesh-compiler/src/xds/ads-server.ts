@@ -159,6 +159,23 @@ export interface AdsServerOptions {
   readonly limits?: Partial<AdsLimits>;
   readonly rootNamespace?: string;
   readonly defaultNamespace?: string;
+  /** Server credentials (default: plaintext). `adsTlsCredentials` makes them mTLS. */
+  readonly credentials?: grpc.ServerCredentials;
+}
+
+/** PEM material of `--xds-tls-cert/--xds-tls-key/--xds-tls-ca`. */
+export interface AdsTlsMaterial {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer;
+}
+
+/**
+ * mTLS for the ADS port: the server presents `cert`/`key`, and a client must present a certificate
+ * that chains to `ca` (the mesh CA), or the handshake fails before any xDS request is read.
+ */
+export function adsTlsCredentials(material: AdsTlsMaterial): grpc.ServerCredentials {
+  return grpc.ServerCredentials.createSsl(material.ca, [{ private_key: material.key, cert_chain: material.cert }], true);
 }
 
 export class AdsServer {
@@ -190,7 +207,7 @@ export class AdsServer {
   /** Binds `address` (`host:port`, port 0 picks one) and resolves with the bound port. */
   async listen(address: string): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+      this.server.bindAsync(address, this.options.credentials ?? grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
     });
   }
 
