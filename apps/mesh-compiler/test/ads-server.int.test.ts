@@ -164,7 +164,7 @@ describe('ADS server protocol', () => {
     s.call.end();
   });
 
-  it('answers outbound types with empty sets, ignores unknown type URLs, refuses streams without node', async () => {
+  it('answers an undeclared service with an empty set, ignores unknown type URLs, refuses streams without node', async () => {
     const c = await start(snapshot('1', ''));
     const s = new RawStream(c);
     s.send({ node: node('n'), type_url: 'type.googleapis.com/not.a.Type', resource_names: ['x'] });
