@@ -38,6 +38,9 @@ const ROOT_FILES = [
   'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
   'envoy/service/discovery/v3/discovery.proto',
   'envoy/config/route/v3/route.proto',
+  'envoy/config/cluster/v3/cluster.proto',
+  'envoy/config/endpoint/v3/endpoint.proto',
+  'envoy/extensions/filters/http/fault/v3/fault.proto',
 ];
 
 const version = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version;

@@ -29,7 +29,7 @@ const recording = { info: () => undefined, debug: () => undefined, warn: (obj: o
 
 function snapshot(version: string, yaml: string): PolicySnapshot {
   const resources = loadResources(yaml, { sourceName: 'p.yaml' }).resources.map((r) => r.resource);
-  return { version, authorizationPolicies: resources.filter((r): r is AuthorizationPolicy => r.kind === 'AuthorizationPolicy'), peerAuthentications: [] };
+  return { version, authorizationPolicies: resources.filter((r): r is AuthorizationPolicy => r.kind === 'AuthorizationPolicy'), peerAuthentications: [], services: [] };
 }
 
 const denyPath = (path: string) => `apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata:\n  name: d\n  namespace: foo\nspec:\n  action: DENY\n  rules:\n  - to:\n    - operation:\n        paths: ["${path}"]\n`;
@@ -164,7 +164,7 @@ describe('ADS server protocol', () => {
     s.call.end();
   });
 
-  it('answers outbound types with empty sets, ignores unknown type URLs, refuses streams without node', async () => {
+  it('answers an undeclared service with an empty set, ignores unknown type URLs, refuses streams without node', async () => {
     const c = await start(snapshot('1', ''));
     const s = new RawStream(c);
     s.send({ node: node('n'), type_url: 'type.googleapis.com/not.a.Type', resource_names: ['x'] });

@@ -6,9 +6,12 @@ Usage:
   ward-mesh compile  <file|dir|->... --workload ns/name [--labels k=v,...] [--ports 8080/HTTP,...] [-o yaml|json]
   ward-mesh explain  <file|dir|->... --workload ns/name [--labels k=v,...] [request flags] [--expect allow|deny|reset] [-o text|yaml|json]
   ward-mesh serve    (HTTP function: POST /validate, /compile, /explain; configured by MESH_COMPILER_* variables)
-  ward-mesh serve --xds host:port [--policies dir]
-                     (also an xDS control plane for proxyless gRPC servers: ADS on host:port, policies
-                     from the watched dir and PUT /xds/policies, GET /xds/status)
+  ward-mesh serve --xds host:port [--policies dir] [--xds-tls-cert pem --xds-tls-key pem --xds-tls-ca pem]
+                     (also an xDS control plane for proxyless gRPC servers and clients: ADS on
+                     host:port, plaintext unless the three --xds-tls-* files are given (then mTLS,
+                     client certificates from the CA required); policies, and v1 Service and
+                     Endpoints documents for xds:/// clients, from the watched dir and
+                     PUT /xds/policies; GET /xds/status)
 
 Inputs are files, directories (walked for .yaml, .yml and .json) or - for stdin; documents may be
 multi-document YAML or JSON.

@@ -2,8 +2,9 @@
  * A state-of-the-world Aggregated Discovery Service (envoy.service.discovery.v3) serving what
  * istiod's gRPC generator serves a proxyless gRPC server: the inbound Listeners it subscribes to
  * (`xds.istio.io/grpc/lds/inbound/<ip>:<port>`), built from the current policy snapshot for the
- * workload its node stands for. Outbound resources (clusters, routes, endpoints) are answered
- * with empty sets: ward has no service registry.
+ * workload its node stands for; and, for xDS clients, the outbound listener, route, cluster and
+ * endpoints of the services declared to ward-mesh (./outbound.ts). Names it cannot serve are
+ * left out of the response (the resource does not exist).
  *
  * Protocol (xDS "ACK/NACK and resource type instance version"):
  * - every response carries the snapshot version (`version_info`) and a fresh per-stream nonce;
@@ -22,6 +23,8 @@ import { parseInboundListenerName, planProxylessInboundListener, type Workload }
 import { encodeEnvoyMessage, findMessageType, MESSAGE_NAMES, TYPE_URL_PREFIX } from '@ward/mesh/envoy-api';
 import type { AuthorizationPolicy, PeerAuthentication } from '@ward/mesh/istio-api';
 import { workloadOfNode, type DecodedNode } from './node-workload';
+import { outboundCluster, outboundEndpoints, outboundListeners, outboundRoute } from './outbound';
+import type { MeshService } from './services';
 
 export const XDS_TYPE_URLS = Object.freeze({
   listener: `${TYPE_URL_PREFIX}envoy.config.listener.v3.Listener`,
@@ -36,6 +39,8 @@ export interface PolicySnapshot {
   readonly version: string;
   readonly authorizationPolicies: readonly AuthorizationPolicy[];
   readonly peerAuthentications: readonly PeerAuthentication[];
+  /** Services declared for xDS clients. */
+  readonly services: readonly MeshService[];
 }
 
 export interface AdsLimits {
@@ -154,6 +159,23 @@ export interface AdsServerOptions {
   readonly limits?: Partial<AdsLimits>;
   readonly rootNamespace?: string;
   readonly defaultNamespace?: string;
+  /** Server credentials (default: plaintext). `adsTlsCredentials` makes them mTLS. */
+  readonly credentials?: grpc.ServerCredentials;
+}
+
+/** PEM material of `--xds-tls-cert/--xds-tls-key/--xds-tls-ca`. */
+export interface AdsTlsMaterial {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer;
+}
+
+/**
+ * mTLS for the ADS port: the server presents `cert`/`key`, and a client must present a certificate
+ * that chains to `ca` (the mesh CA), or the handshake fails before any xDS request is read.
+ */
+export function adsTlsCredentials(material: AdsTlsMaterial): grpc.ServerCredentials {
+  return grpc.ServerCredentials.createSsl(material.ca, [{ private_key: material.key, cert_chain: material.cert }], true);
 }
 
 export class AdsServer {
@@ -185,7 +207,7 @@ export class AdsServer {
   /** Binds `address` (`host:port`, port 0 picks one) and resolves with the bound port. */
   async listen(address: string): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+      this.server.bindAsync(address, this.options.credentials ?? grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
     });
   }
 
@@ -326,10 +348,14 @@ export class AdsServer {
   }
 
   private resourcesFor(stream: StreamState, typeUrl: string, names: readonly string[]): Resource[] {
-    if (typeUrl !== XDS_TYPE_URLS.listener || stream.workload === undefined) return [];
+    if (stream.workload === undefined) return [];
+    if (typeUrl !== XDS_TYPE_URLS.listener) return this.outboundResources(stream, typeUrl, names);
     const out: Resource[] = [];
     for (const name of names) {
-      if (parseInboundListenerName(name) === undefined) continue;
+      if (parseInboundListenerName(name) === undefined) {
+        for (const listener of outboundListeners(name, stream.workload.namespace, this.snapshot.services)) this.pushEncoded(out, stream, MESSAGE_NAMES.listener, listener.name, listener.json);
+        continue;
+      }
       const plan = planProxylessInboundListener({
         listenerName: name,
         workload: stream.workload,
@@ -355,6 +381,28 @@ export class AdsServer {
       out.push({ name, bytes: Buffer.concat([head.bytes, chains]) });
     }
     return out;
+  }
+
+  private outboundResources(stream: StreamState, typeUrl: string, names: readonly string[]): Resource[] {
+    const out: Resource[] = [];
+    const namespace = stream.workload?.namespace ?? 'default';
+    const services = this.snapshot.services;
+    for (const name of names) {
+      if (typeUrl === XDS_TYPE_URLS.route) this.pushEncoded(out, stream, MESSAGE_NAMES.routeConfiguration, name, outboundRoute(name, namespace, services));
+      else if (typeUrl === XDS_TYPE_URLS.cluster) this.pushEncoded(out, stream, MESSAGE_NAMES.cluster, name, outboundCluster(name, services));
+      else if (typeUrl === XDS_TYPE_URLS.endpoint) this.pushEncoded(out, stream, MESSAGE_NAMES.clusterLoadAssignment, name, outboundEndpoints(name, services));
+    }
+    return out;
+  }
+
+  private pushEncoded(out: Resource[], stream: StreamState, messageName: string, name: string, json: object | undefined): void {
+    if (json === undefined || out.some((r) => r.name === name)) return;
+    const encoded = encodeEnvoyMessage(messageName, json);
+    if (!encoded.ok) {
+      this.options.logger.warn({ node: stream.node?.id, resource: name, issues: encoded.issues.slice(0, 5) }, 'xds resource not encodable; not served');
+      return;
+    }
+    out.push({ name, bytes: encoded.bytes });
   }
 
   /** Sends the type's resources when they differ from what was last sent (or `force`). */

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { SourceText } from '../cli/read-inputs';
-import { AdsServer, type AdsLimits, type AdsLogger } from './ads-server';
+import { AdsServer, adsTlsCredentials, type AdsLimits, type AdsLogger, type AdsTlsMaterial } from './ads-server';
 import { PolicyStore, readPolicyDirectory, watchPolicyDirectory, type ApplyOutcome, type DirectoryWatcher } from './policy-source';
 
 export interface ControlPlaneOptions {
@@ -18,6 +18,8 @@ export interface ControlPlaneOptions {
   readonly debounceMs?: number;
   /** Periodic re-read of the directory (default 2 s). */
   readonly pollMs?: number;
+  /** Serve ADS over mTLS with this material (default: plaintext). */
+  readonly tls?: AdsTlsMaterial;
 }
 
 export interface ControlPlane {
@@ -31,13 +33,18 @@ export interface ControlPlane {
 
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const store = new PolicyStore();
-  const ads = new AdsServer({ logger: options.logger, snapshot: store.snapshot, ...(options.limits !== undefined ? { limits: options.limits } : {}) });
+  const ads = new AdsServer({
+    logger: options.logger,
+    snapshot: store.snapshot,
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
+    ...(options.tls !== undefined ? { credentials: adsTlsCredentials(options.tls) } : {}),
+  });
   const apply = (sources: readonly SourceText[], origin: string, problems: Parameters<PolicyStore['apply']>[1] = []): ApplyOutcome => {
     const outcome = store.apply(sources, problems);
     if (!outcome.accepted) {
       options.logger.warn({ origin, keptVersion: outcome.keptVersion, report: outcome.report }, 'policy change refused; the last good configuration stays served');
     } else if (!outcome.unchanged) {
-      options.logger.info({ origin, version: outcome.snapshot.version, authorizationPolicies: outcome.snapshot.authorizationPolicies.length, peerAuthentications: outcome.snapshot.peerAuthentications.length }, 'policy change accepted');
+      options.logger.info({ origin, version: outcome.snapshot.version, authorizationPolicies: outcome.snapshot.authorizationPolicies.length, peerAuthentications: outcome.snapshot.peerAuthentications.length, services: outcome.snapshot.services.length }, 'policy change accepted');
       ads.setSnapshot(outcome.snapshot);
     }
     return outcome;
@@ -58,7 +65,14 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   if (options.directory !== undefined) {
     watcher = watchPolicyDirectory(options.directory, async () => void (await reloadDirectory()), { debounceMs: options.debounceMs ?? 50, pollMs: options.pollMs ?? 2_000 });
   }
-  const port = await ads.listen(options.address);
+  let port: number;
+  try {
+    port = await ads.listen(options.address);
+  } catch (error) {
+    watcher?.close();
+    await ads.close();
+    throw error;
+  }
   return {
     port,
     ads,

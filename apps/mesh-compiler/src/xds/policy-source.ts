@@ -2,7 +2,9 @@
  * Policy input of `ward-mesh serve --xds`: the files `validate` and `compile` read (a watched
  * directory) or documents posted to the HTTP API. A change is validated exactly as `validate`
  * does; an invalid one is refused with validate's report and the last good snapshot stays served
- * (the whole set is replaced or nothing is: never an empty or partial policy set).
+ * (the whole set is replaced or nothing is: never an empty or partial policy set). Kubernetes
+ * `v1 Service` and `v1 Endpoints` documents among the inputs declare the services served to xDS
+ * clients (./services.ts), checked the same way.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { CLI_INPUT_LIMITS } from '../cli/run-cli';
@@ -11,6 +13,7 @@ import type { Diagnostic } from '@ward/mesh/istio-api';
 import { evaluateValidate, validateText, type ValidateCommandOptions } from '../commands/validate-command';
 import { loadPolicyInputs } from '../commands/policy-inputs';
 import type { PolicySnapshot } from './ads-server';
+import { loadServices, servicesReport } from './services';
 
 export type ApplyOutcome =
   | { readonly accepted: true; readonly snapshot: PolicySnapshot; readonly unchanged: boolean; readonly report: string }
@@ -35,7 +38,7 @@ export class PolicyStore {
   private sourcesWithResources = new Set<string>();
 
   constructor(private readonly defaultNamespace = 'default') {
-    this.current = { version: '0', authorizationPolicies: [], peerAuthentications: [] };
+    this.current = { version: '0', authorizationPolicies: [], peerAuthentications: [], services: [] };
   }
 
   get snapshot(): PolicySnapshot {
@@ -55,13 +58,18 @@ export class PolicyStore {
     const evaluation = evaluateValidate(sources, problems, options);
     const report = validateText(evaluation, options);
     if (evaluation.exitCode !== 0) return { accepted: false, report, keptVersion: this.current.version };
+    const services = loadServices(sources, this.defaultNamespace);
+    if (services.findings.length > 0) return { accepted: false, report: `${report}${servicesReport(services.findings)}`, keptVersion: this.current.version };
     const key = sources.map((s) => `${s.sourceName}\0${s.text}`).join('\0\0');
     if (key === this.lastKey && this.accepted > 0) return { accepted: true, snapshot: this.current, unchanged: true, report };
     const inputs = loadPolicyInputs(sources, problems, this.defaultNamespace);
     this.accepted += 1;
     this.lastKey = key;
-    this.current = { version: String(this.accepted), authorizationPolicies: inputs.authorizationPolicies, peerAuthentications: inputs.peerAuthentications };
-    this.sourcesWithResources = new Set(inputs.loaded.filter((l) => l.resource.kind === 'AuthorizationPolicy' || l.resource.kind === 'PeerAuthentication').map((l) => l.origin.sourceName));
+    this.current = { version: String(this.accepted), authorizationPolicies: inputs.authorizationPolicies, peerAuthentications: inputs.peerAuthentications, services: services.services };
+    this.sourcesWithResources = new Set([
+      ...inputs.loaded.filter((l) => l.resource.kind === 'AuthorizationPolicy' || l.resource.kind === 'PeerAuthentication').map((l) => l.origin.sourceName),
+      ...services.sourcesWithServices,
+    ]);
     return { accepted: true, snapshot: this.current, unchanged: false, report };
   }
 }

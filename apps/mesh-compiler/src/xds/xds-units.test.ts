@@ -52,6 +52,13 @@ describe('parseServeArgs', () => {
     expect(parseServeArgs(['--xds'])).toBe('serve: --xds needs a value');
     expect(parseServeArgs(['x'])).toContain('unknown argument');
   });
+
+  it('takes the ADS mTLS files all together, and only with --xds', () => {
+    expect(parseServeArgs(['--xds', '127.0.0.1:0', '--xds-tls-cert', 'c.pem', '--xds-tls-key=k.pem', '--xds-tls-ca', 'ca.pem'])).toEqual({ xds: '127.0.0.1:0', tls: { cert: 'c.pem', key: 'k.pem', ca: 'ca.pem' } });
+    expect(parseServeArgs(['--xds', '127.0.0.1:0', '--xds-tls-cert', 'c.pem', '--xds-tls-key', 'k.pem'])).toBe('serve: mTLS for ADS needs all of --xds-tls-cert, --xds-tls-key and --xds-tls-ca');
+    expect(parseServeArgs(['--xds-tls-cert', 'c.pem', '--xds-tls-key', 'k.pem', '--xds-tls-ca', 'ca.pem'])).toBe('serve: --xds-tls-cert, --xds-tls-key and --xds-tls-ca need --xds');
+    expect(parseServeArgs(['--xds', '127.0.0.1:0', '--xds-tls-ca'])).toBe('serve: --xds-tls-ca needs a value');
+  });
 });
 
 describe('PolicyStore', () => {

@@ -9,6 +9,7 @@ export const FILTER_NAMES = Object.freeze({
   httpConnectionManager: 'envoy.filters.network.http_connection_manager',
   tcpProxy: 'envoy.filters.network.tcp_proxy',
   router: 'envoy.filters.http.router',
+  httpFault: 'envoy.filters.http.fault',
   originalDst: 'envoy.filters.listener.original_dst',
   tlsInspector: 'envoy.filters.listener.tls_inspector',
   httpInspector: 'envoy.filters.listener.http_inspector',
@@ -27,6 +28,7 @@ export const TYPE_URLS = Object.freeze({
   httpConnectionManager: `${PREFIX}envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager`,
   tcpProxy: `${PREFIX}envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy`,
   router: `${PREFIX}envoy.extensions.filters.http.router.v3.Router`,
+  httpFault: `${PREFIX}envoy.extensions.filters.http.fault.v3.HTTPFault`,
   originalDst: `${PREFIX}envoy.extensions.filters.listener.original_dst.v3.OriginalDst`,
   tlsInspector: `${PREFIX}envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector`,
   httpInspector: `${PREFIX}envoy.extensions.filters.listener.http_inspector.v3.HttpInspector`,
@@ -40,4 +42,7 @@ export const MESSAGE_NAMES = Object.freeze({
   networkFilter: 'envoy.config.listener.v3.Filter',
   listener: 'envoy.config.listener.v3.Listener',
   rbac: 'envoy.config.rbac.v3.RBAC',
+  routeConfiguration: 'envoy.config.route.v3.RouteConfiguration',
+  cluster: 'envoy.config.cluster.v3.Cluster',
+  clusterLoadAssignment: 'envoy.config.endpoint.v3.ClusterLoadAssignment',
 });

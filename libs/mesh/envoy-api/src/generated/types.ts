@@ -110,6 +110,294 @@ export interface envoy_config_accesslog_v3_StatusCodeFilter {
 export interface envoy_config_accesslog_v3_TraceableFilter {
 }
 
+/** envoy.config.cluster.v3.CircuitBreakers */
+export interface envoy_config_cluster_v3_CircuitBreakers {
+  "thresholds"?: envoy_config_cluster_v3_CircuitBreakers_Thresholds[];
+  "perHostThresholds"?: envoy_config_cluster_v3_CircuitBreakers_Thresholds[];
+}
+
+/** envoy.config.cluster.v3.CircuitBreakers.Thresholds */
+export interface envoy_config_cluster_v3_CircuitBreakers_Thresholds {
+  "priority"?: envoy_config_core_v3_RoutingPriority;
+  "maxConnections"?: number;
+  "maxPendingRequests"?: number;
+  "maxRequests"?: number;
+  "maxRetries"?: number;
+  "retryBudget"?: envoy_config_cluster_v3_CircuitBreakers_Thresholds_RetryBudget;
+  "trackRemaining"?: boolean;
+  "maxConnectionPools"?: number;
+}
+
+/** envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget */
+export interface envoy_config_cluster_v3_CircuitBreakers_Thresholds_RetryBudget {
+  "budgetPercent"?: envoy_type_v3_Percent;
+  "minRetryConcurrency"?: number;
+}
+
+/** envoy.config.cluster.v3.Cluster */
+export interface envoy_config_cluster_v3_Cluster {
+  "transportSocketMatches"?: envoy_config_cluster_v3_Cluster_TransportSocketMatch[];
+  "name"?: string;
+  "altStatName"?: string;
+  "type"?: envoy_config_cluster_v3_Cluster_DiscoveryType;
+  "clusterType"?: envoy_config_cluster_v3_Cluster_CustomClusterType;
+  "edsClusterConfig"?: envoy_config_cluster_v3_Cluster_EdsClusterConfig;
+  "connectTimeout"?: string;
+  "perConnectionBufferLimitBytes"?: number;
+  "lbPolicy"?: envoy_config_cluster_v3_Cluster_LbPolicy;
+  "loadAssignment"?: envoy_config_endpoint_v3_ClusterLoadAssignment;
+  "healthChecks"?: envoy_config_core_v3_HealthCheck[];
+  "maxRequestsPerConnection"?: number;
+  "circuitBreakers"?: envoy_config_cluster_v3_CircuitBreakers;
+  "upstreamHttpProtocolOptions"?: envoy_config_core_v3_UpstreamHttpProtocolOptions;
+  "commonHttpProtocolOptions"?: envoy_config_core_v3_HttpProtocolOptions;
+  "httpProtocolOptions"?: envoy_config_core_v3_Http1ProtocolOptions;
+  "http2ProtocolOptions"?: envoy_config_core_v3_Http2ProtocolOptions;
+  "typedExtensionProtocolOptions"?: Record<string, AnyJson>;
+  "dnsRefreshRate"?: string;
+  "dnsFailureRefreshRate"?: envoy_config_cluster_v3_Cluster_RefreshRate;
+  "respectDnsTtl"?: boolean;
+  "dnsLookupFamily"?: envoy_config_cluster_v3_Cluster_DnsLookupFamily;
+  "dnsResolvers"?: envoy_config_core_v3_Address[];
+  "useTcpForDnsLookups"?: boolean;
+  "dnsResolutionConfig"?: envoy_config_core_v3_DnsResolutionConfig;
+  "typedDnsResolverConfig"?: envoy_config_core_v3_TypedExtensionConfig;
+  "waitForWarmOnInit"?: boolean;
+  "outlierDetection"?: envoy_config_cluster_v3_OutlierDetection;
+  "cleanupInterval"?: string;
+  "upstreamBindConfig"?: envoy_config_core_v3_BindConfig;
+  "lbSubsetConfig"?: envoy_config_cluster_v3_Cluster_LbSubsetConfig;
+  "ringHashLbConfig"?: envoy_config_cluster_v3_Cluster_RingHashLbConfig;
+  "maglevLbConfig"?: envoy_config_cluster_v3_Cluster_MaglevLbConfig;
+  "originalDstLbConfig"?: envoy_config_cluster_v3_Cluster_OriginalDstLbConfig;
+  "leastRequestLbConfig"?: envoy_config_cluster_v3_Cluster_LeastRequestLbConfig;
+  "roundRobinLbConfig"?: envoy_config_cluster_v3_Cluster_RoundRobinLbConfig;
+  "commonLbConfig"?: envoy_config_cluster_v3_Cluster_CommonLbConfig;
+  "transportSocket"?: envoy_config_core_v3_TransportSocket;
+  "metadata"?: envoy_config_core_v3_Metadata;
+  "protocolSelection"?: envoy_config_cluster_v3_Cluster_ClusterProtocolSelection;
+  "upstreamConnectionOptions"?: envoy_config_cluster_v3_UpstreamConnectionOptions;
+  "closeConnectionsOnHostHealthFailure"?: boolean;
+  "ignoreHealthOnHostRemoval"?: boolean;
+  "filters"?: envoy_config_cluster_v3_Filter[];
+  "loadBalancingPolicy"?: envoy_config_cluster_v3_LoadBalancingPolicy;
+  "lrsServer"?: envoy_config_core_v3_ConfigSource;
+  "lrsReportEndpointMetrics"?: string[];
+  "trackTimeoutBudgets"?: boolean;
+  "upstreamConfig"?: envoy_config_core_v3_TypedExtensionConfig;
+  "trackClusterStats"?: envoy_config_cluster_v3_TrackClusterStats;
+  "preconnectPolicy"?: envoy_config_cluster_v3_Cluster_PreconnectPolicy;
+  "connectionPoolPerDownstreamConnection"?: boolean;
+}
+
+export type envoy_config_cluster_v3_Cluster_ClusterProtocolSelection = "USE_CONFIGURED_PROTOCOL" | "USE_DOWNSTREAM_PROTOCOL";
+
+/** envoy.config.cluster.v3.Cluster.CommonLbConfig */
+export interface envoy_config_cluster_v3_Cluster_CommonLbConfig {
+  "healthyPanicThreshold"?: envoy_type_v3_Percent;
+  "zoneAwareLbConfig"?: envoy_config_cluster_v3_Cluster_CommonLbConfig_ZoneAwareLbConfig;
+  "localityWeightedLbConfig"?: envoy_config_cluster_v3_Cluster_CommonLbConfig_LocalityWeightedLbConfig;
+  "updateMergeWindow"?: string;
+  "ignoreNewHostsUntilFirstHc"?: boolean;
+  "closeConnectionsOnHostSetChange"?: boolean;
+  "consistentHashingLbConfig"?: envoy_config_cluster_v3_Cluster_CommonLbConfig_ConsistentHashingLbConfig;
+  "overrideHostStatus"?: envoy_config_core_v3_HealthStatusSet;
+}
+
+/** envoy.config.cluster.v3.Cluster.CommonLbConfig.ConsistentHashingLbConfig */
+export interface envoy_config_cluster_v3_Cluster_CommonLbConfig_ConsistentHashingLbConfig {
+  "useHostnameForHashing"?: boolean;
+  "hashBalanceFactor"?: number;
+}
+
+/** envoy.config.cluster.v3.Cluster.CommonLbConfig.LocalityWeightedLbConfig */
+export interface envoy_config_cluster_v3_Cluster_CommonLbConfig_LocalityWeightedLbConfig {
+}
+
+/** envoy.config.cluster.v3.Cluster.CommonLbConfig.ZoneAwareLbConfig */
+export interface envoy_config_cluster_v3_Cluster_CommonLbConfig_ZoneAwareLbConfig {
+  "routingEnabled"?: envoy_type_v3_Percent;
+  "minClusterSize"?: string;
+  "failTrafficOnPanic"?: boolean;
+}
+
+/** envoy.config.cluster.v3.Cluster.CustomClusterType */
+export interface envoy_config_cluster_v3_Cluster_CustomClusterType {
+  "name"?: string;
+  "typedConfig"?: AnyJson;
+}
+
+export type envoy_config_cluster_v3_Cluster_DiscoveryType = "STATIC" | "STRICT_DNS" | "LOGICAL_DNS" | "EDS" | "ORIGINAL_DST";
+
+export type envoy_config_cluster_v3_Cluster_DnsLookupFamily = "AUTO" | "V4_ONLY" | "V6_ONLY" | "V4_PREFERRED" | "ALL";
+
+/** envoy.config.cluster.v3.Cluster.EdsClusterConfig */
+export interface envoy_config_cluster_v3_Cluster_EdsClusterConfig {
+  "edsConfig"?: envoy_config_core_v3_ConfigSource;
+  "serviceName"?: string;
+}
+
+export type envoy_config_cluster_v3_Cluster_LbPolicy = "ROUND_ROBIN" | "LEAST_REQUEST" | "RING_HASH" | "RANDOM" | "MAGLEV" | "CLUSTER_PROVIDED" | "LOAD_BALANCING_POLICY_CONFIG";
+
+/** envoy.config.cluster.v3.Cluster.LbSubsetConfig */
+export interface envoy_config_cluster_v3_Cluster_LbSubsetConfig {
+  "fallbackPolicy"?: envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetFallbackPolicy;
+  "defaultSubset"?: StructJson;
+  "subsetSelectors"?: envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetSelector[];
+  "localityWeightAware"?: boolean;
+  "scaleLocalityWeight"?: boolean;
+  "panicModeAny"?: boolean;
+  "listAsAny"?: boolean;
+  "metadataFallbackPolicy"?: envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetMetadataFallbackPolicy;
+}
+
+export type envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetFallbackPolicy = "NO_FALLBACK" | "ANY_ENDPOINT" | "DEFAULT_SUBSET";
+
+export type envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetMetadataFallbackPolicy = "METADATA_NO_FALLBACK" | "FALLBACK_LIST";
+
+/** envoy.config.cluster.v3.Cluster.LbSubsetConfig.LbSubsetSelector */
+export interface envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetSelector {
+  "keys"?: string[];
+  "singleHostPerSubset"?: boolean;
+  "fallbackPolicy"?: envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetSelector_LbSubsetSelectorFallbackPolicy;
+  "fallbackKeysSubset"?: string[];
+}
+
+export type envoy_config_cluster_v3_Cluster_LbSubsetConfig_LbSubsetSelector_LbSubsetSelectorFallbackPolicy = "NOT_DEFINED" | "NO_FALLBACK" | "ANY_ENDPOINT" | "DEFAULT_SUBSET" | "KEYS_SUBSET";
+
+/** envoy.config.cluster.v3.Cluster.LeastRequestLbConfig */
+export interface envoy_config_cluster_v3_Cluster_LeastRequestLbConfig {
+  "choiceCount"?: number;
+  "activeRequestBias"?: envoy_config_core_v3_RuntimeDouble;
+  "slowStartConfig"?: envoy_config_cluster_v3_Cluster_SlowStartConfig;
+}
+
+/** envoy.config.cluster.v3.Cluster.MaglevLbConfig */
+export interface envoy_config_cluster_v3_Cluster_MaglevLbConfig {
+  "tableSize"?: string;
+}
+
+/** envoy.config.cluster.v3.Cluster.OriginalDstLbConfig */
+export interface envoy_config_cluster_v3_Cluster_OriginalDstLbConfig {
+  "useHttpHeader"?: boolean;
+  "httpHeaderName"?: string;
+  "upstreamPortOverride"?: number;
+  "metadataKey"?: envoy_type_metadata_v3_MetadataKey;
+}
+
+/** envoy.config.cluster.v3.Cluster.PreconnectPolicy */
+export interface envoy_config_cluster_v3_Cluster_PreconnectPolicy {
+  "perUpstreamPreconnectRatio"?: number;
+  "predictivePreconnectRatio"?: number;
+}
+
+/** envoy.config.cluster.v3.Cluster.RefreshRate */
+export interface envoy_config_cluster_v3_Cluster_RefreshRate {
+  "baseInterval"?: string;
+  "maxInterval"?: string;
+}
+
+/** envoy.config.cluster.v3.Cluster.RingHashLbConfig */
+export interface envoy_config_cluster_v3_Cluster_RingHashLbConfig {
+  "minimumRingSize"?: string;
+  "hashFunction"?: envoy_config_cluster_v3_Cluster_RingHashLbConfig_HashFunction;
+  "maximumRingSize"?: string;
+}
+
+export type envoy_config_cluster_v3_Cluster_RingHashLbConfig_HashFunction = "XX_HASH" | "MURMUR_HASH_2";
+
+/** envoy.config.cluster.v3.Cluster.RoundRobinLbConfig */
+export interface envoy_config_cluster_v3_Cluster_RoundRobinLbConfig {
+  "slowStartConfig"?: envoy_config_cluster_v3_Cluster_SlowStartConfig;
+}
+
+/** envoy.config.cluster.v3.Cluster.SlowStartConfig */
+export interface envoy_config_cluster_v3_Cluster_SlowStartConfig {
+  "slowStartWindow"?: string;
+  "aggression"?: envoy_config_core_v3_RuntimeDouble;
+  "minWeightPercent"?: envoy_type_v3_Percent;
+}
+
+/** envoy.config.cluster.v3.Cluster.TransportSocketMatch */
+export interface envoy_config_cluster_v3_Cluster_TransportSocketMatch {
+  "name"?: string;
+  "match"?: StructJson;
+  "transportSocket"?: envoy_config_core_v3_TransportSocket;
+}
+
+/** envoy.config.cluster.v3.ClusterCollection */
+export interface envoy_config_cluster_v3_ClusterCollection {
+  "entries"?: xds_core_v3_CollectionEntry;
+}
+
+/** envoy.config.cluster.v3.Filter */
+export interface envoy_config_cluster_v3_Filter {
+  "name"?: string;
+  "typedConfig"?: AnyJson;
+  "configDiscovery"?: envoy_config_core_v3_ExtensionConfigSource;
+}
+
+/** envoy.config.cluster.v3.LoadBalancingPolicy */
+export interface envoy_config_cluster_v3_LoadBalancingPolicy {
+  "policies"?: envoy_config_cluster_v3_LoadBalancingPolicy_Policy[];
+}
+
+/** envoy.config.cluster.v3.LoadBalancingPolicy.Policy */
+export interface envoy_config_cluster_v3_LoadBalancingPolicy_Policy {
+  "typedExtensionConfig"?: envoy_config_core_v3_TypedExtensionConfig;
+}
+
+/** envoy.config.cluster.v3.OutlierDetection */
+export interface envoy_config_cluster_v3_OutlierDetection {
+  "consecutive5xx"?: number;
+  "interval"?: string;
+  "baseEjectionTime"?: string;
+  "maxEjectionPercent"?: number;
+  "enforcingConsecutive5xx"?: number;
+  "enforcingSuccessRate"?: number;
+  "successRateMinimumHosts"?: number;
+  "successRateRequestVolume"?: number;
+  "successRateStdevFactor"?: number;
+  "consecutiveGatewayFailure"?: number;
+  "enforcingConsecutiveGatewayFailure"?: number;
+  "splitExternalLocalOriginErrors"?: boolean;
+  "consecutiveLocalOriginFailure"?: number;
+  "enforcingConsecutiveLocalOriginFailure"?: number;
+  "enforcingLocalOriginSuccessRate"?: number;
+  "failurePercentageThreshold"?: number;
+  "enforcingFailurePercentage"?: number;
+  "enforcingFailurePercentageLocalOrigin"?: number;
+  "failurePercentageMinimumHosts"?: number;
+  "failurePercentageRequestVolume"?: number;
+  "maxEjectionTime"?: string;
+  "maxEjectionTimeJitter"?: string;
+  "successfulActiveHealthCheckUnejectHost"?: boolean;
+  "monitors"?: envoy_config_core_v3_TypedExtensionConfig[];
+  "alwaysEjectOneHost"?: boolean;
+}
+
+/** envoy.config.cluster.v3.TrackClusterStats */
+export interface envoy_config_cluster_v3_TrackClusterStats {
+  "timeoutBudgets"?: boolean;
+  "requestResponseSizes"?: boolean;
+  "perEndpointStats"?: boolean;
+}
+
+/** envoy.config.cluster.v3.UpstreamConnectionOptions */
+export interface envoy_config_cluster_v3_UpstreamConnectionOptions {
+  "tcpKeepalive"?: envoy_config_core_v3_TcpKeepalive;
+  "setLocalInterfaceNameOnUpstreamConnections"?: boolean;
+  "happyEyeballsConfig"?: envoy_config_cluster_v3_UpstreamConnectionOptions_HappyEyeballsConfig;
+}
+
+export type envoy_config_cluster_v3_UpstreamConnectionOptions_FirstAddressFamilyVersion = "DEFAULT" | "V4" | "V6";
+
+/** envoy.config.cluster.v3.UpstreamConnectionOptions.HappyEyeballsConfig */
+export interface envoy_config_cluster_v3_UpstreamConnectionOptions_HappyEyeballsConfig {
+  "firstAddressFamilyVersion"?: envoy_config_cluster_v3_UpstreamConnectionOptions_FirstAddressFamilyVersion;
+  "firstAddressFamilyCount"?: number;
+}
+
 /** envoy.config.common.mutation_rules.v3.HeaderMutation */
 export interface envoy_config_common_mutation_rules_v3_HeaderMutation {
   "remove"?: string;
@@ -230,10 +518,27 @@ export interface envoy_config_core_v3_DataSource {
   "watchedDirectory"?: envoy_config_core_v3_WatchedDirectory;
 }
 
+/** envoy.config.core.v3.DnsResolutionConfig */
+export interface envoy_config_core_v3_DnsResolutionConfig {
+  "resolvers"?: envoy_config_core_v3_Address[];
+  "dnsResolverOptions"?: envoy_config_core_v3_DnsResolverOptions;
+}
+
+/** envoy.config.core.v3.DnsResolverOptions */
+export interface envoy_config_core_v3_DnsResolverOptions {
+  "useTcpForDnsLookups"?: boolean;
+  "noDefaultSearchDomain"?: boolean;
+}
+
 /** envoy.config.core.v3.EnvoyInternalAddress */
 export interface envoy_config_core_v3_EnvoyInternalAddress {
   "serverListenerName"?: string;
   "endpointId"?: string;
+}
+
+/** envoy.config.core.v3.EventServiceConfig */
+export interface envoy_config_core_v3_EventServiceConfig {
+  "grpcService"?: envoy_config_core_v3_GrpcService;
 }
 
 /** envoy.config.core.v3.Extension */
@@ -387,6 +692,94 @@ export interface envoy_config_core_v3_HeaderValueOption {
 }
 
 export type envoy_config_core_v3_HeaderValueOption_HeaderAppendAction = "APPEND_IF_EXISTS_OR_ADD" | "ADD_IF_ABSENT" | "OVERWRITE_IF_EXISTS_OR_ADD" | "OVERWRITE_IF_EXISTS";
+
+/** envoy.config.core.v3.HealthCheck */
+export interface envoy_config_core_v3_HealthCheck {
+  "timeout"?: string;
+  "interval"?: string;
+  "initialJitter"?: string;
+  "intervalJitter"?: string;
+  "intervalJitterPercent"?: number;
+  "unhealthyThreshold"?: number;
+  "healthyThreshold"?: number;
+  "altPort"?: number;
+  "reuseConnection"?: boolean;
+  "httpHealthCheck"?: envoy_config_core_v3_HealthCheck_HttpHealthCheck;
+  "tcpHealthCheck"?: envoy_config_core_v3_HealthCheck_TcpHealthCheck;
+  "grpcHealthCheck"?: envoy_config_core_v3_HealthCheck_GrpcHealthCheck;
+  "customHealthCheck"?: envoy_config_core_v3_HealthCheck_CustomHealthCheck;
+  "noTrafficInterval"?: string;
+  "noTrafficHealthyInterval"?: string;
+  "unhealthyInterval"?: string;
+  "unhealthyEdgeInterval"?: string;
+  "healthyEdgeInterval"?: string;
+  "eventLogPath"?: string;
+  "eventLogger"?: envoy_config_core_v3_TypedExtensionConfig[];
+  "eventService"?: envoy_config_core_v3_EventServiceConfig;
+  "alwaysLogHealthCheckFailures"?: boolean;
+  "alwaysLogHealthCheckSuccess"?: boolean;
+  "tlsOptions"?: envoy_config_core_v3_HealthCheck_TlsOptions;
+  "transportSocketMatchCriteria"?: StructJson;
+}
+
+/** envoy.config.core.v3.HealthCheck.CustomHealthCheck */
+export interface envoy_config_core_v3_HealthCheck_CustomHealthCheck {
+  "name"?: string;
+  "typedConfig"?: AnyJson;
+}
+
+/** envoy.config.core.v3.HealthCheck.GrpcHealthCheck */
+export interface envoy_config_core_v3_HealthCheck_GrpcHealthCheck {
+  "serviceName"?: string;
+  "authority"?: string;
+  "initialMetadata"?: envoy_config_core_v3_HeaderValueOption[];
+}
+
+/** envoy.config.core.v3.HealthCheck.HttpHealthCheck */
+export interface envoy_config_core_v3_HealthCheck_HttpHealthCheck {
+  "host"?: string;
+  "path"?: string;
+  "send"?: envoy_config_core_v3_HealthCheck_Payload;
+  "receive"?: envoy_config_core_v3_HealthCheck_Payload[];
+  "responseBufferSize"?: string;
+  "requestHeadersToAdd"?: envoy_config_core_v3_HeaderValueOption[];
+  "requestHeadersToRemove"?: string[];
+  "expectedStatuses"?: envoy_type_v3_Int64Range[];
+  "retriableStatuses"?: envoy_type_v3_Int64Range[];
+  "codecClientType"?: envoy_type_v3_CodecClientType;
+  "serviceNameMatcher"?: envoy_type_matcher_v3_StringMatcher;
+  "method"?: envoy_config_core_v3_RequestMethod;
+}
+
+/** envoy.config.core.v3.HealthCheck.Payload */
+export interface envoy_config_core_v3_HealthCheck_Payload {
+  "text"?: string;
+  "binary"?: string;
+}
+
+/** envoy.config.core.v3.HealthCheck.RedisHealthCheck */
+export interface envoy_config_core_v3_HealthCheck_RedisHealthCheck {
+  "key"?: string;
+}
+
+/** envoy.config.core.v3.HealthCheck.TcpHealthCheck */
+export interface envoy_config_core_v3_HealthCheck_TcpHealthCheck {
+  "send"?: envoy_config_core_v3_HealthCheck_Payload;
+  "receive"?: envoy_config_core_v3_HealthCheck_Payload[];
+  "proxyProtocolConfig"?: envoy_config_core_v3_ProxyProtocolConfig;
+}
+
+/** envoy.config.core.v3.HealthCheck.TlsOptions */
+export interface envoy_config_core_v3_HealthCheck_TlsOptions {
+  "alpnProtocols"?: string[];
+}
+
+export type envoy_config_core_v3_HealthStatus = "UNKNOWN" | "HEALTHY" | "UNHEALTHY" | "DRAINING" | "TIMEOUT" | "DEGRADED";
+
+/** envoy.config.core.v3.HealthStatusSet */
+export interface envoy_config_core_v3_HealthStatusSet {
+  "statuses"?: envoy_config_core_v3_HealthStatus[];
+}
 
 /** envoy.config.core.v3.Http1ProtocolOptions */
 export interface envoy_config_core_v3_Http1ProtocolOptions {
@@ -739,6 +1132,81 @@ export interface envoy_config_core_v3_UpstreamHttpProtocolOptions {
 /** envoy.config.core.v3.WatchedDirectory */
 export interface envoy_config_core_v3_WatchedDirectory {
   "path"?: string;
+}
+
+/** envoy.config.endpoint.v3.ClusterLoadAssignment */
+export interface envoy_config_endpoint_v3_ClusterLoadAssignment {
+  "clusterName"?: string;
+  "endpoints"?: envoy_config_endpoint_v3_LocalityLbEndpoints[];
+  "namedEndpoints"?: Record<string, envoy_config_endpoint_v3_Endpoint>;
+  "policy"?: envoy_config_endpoint_v3_ClusterLoadAssignment_Policy;
+}
+
+/** envoy.config.endpoint.v3.ClusterLoadAssignment.Policy */
+export interface envoy_config_endpoint_v3_ClusterLoadAssignment_Policy {
+  "dropOverloads"?: envoy_config_endpoint_v3_ClusterLoadAssignment_Policy_DropOverload[];
+  "overprovisioningFactor"?: number;
+  "endpointStaleAfter"?: string;
+  "weightedPriorityHealth"?: boolean;
+}
+
+/** envoy.config.endpoint.v3.ClusterLoadAssignment.Policy.DropOverload */
+export interface envoy_config_endpoint_v3_ClusterLoadAssignment_Policy_DropOverload {
+  "category"?: string;
+  "dropPercentage"?: envoy_type_v3_FractionalPercent;
+}
+
+/** envoy.config.endpoint.v3.Endpoint */
+export interface envoy_config_endpoint_v3_Endpoint {
+  "address"?: envoy_config_core_v3_Address;
+  "healthCheckConfig"?: envoy_config_endpoint_v3_Endpoint_HealthCheckConfig;
+  "hostname"?: string;
+  "additionalAddresses"?: envoy_config_endpoint_v3_Endpoint_AdditionalAddress[];
+}
+
+/** envoy.config.endpoint.v3.Endpoint.AdditionalAddress */
+export interface envoy_config_endpoint_v3_Endpoint_AdditionalAddress {
+  "address"?: envoy_config_core_v3_Address;
+}
+
+/** envoy.config.endpoint.v3.Endpoint.HealthCheckConfig */
+export interface envoy_config_endpoint_v3_Endpoint_HealthCheckConfig {
+  "portValue"?: number;
+  "hostname"?: string;
+  "address"?: envoy_config_core_v3_Address;
+  "disableActiveHealthCheck"?: boolean;
+}
+
+/** envoy.config.endpoint.v3.LbEndpoint */
+export interface envoy_config_endpoint_v3_LbEndpoint {
+  "endpoint"?: envoy_config_endpoint_v3_Endpoint;
+  "endpointName"?: string;
+  "healthStatus"?: envoy_config_core_v3_HealthStatus;
+  "metadata"?: envoy_config_core_v3_Metadata;
+  "loadBalancingWeight"?: number;
+}
+
+/** envoy.config.endpoint.v3.LedsClusterLocalityConfig */
+export interface envoy_config_endpoint_v3_LedsClusterLocalityConfig {
+  "ledsConfig"?: envoy_config_core_v3_ConfigSource;
+  "ledsCollectionName"?: string;
+}
+
+/** envoy.config.endpoint.v3.LocalityLbEndpoints */
+export interface envoy_config_endpoint_v3_LocalityLbEndpoints {
+  "locality"?: envoy_config_core_v3_Locality;
+  "metadata"?: envoy_config_core_v3_Metadata;
+  "lbEndpoints"?: envoy_config_endpoint_v3_LbEndpoint[];
+  "loadBalancerEndpoints"?: envoy_config_endpoint_v3_LocalityLbEndpoints_LbEndpointList;
+  "ledsClusterLocalityConfig"?: envoy_config_endpoint_v3_LedsClusterLocalityConfig;
+  "loadBalancingWeight"?: number;
+  "priority"?: number;
+  "proximity"?: number;
+}
+
+/** envoy.config.endpoint.v3.LocalityLbEndpoints.LbEndpointList */
+export interface envoy_config_endpoint_v3_LocalityLbEndpoints_LbEndpointList {
+  "lbEndpoints"?: envoy_config_endpoint_v3_LbEndpoint[];
 }
 
 /** envoy.config.listener.v3.ActiveRawUdpListenerConfig */
@@ -1699,6 +2167,35 @@ export interface envoy_data_accesslog_v3_TLSProperties_CertificateProperties_Sub
 
 export type envoy_data_accesslog_v3_TLSProperties_TLSVersion = "VERSION_UNSPECIFIED" | "TLSv1" | "TLSv1_1" | "TLSv1_2" | "TLSv1_3";
 
+/** envoy.extensions.filters.common.fault.v3.FaultDelay */
+export interface envoy_extensions_filters_common_fault_v3_FaultDelay {
+  "fixedDelay"?: string;
+  "headerDelay"?: envoy_extensions_filters_common_fault_v3_FaultDelay_HeaderDelay;
+  "percentage"?: envoy_type_v3_FractionalPercent;
+}
+
+export type envoy_extensions_filters_common_fault_v3_FaultDelay_FaultDelayType = "FIXED";
+
+/** envoy.extensions.filters.common.fault.v3.FaultDelay.HeaderDelay */
+export interface envoy_extensions_filters_common_fault_v3_FaultDelay_HeaderDelay {
+}
+
+/** envoy.extensions.filters.common.fault.v3.FaultRateLimit */
+export interface envoy_extensions_filters_common_fault_v3_FaultRateLimit {
+  "fixedLimit"?: envoy_extensions_filters_common_fault_v3_FaultRateLimit_FixedLimit;
+  "headerLimit"?: envoy_extensions_filters_common_fault_v3_FaultRateLimit_HeaderLimit;
+  "percentage"?: envoy_type_v3_FractionalPercent;
+}
+
+/** envoy.extensions.filters.common.fault.v3.FaultRateLimit.FixedLimit */
+export interface envoy_extensions_filters_common_fault_v3_FaultRateLimit_FixedLimit {
+  "limitKbps"?: string;
+}
+
+/** envoy.extensions.filters.common.fault.v3.FaultRateLimit.HeaderLimit */
+export interface envoy_extensions_filters_common_fault_v3_FaultRateLimit_HeaderLimit {
+}
+
 /** envoy.extensions.filters.http.ext_authz.v3.AuthorizationRequest */
 export interface envoy_extensions_filters_http_ext_authz_v3_AuthorizationRequest {
   "allowedHeaders"?: envoy_type_matcher_v3_ListStringMatcher;
@@ -1770,6 +2267,38 @@ export interface envoy_extensions_filters_http_ext_authz_v3_HttpService {
   "pathPrefix"?: string;
   "authorizationRequest"?: envoy_extensions_filters_http_ext_authz_v3_AuthorizationRequest;
   "authorizationResponse"?: envoy_extensions_filters_http_ext_authz_v3_AuthorizationResponse;
+}
+
+/** envoy.extensions.filters.http.fault.v3.FaultAbort */
+export interface envoy_extensions_filters_http_fault_v3_FaultAbort {
+  "httpStatus"?: number;
+  "grpcStatus"?: number;
+  "headerAbort"?: envoy_extensions_filters_http_fault_v3_FaultAbort_HeaderAbort;
+  "percentage"?: envoy_type_v3_FractionalPercent;
+}
+
+/** envoy.extensions.filters.http.fault.v3.FaultAbort.HeaderAbort */
+export interface envoy_extensions_filters_http_fault_v3_FaultAbort_HeaderAbort {
+}
+
+/** envoy.extensions.filters.http.fault.v3.HTTPFault */
+export interface envoy_extensions_filters_http_fault_v3_HTTPFault {
+  "delay"?: envoy_extensions_filters_common_fault_v3_FaultDelay;
+  "abort"?: envoy_extensions_filters_http_fault_v3_FaultAbort;
+  "upstreamCluster"?: string;
+  "headers"?: envoy_config_route_v3_HeaderMatcher[];
+  "downstreamNodes"?: string[];
+  "maxActiveFaults"?: number;
+  "responseRateLimit"?: envoy_extensions_filters_common_fault_v3_FaultRateLimit;
+  "delayPercentRuntime"?: string;
+  "abortPercentRuntime"?: string;
+  "delayDurationRuntime"?: string;
+  "abortHttpStatusRuntime"?: string;
+  "maxActiveFaultsRuntime"?: string;
+  "responseRateLimitPercentRuntime"?: string;
+  "abortGrpcStatusRuntime"?: string;
+  "disableDownstreamClusterStats"?: boolean;
+  "filterMetadata"?: StructJson;
 }
 
 /** envoy.extensions.filters.http.rbac.v3.RBAC */
@@ -2553,6 +3082,8 @@ export interface envoy_type_tracing_v3_CustomTag_Metadata {
   "metadataKey"?: envoy_type_metadata_v3_MetadataKey;
   "defaultValue"?: string;
 }
+
+export type envoy_type_v3_CodecClientType = "HTTP1" | "HTTP2" | "HTTP3";
 
 /** envoy.type.v3.DoubleRange */
 export interface envoy_type_v3_DoubleRange {
