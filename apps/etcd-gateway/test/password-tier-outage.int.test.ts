@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSealingKeyEntry } from '@ward/auth/password-queue';
 import { createLogger } from '@ward/platform/logging';
-import { findFreePorts, waitUntil } from '@ward/testing/etcd-harness';
+import { freePorts } from '@ward/testing/cluster';
+import { waitUntil } from '@ward/testing/etcd-harness';
 import { createGateway, gatewayConfig, type Gateway } from '../src/index';
 import { startApplierNode, type ApplierNode } from '../src/testing/applier-node';
 import { etcdTestClient, type EtcdTestClient } from '../src/testing/etcd-client';
@@ -53,7 +54,7 @@ async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; result: T
 }
 
 beforeAll(async () => {
-  [redisPort] = (await findFreePorts(1)) as [number];
+  [redisPort] = (await freePorts(1)) as [number];
   node = await startApplierNode();
   gateway = await createGateway(
     gatewayConfig({

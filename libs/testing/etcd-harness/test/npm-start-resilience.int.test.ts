@@ -9,7 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdGrpcClient, WORKSPACE_ROOT, findFreePorts, runEtcdctl, waitUntil } from '../src/index';
+import { WORKSPACE_ROOT, freePorts } from '@ward/testing/cluster';
+import { EtcdGrpcClient, runEtcdctl, waitUntil } from '../src/index';
 
 let dataDir: string;
 let redis: ChildProcess | undefined;
@@ -96,7 +97,7 @@ async function expectRejoined(index: number): Promise<void> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'ward-resilience-'));
-  const ports = await findFreePorts(12);
+  const ports = await freePorts(12);
   nodeHttpPorts = ports.slice(8, 11);
   endpoint = `127.0.0.1:${ports[0]}`;
   const redisPort = ports[11]!;
