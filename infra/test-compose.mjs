@@ -5,7 +5,8 @@
 //  2. docker build -f infra/Dockerfile -t ward:local . (npm dependencies in their own cached layers)
 //  3. the password-payload key file for the compose secret (generated once, never printed)
 //  4. docker-compose -p ward-test up -d, then wait until every container is healthy
-//  5. the suites, with WARD_TARGET_ENDPOINTS naming both gateways (SUITES below)
+//  5. the suites, with WARD_TARGET_ENDPOINTS naming both gateways (SUITES below), then with
+//     WARD_COMPOSE_OPERATIONS=1 the operations on the topology (infra/test/operations.int.test.ts)
 //  6. docker-compose down -v (also on failure or Ctrl-C); dockerd is stopped if this run started it
 // WARD_COMPOSE_KEEP=1 leaves the topology (and the engine) running for a look afterwards.
 import { spawnSync } from 'node:child_process';
@@ -33,6 +34,10 @@ const SUITES = [
   { file: 'libs/testing/etcd-harness/test/differential.int.test.ts', filter: 'etcd 3.4.23 and ward, scenario by scenario', reverse: false },
   { file: 'libs/testing/etcd-harness/test/security.int.test.ts', filter: 'revoke while a client writes in a loop ward ', reverse: true },
 ];
+// Operations on the topology itself (leader SIGKILL, rolling restart), last as they restart
+// containers; with WARD_COMPOSE_OPERATIONS=1 (the rolling restart does not reach 0 failed
+// requests yet: see infra/README.md).
+if (process.env.WARD_COMPOSE_OPERATIONS === '1') SUITES.push({ file: 'infra/test/operations.int.test.ts', filter: '', reverse: false });
 
 const started = Date.now();
 const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
@@ -86,8 +91,8 @@ async function waitHealthy() {
 function runSuite({ file, filter, reverse }) {
   const endpoints = reverse ? [...GATEWAYS].reverse() : GATEWAYS;
   const urls = reverse ? [...GATEWAY_HTTP].reverse() : GATEWAY_HTTP;
-  run(`suite ${file} against ${endpoints.join(',')}`, 'npx', ['vitest', 'run', '--config', 'vitest.int.ts', file, '-t', filter], {
-    env: { ...env, WARD_TARGET_ENDPOINTS: endpoints.join(','), WARD_TARGET_HTTP_URLS: urls.join(',') },
+  run(`suite ${file} against ${endpoints.join(',')}`, 'npx', ['vitest', 'run', '--config', 'vitest.int.ts', file, ...(filter === '' ? [] : ['-t', filter])], {
+    env: { ...env, WARD_TARGET_ENDPOINTS: endpoints.join(','), WARD_TARGET_HTTP_URLS: urls.join(','), WARD_COMPOSE_PROJECT: project },
   });
 }
 
