@@ -53,10 +53,9 @@ export function usesExternalTarget(): boolean {
 export async function startWardTarget(options: WardClusterOptions = {}): Promise<Target> {
   const config = externalTargetConfig();
   if (config === undefined) return startWardCluster(options);
-  const local = (['gatewayEnv', 'nodeEnv', 'tokenServiceEnv', 'verifierEnv', 'cpuProfileDir'] as const).filter((name) => options[name] !== undefined);
-  if (local.length > 0 || (options.authToken ?? 'simple') !== 'simple') {
-    throw new Error(`${TARGET_ENDPOINTS_VARIABLE} is set but the suite asks for ${[...local, 'authToken'].join(', ')}, which only local processes take`);
-  }
+  const local: string[] = (['gatewayEnv', 'nodeEnv', 'tokenServiceEnv', 'verifierEnv', 'cpuProfileDir'] as const).filter((name) => options[name] !== undefined);
+  if ((options.authToken ?? 'simple') !== 'simple') local.push('authToken');
+  if (local.length > 0) throw new Error(`${TARGET_ENDPOINTS_VARIABLE} is set but the suite asks for ${local.join(', ')}, which only local processes take`);
   return connectExternalTarget(config);
 }
 
