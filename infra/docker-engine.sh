@@ -231,7 +231,7 @@ case "${1:-up}" in
   build-args) build_args ;;
   down) stop_dockerd ;;
   status)
-    if engine_answers; then log "engine answers"; else log "engine does not answer"; fi
+    if engine_answers; then log "engine answers"; else log "engine does not answer"; exit 0; fi
     [ -f "$PID_FILE" ] && log "dockerd started by this script: pid $(cat "$PID_FILE")"
     for image in "$NODE_IMAGE" "$REDIS_IMAGE"; do
       if image_exists "$image"; then
