@@ -16,12 +16,22 @@ export interface ComposeService {
   readonly volumes?: readonly string[];
   readonly depends_on?: Readonly<Record<string, { condition: string }>> | readonly string[];
   readonly container_name?: string;
+  readonly secrets?: readonly string[];
+  readonly healthcheck?: { readonly test?: readonly string[] };
 }
 
 export interface ComposeFile {
   readonly services: Readonly<Record<string, ComposeService>>;
   readonly volumes?: Readonly<Record<string, unknown>>;
+  readonly secrets?: Readonly<Record<string, { readonly file?: string }>>;
 }
+
+/** Where compose mounts a service's secret. */
+const SECRETS_DIR = '/run/secrets/';
+/** The image's entry point sets NAME from the file NAME_FROM_FILE names (infra/docker-entrypoint.sh). */
+const FROM_FILE = '_FROM_FILE';
+/** Options that carry key material: they may only come from a secret file. */
+const SECRET_OPTION = /(PAYLOAD_KEYS|PRIVATE_KEY|PASSWORD|SECRET)$/;
 
 /** The app a service runs: `node dist/apps/<app>/main.js ...`, or undefined (e.g. redis). */
 export function appOf(service: ComposeService): string | undefined {
@@ -43,11 +53,24 @@ export async function loadAppConfigSchema(workspaceRoot: string, app: string): P
 }
 
 /** Environment variables of every service must be known options whose values the app accepts. */
-export function checkEnvironment(name: string, service: ComposeService, schema: ConfigSchema): string[] {
+export function checkEnvironment(
+  name: string,
+  service: ComposeService,
+  schema: ConfigSchema,
+  secretValues: Readonly<Record<string, string>> = {},
+): string[] {
   const problems: string[] = [];
-  const env = service.environment ?? {};
-  for (const variable of Object.keys(env)) {
+  const env: Record<string, string> = {};
+  for (const [variable, value] of Object.entries(service.environment ?? {})) {
     if (!variable.startsWith(`${schema.prefix}_`)) problems.push(`${name}: ${variable} is not a ${schema.prefix}_* option`);
+    if (!variable.endsWith(FROM_FILE)) {
+      env[variable] = value;
+      continue;
+    }
+    // NAME_FROM_FILE: the option is NAME, its value the content of the secret the path names.
+    const secret = value.startsWith(SECRETS_DIR) ? value.slice(SECRETS_DIR.length) : undefined;
+    if (secret === undefined || !(service.secrets ?? []).includes(secret)) problems.push(`${name}: ${variable} does not name one of its secrets under ${SECRETS_DIR}`);
+    else env[variable.slice(0, -FROM_FILE.length)] = secretValues[secret] ?? '';
   }
   try {
     loadConfig(schema, env);
@@ -165,12 +188,12 @@ export function checkClusterWiring(compose: ComposeFile): string[] {
 /** The password-verifier tier must scale with --scale: no fixed name, no host ports; keys shared with the gateway. */
 export function checkVerifierScaling(compose: ComposeFile): string[] {
   const problems: string[] = [];
-  const gatewayKeys = Object.values(compose.services).find((s) => appOf(s) === 'etcd-gateway')?.environment?.GATEWAY_PASSWORD_PAYLOAD_KEYS;
+  const gatewayKeys = Object.values(compose.services).find((s) => appOf(s) === 'etcd-gateway')?.environment?.GATEWAY_PASSWORD_PAYLOAD_KEYS_FROM_FILE;
   for (const [name, service] of Object.entries(compose.services)) {
     if (appOf(service) !== 'password-verifier') continue;
     if (service.container_name !== undefined) problems.push(`${name}: container_name prevents --scale`);
     if ((service.ports ?? []).some((spec) => hostPort(spec) !== undefined)) problems.push(`${name}: a host port binding prevents --scale`);
-    if (service.environment?.VERIFIER_PAYLOAD_KEYS !== gatewayKeys) problems.push(`${name}: VERIFIER_PAYLOAD_KEYS differ from the gateway's GATEWAY_PASSWORD_PAYLOAD_KEYS`);
+    if (service.environment?.VERIFIER_PAYLOAD_KEYS_FROM_FILE !== gatewayKeys) problems.push(`${name}: VERIFIER_PAYLOAD_KEYS_FROM_FILE differs from the gateway's GATEWAY_PASSWORD_PAYLOAD_KEYS_FROM_FILE`);
   }
   return problems;
 }
@@ -190,11 +213,55 @@ export function checkTokenServiceWiring(compose: ComposeFile): string[] {
     if (service.container_name !== undefined) problems.push(`${name}: container_name prevents --scale`);
     if ((service.ports ?? []).some((spec) => hostPort(spec) !== undefined)) problems.push(`${name}: a host port binding prevents --scale`);
     if (env.TOKEN_SERVICE_NODE_ENDPOINTS !== gateway.GATEWAY_NODE_ENDPOINTS) problems.push(`${name}: TOKEN_SERVICE_NODE_ENDPOINTS differ from the gateway's GATEWAY_NODE_ENDPOINTS`);
-    if (env.TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS !== gateway.GATEWAY_PASSWORD_PAYLOAD_KEYS) problems.push(`${name}: TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS differ from the gateway's`);
+    if (env.TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS_FROM_FILE !== gateway.GATEWAY_PASSWORD_PAYLOAD_KEYS_FROM_FILE) problems.push(`${name}: TOKEN_SERVICE_PASSWORD_PAYLOAD_KEYS_FROM_FILE differs from the gateway's`);
     grpcAddresses.add(`${name}:${env.TOKEN_SERVICE_GRPC_PORT}`);
   }
   for (const endpoint of (gateway.GATEWAY_TOKEN_SERVICE_ENDPOINTS ?? '').split(',').filter((item) => item !== '')) {
     if (!grpcAddresses.has(endpoint)) problems.push(`etcd-gateway: GATEWAY_TOKEN_SERVICE_ENDPOINTS names ${endpoint}, no token-service gRPC port`);
+  }
+  return problems;
+}
+
+/** Key material only through secret files: no option that carries it is set inline, every secret used is declared with a file. */
+export function checkSecrets(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const declared = compose.secrets ?? {};
+  for (const [name, service] of Object.entries(compose.services)) {
+    for (const variable of Object.keys(service.environment ?? {})) {
+      if (SECRET_OPTION.test(variable)) problems.push(`${name}: ${variable} is set inline; give it as ${variable}${FROM_FILE} with a compose secret`);
+    }
+    for (const secret of service.secrets ?? []) {
+      if (declared[secret]?.file === undefined) problems.push(`${name}: secret ${secret} is not declared with a file under secrets:`);
+    }
+  }
+  return problems;
+}
+
+/** Every service has a health check (compose waits on them; `docker ps` shows them). */
+export function checkHealthchecks(compose: ComposeFile): string[] {
+  return Object.entries(compose.services)
+    .filter(([, service]) => (service.healthcheck?.test ?? []).length === 0)
+    .map(([name]) => `${name} has no healthcheck`);
+}
+
+/** At least two gateways with the same settings apart from their advertised URL, each on its own host port. */
+export function checkGateways(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  const gateways = Object.entries(compose.services).filter(([, service]) => appOf(service) === 'etcd-gateway');
+  if (gateways.length < 2) problems.push(`${gateways.length} etcd-gateway service(s); clients need two endpoints`);
+  const settings = (service: ComposeService): string => {
+    const { GATEWAY_ADVERTISE_CLIENT_URL: _advertised, ...rest } = service.environment ?? {};
+    return JSON.stringify(Object.entries(rest).sort());
+  };
+  for (const [name, service] of gateways.slice(1)) {
+    if (settings(service) !== settings(gateways[0]![1])) problems.push(`${name}: settings differ from ${gateways[0]![0]}'s`);
+  }
+  for (const [name, service] of gateways) {
+    const grpcPort = service.environment?.GATEWAY_GRPC_PORT;
+    const published = (service.ports ?? []).find((spec) => spec.split('/')[0]!.endsWith(`:${grpcPort}`));
+    const advertised = service.environment?.GATEWAY_ADVERTISE_CLIENT_URL ?? '';
+    if (published === undefined) problems.push(`${name}: gRPC port ${grpcPort} is not published`);
+    else if (!advertised.endsWith(`:${hostPort(published)?.split(':')[1]}`)) problems.push(`${name}: advertises ${advertised}, published as ${published}`);
   }
   return problems;
 }
@@ -205,6 +272,10 @@ export function checkDockerfile(dockerfile: string, apps: readonly string[], wor
   if ((dockerfile.match(/^FROM /gm) ?? []).length < 2) problems.push('Dockerfile is not multi-stage');
   if (!/^RUN npm ci\b/m.test(dockerfile)) problems.push('Dockerfile does not npm ci');
   if (!/^RUN npm ci --omit=dev\b/m.test(dockerfile)) problems.push('Dockerfile runtime stage does not npm ci --omit=dev');
+  if (!/^USER (?!root\b|0\b)\S+/m.test(dockerfile)) problems.push('Dockerfile does not run as a non-root user');
+  const install = dockerfile.search(/^RUN npm ci\b/m);
+  const sources = dockerfile.search(/^COPY \. /m);
+  if (install === -1 || sources === -1 || install > sources) problems.push('Dockerfile copies the sources before npm ci (every change reinstalls the dependencies)');
   const build = /nx run-many -t build --projects=([a-z,-]+)/.exec(dockerfile);
   const built = new Set(build?.[1]?.split(',') ?? []);
   for (const app of apps) {

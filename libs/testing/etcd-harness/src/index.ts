@@ -35,3 +35,5 @@ export { buildWardBundles, startWardCluster } from './ward-cluster';
 export type { WardCluster, WardClusterOptions } from './ward-cluster';
 export { checkRaceHistory, runRevokeRace } from './revoke-race';
 export type { RaceHistory, RaceWrite, RevokeKind, RevokeRaceOptions, RevokeRaceResult } from './revoke-race';
+export { TARGET_ENDPOINTS_VARIABLE, TARGET_HTTP_URLS_VARIABLE, connectExternalTarget, externalTargetConfig, startWardTarget, usesExternalTarget } from './external-target';
+export type { ExternalTargetConfig } from './external-target';

@@ -1,4 +1,5 @@
 import { resetTarget, setupAuth } from './auth-setup';
+import { waitUntil } from './wait-until';
 import { EtcdGrpcClient, type GrpcOutcome } from './grpc-client';
 import type { Target } from './target';
 
@@ -53,7 +54,7 @@ export type RevokeKind = 'user-revoke-role' | 'role-revoke-permission' | 'role-d
 export interface RevokeRaceOptions {
   readonly kind: RevokeKind;
   readonly writers?: number;
-  /** Writing time before the revoke, and after it. */
+  /** Writing time before the revoke (counted from the first acknowledged write), and after it. */
   readonly beforeMs?: number;
   readonly afterMs?: number;
 }
@@ -65,6 +66,7 @@ export interface RevokeRaceResult extends RaceHistory {
 }
 
 const PREFIX = 'race/';
+const FIRST_WRITE_LIMIT_MS = 30_000;
 const USER = { name: 'racer', password: 'racer-pw' } as const;
 const RETRYABLE = new Set(['etcdserver: revision of auth store is old', 'etcdserver: invalid auth token']);
 
@@ -109,6 +111,9 @@ export async function runRevokeRace(target: Target, options: RevokeRaceOptions):
         if (!outcome.ok && RETRYABLE.has(outcome.details)) token = undefined;
       }
     });
+    // Logins can take a while (bcrypt through the BullMQ tier, a loaded machine): the writing
+    // time before the revoke starts with the first acknowledged write.
+    await waitUntil('a first acknowledged write', () => writes.some((write) => write.result === 'ok'), FIRST_WRITE_LIMIT_MS, 10);
     await new Promise((done) => setTimeout(done, options.beforeMs ?? 1000));
     const acknowledgedBefore = writes.filter((write) => write.result === 'ok').length;
     const revoke = await revokeCall(admin, options.kind, rootToken);

@@ -20,7 +20,9 @@ import {
   runScenario,
   startEtcdCluster,
   startWardCluster,
+  startWardTarget,
   type EtcdCluster,
+  type Target,
   type WardCluster,
 } from '../src/index';
 import { writeRsaKeyFiles, type JwtKeyFiles } from './support/jwt-forgery';
@@ -47,11 +49,12 @@ const EXPECTED_TRANSCRIPT = [
   ['get after delete', { ok: null }],
 ];
 
+// With WARD_TARGET_ENDPOINTS set (`npm run test:compose`), ward here is the docker compose topology.
 describe.sequential('etcd 3.4.23 and ward, scenario by scenario', () => {
   let etcd: EtcdCluster;
-  let ward: WardCluster;
+  let ward: Target;
   beforeAll(async () => {
-    [etcd, ward] = await Promise.all([startEtcdCluster({ members: 3, bcryptCost: 4 }), startWardCluster({ nodes: 3, bcryptCost: 4 })]);
+    [etcd, ward] = await Promise.all([startEtcdCluster({ members: 3, bcryptCost: 4 }), startWardTarget({ nodes: 3, bcryptCost: 4 })]);
   });
   afterAll(async () => {
     await Promise.all([etcd?.stop(), ward?.stop()]);

@@ -27,6 +27,7 @@ import {
   setupAuth,
   startEtcdCluster,
   startWardCluster,
+  startWardTarget,
   type RevokeKind,
   type Target,
   type WardCluster,
@@ -54,7 +55,8 @@ async function stillServes(target: Target): Promise<void> {
 describe.sequential('revoke while a client writes in a loop', () => {
   const targets: { name: string; start: () => Promise<Target> }[] = [
     { name: 'etcd 3.4.23 (reference)', start: () => startEtcdCluster({ members: 3, bcryptCost: 4 }) },
-    { name: 'ward', start: () => startWardCluster({ nodes: 3, bcryptCost: 4 }) },
+    // With WARD_TARGET_ENDPOINTS set (`npm run test:compose`), the docker compose topology.
+    { name: 'ward', start: () => startWardTarget({ nodes: 3, bcryptCost: 4 }) },
   ];
   for (const { name, start } of targets) {
     describe.sequential(name, () => {
