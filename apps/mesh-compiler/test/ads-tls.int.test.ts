@@ -4,15 +4,15 @@
  * with one from another CA, or speaking plaintext never gets a response. Certificates are made by
  * openssl at test time.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { findMessageType } from '@ward/mesh/envoy-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startWardMesh, type WardMesh } from './support/ward-mesh-process';
 
-const BIN = resolve(__dirname, '..', 'bin', 'ward-mesh.mjs');
 const SAS = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
 const LDS = 'type.googleapis.com/envoy.config.listener.v3.Listener';
 const requestType = findMessageType('envoy.service.discovery.v3.DiscoveryRequest');
@@ -34,46 +34,6 @@ function makeCa(dir: string, ca: string, leaves: ReadonlyArray<{ name: string; s
   }
 }
 
-interface Started {
-  readonly child: ChildProcess;
-  readonly xdsPort: number;
-  readonly lines: Array<Record<string, unknown>>;
-}
-
-async function startWardMesh(extra: readonly string[]): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--xds', '127.0.0.1:0', ...extra], {
-    env: { ...process.env, MESH_COMPILER_HTTP_PORT: '0', MESH_COMPILER_LOG_LEVEL: 'info', MESH_COMPILER_PROCESS_METRICS: 'false' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolveStart, reject) => {
-    let xdsPort = 0;
-    const timer = setTimeout(() => reject(new Error(`ward-mesh did not start: ${stderr}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`ward-mesh exited ${code}: ${stderr}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        try {
-          const parsed = JSON.parse(line) as Record<string, unknown>;
-          lines.push(parsed);
-          if (typeof parsed['xdsPort'] === 'number') xdsPort = parsed['xdsPort'];
-          if (parsed['msg'] === 'mesh compiler listening') {
-            clearTimeout(timer);
-            resolveStart({ child, xdsPort, lines });
-          }
-        } catch {
-          // not a log line
-        }
-      }
-    });
-  });
-}
 
 /** Runs the CLI to completion (for start-up refusals). */
 function runServe(extra: readonly string[]): { status: number | null; stderr: string } {
@@ -110,7 +70,7 @@ async function subscribe(port: number, credentials: grpc.ChannelCredentials): Pr
 
 describe('ward-mesh serve --xds with --xds-tls-* (ADS over mTLS)', () => {
   let dir: string;
-  let ward: Started;
+  let ward: WardMesh;
   const pem = (name: string) => readFileSync(join(dir, name));
 
   beforeAll(async () => {

@@ -4,16 +4,15 @@
  * documents in the policy directory) through LDS, RDS, CDS and EDS, and reaches an `XdsServer`
  * workload that enforces the policy ward-mesh serves it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as XdsModuleNamespace from '@grpc/grpc-js-xds';
+import { freePort, startWardMesh, type WardMesh } from './support/ward-mesh-process';
 
-const BIN = resolve(__dirname, '..', 'bin', 'ward-mesh.mjs');
 const CLIENT_EXAMPLE = resolve(__dirname, '..', 'examples', 'proxyless-client.mjs');
 const SERVICE = '/ward.test.Echo/';
 const passthrough = (value: Buffer) => value;
@@ -22,61 +21,6 @@ const ECHO_SERVICE: grpc.ServiceDefinition = {
   Admin: { path: `${SERVICE}Admin`, requestStream: false, responseStream: false, requestSerialize: passthrough, requestDeserialize: passthrough, responseSerialize: passthrough, responseDeserialize: passthrough },
 };
 
-interface WardMesh {
-  readonly child: ChildProcess;
-  readonly xdsPort: number;
-  readonly httpPort: number;
-  readonly lines: Array<Record<string, unknown>>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function startWardMesh(policyDir: string): Promise<WardMesh> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--xds', '127.0.0.1:0', '--policies', policyDir], {
-    env: { ...process.env, MESH_COMPILER_HTTP_PORT: '0', MESH_COMPILER_LOG_LEVEL: 'info', MESH_COMPILER_PROCESS_METRICS: 'false' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolveStart, reject) => {
-    let xdsPort = 0;
-    const timer = setTimeout(() => reject(new Error(`ward-mesh did not start: ${stderr}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`ward-mesh exited ${code}: ${stderr}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        let parsed: Record<string, unknown>;
-        try {
-          parsed = JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          continue;
-        }
-        lines.push(parsed);
-        if (typeof parsed['xdsPort'] === 'number') xdsPort = parsed['xdsPort'];
-        const address = parsed['address'] as { port?: number } | undefined;
-        if (parsed['msg'] === 'mesh compiler listening' && address?.port !== undefined) {
-          clearTimeout(timer);
-          resolveStart({ child, xdsPort, httpPort: address.port, lines });
-        }
-      }
-    });
-  });
-}
 
 function bootstrapFor(xdsPort: number, id: string, namespace: string, extra: object = {}): object {
   return {
@@ -175,7 +119,7 @@ describe('ward-mesh serve --xds for proxyless gRPC clients (xds:/// targets)', (
     [portA, portB] = [await freePort(), await freePort()];
     writeFileSync(join(dir, 'policy.yaml'), DENY_ADMIN);
     writeFileSync(join(dir, 'services.yaml'), SERVICE_YAML([portA]));
-    ward = await startWardMesh(dir);
+    ward = await startWardMesh(['--policies', dir]);
     servers.push(await startWorkload(xds, ward.xdsPort, 'echo-a', 'default', { app: 'echo' }, portA));
     servers.push(await startWorkload(xds, ward.xdsPort, 'echo-b', 'default', { app: 'echo' }, portB));
   });

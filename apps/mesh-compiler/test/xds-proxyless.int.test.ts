@@ -4,78 +4,22 @@
  * clients call them over loopback. Each outcome is also compared with what the sidecar simulator
  * (`ward-mesh explain`'s engine) predicts for the same request.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { compileWorkload, simulate } from '@ward/mesh/compiler';
 import { loadResources, type AuthorizationPolicy, type PeerAuthentication } from '@ward/mesh/istio-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as XdsModuleNamespace from '@grpc/grpc-js-xds';
+import { freePort, startWardMesh, type WardMesh } from './support/ward-mesh-process';
 
-const BIN = resolve(__dirname, '..', 'bin', 'ward-mesh.mjs');
 const SERVICE = '/ward.test.Echo/';
 
 type XdsModule = typeof XdsModuleNamespace;
 
-interface WardMesh {
-  readonly child: ChildProcess;
-  readonly xdsPort: number;
-  readonly httpPort: number;
-  readonly lines: Array<Record<string, unknown>>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function startWardMesh(policyDir?: string): Promise<WardMesh> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--xds', '127.0.0.1:0', ...(policyDir === undefined ? [] : ['--policies', policyDir])], {
-    env: { ...process.env, MESH_COMPILER_HTTP_PORT: '0', MESH_COMPILER_LOG_LEVEL: 'info', MESH_COMPILER_PROCESS_METRICS: 'false' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolveStart, reject) => {
-    let xdsPort = 0;
-    const timer = setTimeout(() => reject(new Error(`ward-mesh did not start: ${stderr}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`ward-mesh exited ${code}: ${stderr}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        let parsed: Record<string, unknown>;
-        try {
-          parsed = JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          continue;
-        }
-        lines.push(parsed);
-        if (typeof parsed['xdsPort'] === 'number') xdsPort = parsed['xdsPort'];
-        const address = parsed['address'] as { port?: number } | undefined;
-        if (parsed['msg'] === 'mesh compiler listening' && address?.port !== undefined) {
-          clearTimeout(timer);
-          resolveStart({ child, xdsPort, httpPort: address.port, lines });
-        }
-      }
-    });
-  });
-}
 
 const passthrough = (value: Buffer) => value;
 const ECHO_SERVICE: grpc.ServiceDefinition = {
@@ -286,7 +230,7 @@ describe('ward-mesh serve --xds with proxyless gRPC servers', () => {
     xds.register();
     dir = mkdtempSync(join(tmpdir(), 'ward-mesh-xds-'));
     writeFileSync(join(dir, 'policy.yaml'), '');
-    ward = await startWardMesh(dir);
+    ward = await startWardMesh(['--policies', dir]);
     a = await startWorkload(xds, ward.xdsPort, 'echo-a', 'foo', { app: 'a' });
     b = await startWorkload(xds, ward.xdsPort, 'echo-b', 'foo', { app: 'b' });
   });
@@ -423,7 +367,7 @@ describe('ward-mesh serve --xds: mTLS from PeerAuthentication through xDS creden
     makeCertificates(certs, { server: 'spiffe://cluster.local/ns/sec/sa/server', good: 'spiffe://cluster.local/ns/sec/sa/good', bad: 'spiffe://cluster.local/ns/other/sa/bad' });
     makeCertificates(certs, { rogue: 'spiffe://cluster.local/ns/sec/sa/good' }, 'rogue-ca');
     writeFileSync(join(dir, 'policy.yaml'), '');
-    ward = await startWardMesh(dir);
+    ward = await startWardMesh(['--policies', dir]);
     server = await startWorkload(xds, ward.xdsPort, 'secure', 'sec', { app: 'secure' }, {
       certificate_providers: {
         default: { plugin_name: 'file_watcher', config: { certificate_file: join(certs, 'server.crt'), private_key_file: join(certs, 'server.key'), ca_certificate_file: join(certs, 'ca.crt'), refresh_interval: '600s' } },
