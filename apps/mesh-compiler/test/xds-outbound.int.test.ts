@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as XdsModuleNamespace from '@grpc/grpc-js-xds';
-import { freePort, startWardMesh, type WardMesh } from './support/ward-mesh-process';
+import { freePort, serveEchoWorkload, startWardMesh, type WardMesh } from './support/ward-mesh-process';
 
 const CLIENT_EXAMPLE = resolve(__dirname, '..', 'examples', 'proxyless-client.mjs');
 const SERVICE = '/ward.test.Echo/';
@@ -36,18 +36,7 @@ async function startWorkload(xds: typeof XdsModuleNamespace, xdsPort: number, na
   }) as { node: { metadata: Record<string, unknown> } };
   bootstrap.node.metadata['LABELS'] = labels;
   bootstrap.node.metadata['POD_PORTS'] = JSON.stringify([{ name: 'grpc', containerPort: port, protocol: 'TCP' }]);
-  const server = new xds.XdsServer({ 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap), drainGraceTimeMs: 1_000 } as never);
-  const reply = (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => callback(null, Buffer.from(`${name}:${call.getPath()}`));
-  server.addService(ECHO_SERVICE, { Echo: reply, Admin: reply });
-  await new Promise<void>((resolveBind, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} was not served a listener`)), 30_000);
-    server.bindAsync(`127.0.0.1:${port}`, new xds.XdsServerCredentials(grpc.ServerCredentials.createInsecure()), (error) => {
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolveBind();
-    });
-  });
-  return server;
+  return serveEchoWorkload(xds, ECHO_SERVICE, bootstrap, name, port);
 }
 
 /** A client of `target` with its own bootstrap (in memory: one xDS client per bootstrap). */

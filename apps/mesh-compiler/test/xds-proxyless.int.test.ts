@@ -14,7 +14,7 @@ import { loadResources, type AuthorizationPolicy, type PeerAuthentication } from
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as XdsModuleNamespace from '@grpc/grpc-js-xds';
-import { freePort, startWardMesh, type WardMesh } from './support/ward-mesh-process';
+import { freePort, serveEchoWorkload, startWardMesh, type WardMesh } from './support/ward-mesh-process';
 
 const SERVICE = '/ward.test.Echo/';
 
@@ -47,17 +47,7 @@ async function startWorkload(xds: XdsModule, xdsPort: number, name: string, name
     server_listener_resource_name_template: 'xds.istio.io/grpc/lds/inbound/%s',
     ...extraBootstrap,
   };
-  const server = new xds.XdsServer({ 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap), drainGraceTimeMs: 1_000 } as never);
-  const reply = (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => callback(null, Buffer.from(`${name}:${call.getPath()}`));
-  server.addService(ECHO_SERVICE, { Echo: reply, Admin: reply });
-  await new Promise<void>((resolveBind, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} was not served a listener`)), 30_000);
-    server.bindAsync(`127.0.0.1:${port}`, new xds.XdsServerCredentials(grpc.ServerCredentials.createInsecure()), (error) => {
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolveBind();
-    });
-  });
+  const server = await serveEchoWorkload(xds, ECHO_SERVICE, bootstrap, name, port);
   return { name, namespace, labels, port, server };
 }
 

@@ -1,6 +1,8 @@
 // The real `ward-mesh serve --xds` process for the integration tests: started on free ports,
 // its JSON log lines collected, resolved once it listens.
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as grpc from '@grpc/grpc-js';
+import type * as XdsModuleNamespace from '@grpc/grpc-js-xds';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -62,4 +64,23 @@ export async function startWardMesh(extra: readonly string[] = []): Promise<Ward
       }
     });
   });
+}
+
+/**
+ * An XdsServer workload answering Echo and Admin on `service` (each answer is `<name>:<path>`),
+ * bootstrapped with `bootstrap`; resolves once ward-mesh served it a listener.
+ */
+export async function serveEchoWorkload(xds: typeof XdsModuleNamespace, service: grpc.ServiceDefinition, bootstrap: object, name: string, port: number): Promise<XdsModuleNamespace.XdsServer> {
+  const server = new xds.XdsServer({ 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': JSON.stringify(bootstrap), drainGraceTimeMs: 1_000 } as never);
+  const reply = (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => callback(null, Buffer.from(`${name}:${call.getPath()}`));
+  server.addService(service, { Echo: reply, Admin: reply });
+  await new Promise<void>((resolveBind, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} was not served a listener`)), 30_000);
+    server.bindAsync(`127.0.0.1:${port}`, new xds.XdsServerCredentials(grpc.ServerCredentials.createInsecure()), (error) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolveBind();
+    });
+  });
+  return server;
 }
