@@ -109,6 +109,7 @@ describe('unary calls served directly off their streams', () => {
     ['a partial frame header', () => Buffer.from([0, 0])],
     ['a whole message and part of a second', () => Buffer.concat([message({ text: 'a' }), Buffer.from([0, 0, 0])])],
     ['a whole message and a partial second one', () => Buffer.concat([message({ text: 'a' }), frame(Buffer.from('{}'), 50)])],
+    ['a whole message, then a second declared above the limit', () => Buffer.concat([message({ text: 'a' }), frame(Buffer.from('{}'), 1 << 30)])],
     ['a request that does not decode', () => frame(Buffer.from('{nope'))],
     ['a request above the receive limit', () => message({ text: 'x'.repeat(4096) })],
     ['a declared length above the limit, with few bytes', () => frame(Buffer.from('{}'), 1 << 30)],
@@ -133,6 +134,26 @@ describe('unary calls served directly off their streams', () => {
     // gzip, text/plain and the unknown method went to grpc-js; every other case was served directly.
     expect(counts).toEqual({ direct: cases.length - 3, grpcJs: 3 });
     expect(grpcJs.server.callCounts()).toEqual({ direct: 0, grpcJs: cases.length });
+  });
+
+  it('a client that never half-closes: a second whole message, or an oversized one, ends the call at once (nothing more is buffered)', async () => {
+    const open = (session: ClientHttp2Session, bytes: Buffer): Promise<Record<string, unknown>> =>
+      new Promise((resolve, reject) => {
+        const stream = session.request({ ':method': 'POST', ':path': '/test.Echo/Echo', 'content-type': 'application/grpc', te: 'trailers' });
+        stream.on('response', (headers) => {
+          resolve({ ...headers });
+          stream.close();
+        });
+        stream.on('error', reject);
+        stream.write(bytes);
+      });
+    for (const bytes of [Buffer.concat([message({ text: 'a' }), message({ text: 'b' })]), Buffer.concat([message({ text: 'a' }), frame(Buffer.alloc(64), 1 << 30)])]) {
+      const [ours, theirs] = await Promise.all([open(direct.session, bytes), open(grpcJs.session, bytes)]);
+      delete ours['date'];
+      delete theirs['date'];
+      expect(ours).toEqual(theirs);
+      expect(ours['grpc-status']).toMatch(/^(8|12)$/);
+    }
   });
 
   it('a stopping server leaves new calls to grpc-js (which refuses them)', async () => {

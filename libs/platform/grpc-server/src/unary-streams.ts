@@ -176,37 +176,52 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
   let first: Buffer | undefined;
   let parts: Buffer[] | undefined;
   let received = 0;
+  /** Length the first message declared (-1 until its five header bytes arrived). */
+  let firstLength = -1;
+  /** The bytes so far in one buffer (chunks are joined only when a header straddles them). */
+  const joined = (): Buffer => {
+    if (parts !== undefined) {
+      first = Buffer.concat(parts, received);
+      parts = undefined;
+    }
+    return first!;
+  };
   stream.on('data', (chunk: Buffer) => {
     if (state !== 'open') return;
-    const before = received;
     received += chunk.length;
     if (first === undefined) first = chunk;
     else (parts ??= [first]).push(chunk);
-    // The declared length is known from the first five bytes: an oversized message is refused
-    // before it is buffered (grpc-js's StreamDecoder checks the same and answers the same).
-    if (before < FRAME_HEADER_BYTES && received >= FRAME_HEADER_BYTES) {
-      const head = parts === undefined ? first : Buffer.concat(parts);
-      const declared = head.readUInt32BE(1);
-      if (declared > limits.maxReceiveMessageBytes) {
-        first = parts = undefined;
-        fail(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${declared} vs ${limits.maxReceiveMessageBytes})`);
-      }
+    // Messages are checked as their headers arrive, as grpc-js's StreamDecoder does, so at most
+    // two messages' worth is ever buffered: an oversized message is refused before it is read,
+    // and a second whole message ends the call at once, whether or not the client half-closes.
+    if (firstLength < 0) {
+      if (received < FRAME_HEADER_BYTES) return;
+      firstLength = joined().readUInt32BE(1);
+      if (firstLength > limits.maxReceiveMessageBytes) return refuseLarger(firstLength);
+    }
+    const secondAt = FRAME_HEADER_BYTES + firstLength;
+    if (received < secondAt + FRAME_HEADER_BYTES) return;
+    const secondLength = joined().readUInt32BE(secondAt + 1);
+    if (secondLength > limits.maxReceiveMessageBytes) return refuseLarger(secondLength);
+    if (received >= secondAt + FRAME_HEADER_BYTES + secondLength) {
+      first = parts = undefined;
+      fail(Status.UNIMPLEMENTED, `Received a second request message for server streaming method ${method.path}`);
     }
   });
+  const refuseLarger = (declared: number): void => {
+    first = parts = undefined;
+    fail(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${declared} vs ${limits.maxReceiveMessageBytes})`);
+  };
   stream.on('end', () => {
     if (state !== 'open') return;
     const bytes = parts === undefined ? first : Buffer.concat(parts, received);
     first = parts = undefined;
-    // grpc-js's reading: the first whole message is the request; no whole message before the
-    // half-close, or a second whole one, is answered with its texts; a partial one after the first
-    // is never read.
-    const length = bytes !== undefined && bytes.length >= FRAME_HEADER_BYTES ? bytes.readUInt32BE(1) : -1;
+    // grpc-js's reading: the first whole message is the request (a second whole one already ended
+    // the call as it arrived); no whole message before the half-close is answered with its text;
+    // a partial one after the first is never read.
+    const length = firstLength;
     if (bytes === undefined || length < 0 || FRAME_HEADER_BYTES + length > bytes.length) {
       return fail(Status.UNIMPLEMENTED, `Received no request message for server streaming method ${method.path}`);
-    }
-    const rest = bytes.length - FRAME_HEADER_BYTES - length;
-    if (rest >= FRAME_HEADER_BYTES && rest >= FRAME_HEADER_BYTES + bytes.readUInt32BE(FRAME_HEADER_BYTES + length + 1)) {
-      return fail(Status.UNIMPLEMENTED, `Received a second request message for server streaming method ${method.path}`);
     }
     let request: unknown;
     try {
