@@ -30,6 +30,7 @@ import {
   type Target,
 } from '../src/index';
 import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth-flood';
+import { benchGatewayEnv } from './gateway-env';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
@@ -232,8 +233,7 @@ try {
     systems.push({ label: 'etcd 3.4.23', target: etcdCluster, results: new Map() });
   }
   if (TARGETS.includes('ward')) {
-    const gatewayEnv = Object.fromEntries((process.env.BENCH_GATEWAY_ENV ?? '').split(',').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
-    const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv, ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
+    const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv(), ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
     stops.push(() => wardCluster.stop());
     systems.push({ label: 'ward', target: wardCluster, results: new Map() });
   }

@@ -12,13 +12,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
+import { benchGatewayEnv } from './gateway-env';
 import { EtcdGrpcClient, httpOk, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
 const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_000);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
-/** GATEWAY_* settings for ward's gateway (A/B runs), as in etcd-vs-ward.bench.ts: `NAME=value,...`. */
-const GATEWAY_ENV = Object.fromEntries((process.env.BENCH_GATEWAY_ENV ?? '').split(',').filter((pair) => pair.includes('=')).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
 const CLIENTS = 8;
 const PUTS_PER_TXN = 128;
@@ -297,7 +296,7 @@ async function run(kind: 'etcd' | 'ward', count: number): Promise<Measured> {
   const system =
     kind === 'etcd'
       ? etcdSystem(await startEtcdCluster({ members: 3, extraArgs: ['--quota-backend-bytes', String(ETCD_QUOTA_BYTES)] }))
-      : wardSystem(await startWardCluster({ nodes: 3, gatewayEnv: GATEWAY_ENV }));
+      : wardSystem(await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv() }));
   try {
     return await measure(system, count);
   } finally {

@@ -1,0 +1,10 @@
+// BENCH_GATEWAY_ENV (`NAME=value,...`): GATEWAY_* settings the benches pass to ward's gateway,
+// for A/B runs of one setting.
+export function benchGatewayEnv(text = process.env.BENCH_GATEWAY_ENV ?? ''): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
