@@ -1,4 +1,4 @@
-export { ManagedProcess } from './managed-process';
+export { ManagedProcess, isRunning } from './managed-process';
 export type { ManagedProcessOptions } from './managed-process';
 export { eventually, httpOk, waitUntil } from './wait-until';
 export { startEtcdCluster } from './etcd-cluster';

@@ -96,3 +96,13 @@ export class ManagedProcess {
     if (this.alive) this.child.kill(signal);
   }
 }
+
+/** Whether a process with this pid exists (signal 0 probes without touching it). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKSPACE_ROOT, freePorts } from '@ward/testing/cluster';
-import { EtcdGrpcClient, runEtcdctl, waitUntil } from '../src/index';
+import { EtcdGrpcClient, isRunning, runEtcdctl, waitUntil } from '../src/index';
 
 let dataDir: string;
 let redis: ChildProcess | undefined;
@@ -25,15 +25,6 @@ function pids(): Map<string, number> {
   const found = new Map<string, number>();
   for (const match of output.matchAll(/(?:re)?started (\S+) \(pid (\d+)\)/g)) found.set(match[1]!, Number(match[2]));
   return found;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function memberHttp(index: number, path: string): Promise<Response> {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEtcdctl, waitUntil } from '../src/index';
+import { isRunning, runEtcdctl, waitUntil } from '../src/index';
 
 interface Started {
   readonly child: ChildProcess;
@@ -33,15 +33,6 @@ function launch(how: 'npm' | 'node', env: Record<string, string>): Started {
 
 function childPids(output: string): number[] {
   return [...output.matchAll(/started \S+ \(pid (\d+)\)/g)].map((match) => Number(match[1]));
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe.sequential('npm start', () => {
