@@ -100,6 +100,14 @@ export class KVStore {
     return this.space.liveKeys;
   }
 
+  /**
+   * Bytes the retained records hold, as the backend quota counts them: key + value + 256 per
+   * record (current and historical versions and tombstones until compaction drops them).
+   */
+  get retainedBytes(): number {
+    return this.space.digest.retainedBytes;
+  }
+
   /** Number of events the Watch log holds. */
   get eventCount(): number {
     return this.space.history.size;

@@ -212,9 +212,12 @@ function checkSequence(steps: Step[], maxEvents: number): void {
       const bytes = store.snapshot();
       const hash = store.hash();
       const digest = store.digest();
+      const retainedBytes = store.retainedBytes;
       store = KVStore.restore(bytes, options);
       expect(store.hash()).toBe(hash);
       expect(store.digest()).toBe(digest);
+      // The incremental tally equals the one a restore recounts from scratch.
+      expect(store.retainedBytes).toBe(retainedBytes);
       expect(store.snapshot()).toEqual(bytes);
       continue;
     }

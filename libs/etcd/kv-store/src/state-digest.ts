@@ -103,21 +103,42 @@ export function recordDigest(key: ByteString, record: KeyRecord): [number, numbe
   return [fmix(recordHasher.a), fmix(recordHasher.b)];
 }
 
-/** The running sums. */
+/**
+ * What one retained record counts towards the store's size: its key and value bytes and etcd's
+ * per-revision overhead (etcd's quota charges a put `kvOverhead` (256) + key + value bytes).
+ */
+export const RECORD_OVERHEAD_BYTES = 256;
+
+export function recordSizeBytes(key: ByteString, record: KeyRecord): number {
+  return RECORD_OVERHEAD_BYTES + key.length + (record.value === null ? 0 : record.value.length);
+}
+
+/**
+ * The running sums, and the size of the records they cover (`retainedBytes`: the measure the
+ * backend quota compares; compaction lowers it at once, no defragmentation needed).
+ */
 export class StateDigest {
   private laneA = 0;
   private laneB = 0;
+  private bytes = 0;
+
+  /** The summed `recordSizeBytes` of every retained record. */
+  get retainedBytes(): number {
+    return this.bytes;
+  }
 
   add(key: ByteString, record: KeyRecord): void {
     hashRecord(key, record);
     this.laneA = (this.laneA + fmix(recordHasher.a)) >>> 0;
     this.laneB = (this.laneB + fmix(recordHasher.b)) >>> 0;
+    this.bytes += recordSizeBytes(key, record);
   }
 
   remove(key: ByteString, record: KeyRecord): void {
     hashRecord(key, record);
     this.laneA = (this.laneA - fmix(recordHasher.a)) >>> 0;
     this.laneB = (this.laneB - fmix(recordHasher.b)) >>> 0;
+    this.bytes -= recordSizeBytes(key, record);
   }
 
   /** Subtracts every record of a chain from `first` down (records compaction drops). */
