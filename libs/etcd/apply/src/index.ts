@@ -30,3 +30,4 @@ export {
 } from './request';
 export type { ApplyHeader, ApplyResponse, ApplyResult } from './response';
 export { authWireError, toWireError } from './wire-error-map';
+export { LEASE_GRANT_COST_BYTES, PUT_OVERHEAD_BYTES, quotaCostBytes } from './quota';
