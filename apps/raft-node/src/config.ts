@@ -42,6 +42,12 @@ export const RAFT_NODE_CONFIG = defineConfig({
     snapshotCatchUpEntriesCount: int({ default: 5_000, min: 0, max: 10_000_000, why: 'Entries kept behind a snapshot so lagging followers catch up without one.' }),
     snapshotCatchUpBytes: int({ default: 64 * MIB, min: 0, max: 16 * 1024 * MIB, why: 'Also at most this many bytes of entries kept behind a snapshot (whichever of the two keeps fewer).' }),
     maxRequestBytes: int({ default: 1.5 * MIB, min: 1024, max: 64 * MIB, why: "Largest proposal (etcd --max-request-bytes); larger ones get 'request is too large'." }),
+    quotaBackendBytes: int({
+      default: 0,
+      min: -1,
+      max: 64 * 1024 * MIB,
+      why: "etcd's --quota-backend-bytes: a Put, Txn or LeaseGrant that would take the store's retained records (key + value + 256 bytes per version, until compaction drops it) to this size is refused with 'etcdserver: mvcc: database space exceeded'. 0: etcd's 2 GiB, or a quarter of the process's heap limit when that is smaller (raise the heap with node --max-old-space-size); -1: no quota.",
+    }),
     maxPendingProposalsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: "Proposals waiting for apply; beyond it callers get 'too many requests'." }),
     maxPendingReadsCount: int({ default: 100_000, min: 1, max: 10_000_000, why: 'Linearizable reads waiting for their read index or apply.' }),
     defaultRequestTimeoutMs: int({ default: 5_000, min: 1, max: 600_000, why: 'Wait for apply or a read index when the caller gives no timeout.' }),
@@ -109,6 +115,8 @@ export interface RaftNodeConfig {
   readonly snapshotCatchUpEntriesCount: number;
   readonly snapshotCatchUpBytes: number;
   readonly maxRequestBytes: number;
+  /** RAFT_NODE_QUOTA_BACKEND_BYTES as given (0: the default, -1: none); see effectiveQuotaBytes. */
+  readonly quotaBackendBytes: number;
   readonly maxPendingProposalsCount: number;
   readonly maxPendingReadsCount: number;
   readonly defaultRequestTimeoutMs: number;

@@ -1,4 +1,5 @@
 // One running member: the parts wired together, the driver's hooks, housekeeping and shutdown.
+import { getHeapStatistics } from 'node:v8';
 import { credentials as grpcCredentials, type ChannelCredentials } from '@grpc/grpc-js';
 import type { NodeMemberListResponse__Output, NodeStatusResponse__Output } from '@ward/etcd/proto';
 import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
@@ -19,6 +20,7 @@ import { Lessor, minLeaseTtlSeconds } from './lessor';
 import { formatMemberId } from './members';
 import { createNodeMetrics, type NodeMetrics } from './node-metrics';
 import { ProposalWaiters } from './proposals';
+import { BackendQuota, effectiveQuotaBytes } from './backend-quota';
 import { RaftDriver } from './raft-driver';
 import { ReadIndexBatcher } from './read-index';
 import { RequestIdGenerator } from './request-ids';
@@ -54,6 +56,7 @@ export class Member implements NodeCore {
   readonly driver: RaftDriver;
   readonly stateMachine: StateMachine;
   readonly proposals: ProposalWaiters;
+  readonly quota: BackendQuota;
   readonly membershipChanges = new ChangeWaiters();
   readonly reads: ReadIndexBatcher;
   readonly applied: AppliedWaiters;
@@ -99,6 +102,7 @@ export class Member implements NodeCore {
     this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
     this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
+    this.quota = new BackendQuota(effectiveQuotaBytes(config.quotaBackendBytes, getHeapStatistics().heap_size_limit), () => this.stateMachine.applier.keySpaceView.retainedBytes);
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: config.maxSimpleTokensCount, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
     this.ids = new RequestIdGenerator(config.memberId, clock.nowMs());
@@ -338,6 +342,7 @@ export class Member implements NodeCore {
     this.expireIdleTokens();
     this.metrics.watch(this.watches.streamCount, this.watches.watcherCount);
     this.metrics.progress(this.stateMachine.appliedIndex, this.node.basicStatus().commit);
+    this.metrics.store(this.stateMachine.applier.keySpaceView.retainedBytes, this.quota.limitBytes);
   }
 
   /**

@@ -13,6 +13,8 @@ export interface NodeMetrics {
   snapshot(bytes: number, seconds: number): void;
   watch(streams: number, watchers: number): void;
   undecodableEntry(): void;
+  /** The store's size as the backend quota measures it, and the quota (0: none). */
+  store(retainedBytes: number, quotaBytes: number | undefined): void;
 }
 
 export function createNodeMetrics(metrics: Metrics): NodeMetrics {
@@ -32,6 +34,8 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
   const watchStreams = metrics.gauge({ name: 'watch_streams', help: 'Open Watch streams.' });
   const watchers = metrics.gauge({ name: 'watchers', help: 'Watchers over all streams.' });
   const undecodable = metrics.counter({ name: 'undecodable_entries_total', help: 'Committed entries that did not decode (skipped).' });
+  const retained = metrics.gauge({ name: 'store_retained_bytes', help: 'Size of the retained records as the backend quota counts them (key + value + 256 per version).' });
+  const quota = metrics.gauge({ name: 'quota_backend_bytes', help: 'The backend quota in force (0: none).' });
   return {
     proposal(outcome, seconds) {
       proposals.inc({ outcome });
@@ -62,6 +66,10 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
     },
     undecodableEntry() {
       undecodable.inc();
+    },
+    store(retainedBytes, quotaBytes) {
+      retained.set(retainedBytes);
+      quota.set(quotaBytes ?? 0);
     },
   };
 }

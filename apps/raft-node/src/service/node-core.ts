@@ -1,6 +1,7 @@
 import type { ResponseContext } from '@ward/etcd/api-mapping';
 import type { Clock } from '@ward/shared/clock';
 import type { AppliedWaiters } from '../applied-waiters';
+import type { BackendQuota } from '../backend-quota';
 import type { RaftNodeConfig } from '../config';
 import type { Lessor } from '../lessor';
 import type { MemberSpec } from '../members';
@@ -21,6 +22,8 @@ export interface NodeCore {
   readonly driver: RaftDriver;
   readonly stateMachine: StateMachine;
   readonly proposals: ProposalWaiters;
+  /** etcd's backend quota, checked before a request is proposed. */
+  readonly quota: BackendQuota;
   readonly reads: ReadIndexBatcher;
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;

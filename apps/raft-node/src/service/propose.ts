@@ -1,7 +1,7 @@
 // Propose: append a gateway's request to the log and answer once this member applied it.
 import { status } from '@grpc/grpc-js';
 import { encodeApplyResponse } from '@ward/etcd/api-mapping';
-import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
+import { encodeApplyRequest, quotaCostBytes, type ApplyOperation, type ApplyRequest } from '@ward/etcd/apply';
 import type { NodeResponse, ProposeRequest__Output } from '@ward/etcd/proto';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { ProposalDroppedError } from '@ward/raft/core';
@@ -37,6 +37,23 @@ export async function propose(core: NodeCore, request: ProposeRequest__Output): 
   }
   if (!core.driver.isLeader) return done('not_leader', notLeaderAnswer(core));
   if (!core.proposals.hasRoom()) return done('too_many', wireErrorAnswer('TooManyRequests'));
+  const cost = quotaCostBytes(decoded.operation);
+  if (cost === undefined) return proposeReserved(core, decoded, request, done);
+  if (!core.quota.reserve(cost)) return done('refused', wireErrorAnswer('NoSpace'));
+  try {
+    return await proposeReserved(core, decoded, request, done);
+  } finally {
+    core.quota.release(cost);
+  }
+}
+
+/** Proposes an admitted request and waits for its outcome. */
+async function proposeReserved(
+  core: NodeCore,
+  decoded: ApplyRequest,
+  request: ProposeRequest__Output,
+  done: (outcome: ProposalOutcomeLabel, answer: NodeResponse) => NodeResponse,
+): Promise<NodeResponse> {
   // The member stamps its own request id: unique per proposal whoever sent it.
   const id = core.ids.next();
   const entry = encodeApplyRequest({ header: { ...decoded.header, id }, operation: leaderOperation(core, decoded.operation) }, { maxEntryBytes: maxEntryBytesOf(core.config) });

@@ -1,0 +1,54 @@
+// etcd's backend quota (--quota-backend-bytes), checked where etcd checks it: by the member a
+// request reaches, before it is proposed. A Put, Txn or LeaseGrant whose cost would take the store
+// to the quota is refused with `etcdserver: mvcc: database space exceeded`; deletes and
+// compaction are never refused, and free space at once (the measure is the retained records, see
+// KVStore.retainedBytes). Proposals still on their way to apply count too, so a burst cannot
+// overshoot the quota by more than one request.
+
+/** etcd's default quota (DefaultQuotaBytes). */
+export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
+/** The default never exceeds this share of the V8 heap limit: the store lives in the heap. */
+export const DEFAULT_QUOTA_HEAP_SHARE = 0.25;
+
+/**
+ * The quota in force: `configured` > 0 as given, -1 none, 0 the default (etcd's 2 GiB, or a
+ * quarter of the heap limit when that is smaller).
+ */
+export function effectiveQuotaBytes(configured: number, heapLimitBytes: number): number | undefined {
+  if (configured < 0) return undefined;
+  if (configured > 0) return configured;
+  return Math.min(DEFAULT_QUOTA_BYTES, Math.floor(heapLimitBytes * DEFAULT_QUOTA_HEAP_SHARE));
+}
+
+export class BackendQuota {
+  private pendingBytes = 0;
+
+  /** `limitBytes` undefined: no quota. `retainedBytes` reads the store's size now. */
+  constructor(
+    readonly limitBytes: number | undefined,
+    private readonly retainedBytes: () => number,
+  ) {
+    if (limitBytes !== undefined && (!Number.isSafeInteger(limitBytes) || limitBytes < 1)) throw new TypeError(`BackendQuota: the limit must be a positive integer, got ${limitBytes}`);
+  }
+
+  /** Bytes reserved by proposals not applied yet. */
+  get pending(): number {
+    return this.pendingBytes;
+  }
+
+  /**
+   * Reserves `costBytes` for a proposal; false when the store, the pending proposals and this one
+   * would reach the quota (etcd admits a request while size + cost < quota).
+   */
+  reserve(costBytes: number): boolean {
+    if (this.limitBytes === undefined) return true;
+    if (this.retainedBytes() + this.pendingBytes + costBytes >= this.limitBytes) return false;
+    this.pendingBytes += costBytes;
+    return true;
+  }
+
+  /** The proposal holding `costBytes` settled (applied, refused, timed out or never sent). */
+  release(costBytes: number): void {
+    this.pendingBytes = Math.max(0, this.pendingBytes - costBytes);
+  }
+}
