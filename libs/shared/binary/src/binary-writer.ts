@@ -14,6 +14,13 @@ const INT64_MAX = (1n << 63n) - 1n;
 const TWO_POW_32 = 0x1_0000_0000;
 /** The most one write reserves at once (a 64-bit varint); a sink's chunk must hold it. */
 const LARGEST_RESERVATION = 10;
+/**
+ * Where a bigint's 8 bytes are laid out before being copied into a writer's buffer. Writers store
+ * fixed-width numbers byte by byte and keep no DataView of their own: making one per writer costs
+ * about as much as encoding a short message.
+ */
+const SCRATCH = new Uint8Array(8);
+const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
 
 /** Thrown when a writer would pass its byte limit: the value is too large for the format. */
 export class BinaryLimitError extends RangeError {
@@ -57,8 +64,6 @@ export class BinaryWriter {
   /** Bytes already handed to the sink. */
   private flushedBytes = 0;
   private readonly sink: BinarySink | undefined;
-  /** For the 64-bit fixed-width writes; made on first use, and again after the buffer grows. */
-  private view: DataView | undefined;
   readonly maxBytes: number;
 
   constructor(options: BinaryWriterOptions = {}) {
@@ -76,8 +81,12 @@ export class BinaryWriter {
     return this.flushedBytes + this.lengthBytes;
   }
 
+  /** Room for `extraBytes` more; small, so every write inlines it (growing is out of line). */
   private reserve(extraBytes: number): void {
-    if (this.lengthBytes + extraBytes <= this.buffer.length) return;
+    if (this.lengthBytes + extraBytes > this.buffer.length) this.makeRoom(extraBytes);
+  }
+
+  private makeRoom(extraBytes: number): void {
     if (this.sink !== undefined) {
       this.flush();
       return;
@@ -89,7 +98,6 @@ export class BinaryWriter {
     const grown = new Uint8Array(Math.min(capacity, this.maxBytes));
     grown.set(this.buffer.subarray(0, this.lengthBytes));
     this.buffer = grown;
-    this.view = undefined;
   }
 
   uint8(value: number): this {
@@ -150,8 +158,13 @@ export class BinaryWriter {
   uint32le(value: number): this {
     if (value >>> 0 !== value) throw new TypeError(`uint32 out of range: ${value}`);
     this.reserve(4);
-    this.dataView().setUint32(this.lengthBytes, value, true);
-    this.lengthBytes += 4;
+    const buffer = this.buffer;
+    const at = this.lengthBytes;
+    buffer[at] = value;
+    buffer[at + 1] = value >>> 8;
+    buffer[at + 2] = value >>> 16;
+    buffer[at + 3] = value >>> 24;
+    this.lengthBytes = at + 4;
     return this;
   }
 
@@ -159,10 +172,19 @@ export class BinaryWriter {
   uint64le(value: number): this {
     if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`uint64 needs a non-negative safe integer: ${value}`);
     this.reserve(8);
-    const view = this.dataView();
-    view.setUint32(this.lengthBytes, value >>> 0, true);
-    view.setUint32(this.lengthBytes + 4, (value - (value >>> 0)) / TWO_POW_32, true);
-    this.lengthBytes += 8;
+    const low = value >>> 0;
+    const high = (value - low) / TWO_POW_32;
+    const buffer = this.buffer;
+    const at = this.lengthBytes;
+    buffer[at] = low;
+    buffer[at + 1] = low >>> 8;
+    buffer[at + 2] = low >>> 16;
+    buffer[at + 3] = low >>> 24;
+    buffer[at + 4] = high;
+    buffer[at + 5] = high >>> 8;
+    buffer[at + 6] = high >>> 16;
+    buffer[at + 7] = high >>> 24;
+    this.lengthBytes = at + 8;
     return this;
   }
 
@@ -184,22 +206,32 @@ export class BinaryWriter {
   biguint64le(value: bigint): this {
     if (value < 0n || value > UINT64_MAX) throw new TypeError(`uint64 out of range: ${value}`);
     this.reserve(8);
-    this.dataView().setBigUint64(this.lengthBytes, value, true);
-    this.lengthBytes += 8;
-    return this;
+    SCRATCH_VIEW.setBigUint64(0, value, true);
+    return this.copyScratch8();
   }
 
   /** A bigint in [-2^63, 2^63) as a fixed-width two's-complement 64-bit integer, little-endian. */
   bigint64le(value: bigint): this {
     if (value < INT64_MIN || value > INT64_MAX) throw new TypeError(`int64 out of range: ${value}`);
     this.reserve(8);
-    this.dataView().setBigInt64(this.lengthBytes, value, true);
-    this.lengthBytes += 8;
-    return this;
+    SCRATCH_VIEW.setBigInt64(0, value, true);
+    return this.copyScratch8();
   }
 
-  private dataView(): DataView {
-    return (this.view ??= new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength));
+  /** Appends the 8 bytes just laid out in SCRATCH (room already reserved: a flush cannot intervene). */
+  private copyScratch8(): this {
+    const buffer = this.buffer;
+    const at = this.lengthBytes;
+    buffer[at] = SCRATCH[0]!;
+    buffer[at + 1] = SCRATCH[1]!;
+    buffer[at + 2] = SCRATCH[2]!;
+    buffer[at + 3] = SCRATCH[3]!;
+    buffer[at + 4] = SCRATCH[4]!;
+    buffer[at + 5] = SCRATCH[5]!;
+    buffer[at + 6] = SCRATCH[6]!;
+    buffer[at + 7] = SCRATCH[7]!;
+    this.lengthBytes = at + 8;
+    return this;
   }
 
   /** Raw bytes with no length prefix (fixed-size fields such as a magic number). */

@@ -242,6 +242,27 @@ describe('streaming to a sink', () => {
     );
   });
 
+  it('keeps a 64-bit bigint intact when the flush it causes runs a sink that writes bigints itself', () => {
+    const sink = new CollectingSink();
+    const nested = new BinaryWriter();
+    let writes = 0;
+    const streaming = new BinaryWriter({
+      initialCapacityBytes: 10,
+      sink: {
+        write: (c) => {
+          writes++;
+          nested.biguint64le(0xffff_ffff_ffff_ffffn).bigint64le(-1n);
+          sink.write(c);
+        },
+      },
+    });
+    streaming.uint32le(1).biguint64le(0x0102030405060708n).bigint64le(-0x0102030405060708n).flush();
+    const expected = new BinaryWriter().uint32le(1).biguint64le(0x0102030405060708n).bigint64le(-0x0102030405060708n).finish();
+    expect(sink.bytes()).toEqual(expected);
+    expect(writes).toBe(3); // two flushes in the middle of a bigint's reservation, and the last
+    expect(nested.finish()).toEqual(new Uint8Array(16 * writes).fill(0xff));
+  });
+
   it('hands out an exactly filled buffer without a copy, and never writes into it again', () => {
     const writer = new BinaryWriter({ initialCapacityBytes: 4 });
     const full = writer.uint32le(7).finish();

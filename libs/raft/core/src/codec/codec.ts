@@ -138,7 +138,8 @@ export function encodeSnapshot(s: Snapshot): Uint8Array {
 /** Exact encoded size of a message. */
 export function messageSizeBytes(m: Message): number {
   let size = MESSAGE_HEADER_BYTES + 4 + m.context.length + 4;
-  for (const e of m.entries) size += ENTRY_HEADER_BYTES + e.data.length;
+  const entries = m.entries;
+  for (let i = 0; i < entries.length; i++) size += ENTRY_HEADER_BYTES + entries[i]!.data.length;
   if (m.snapshot !== undefined) size += snapshotSize(m.snapshot);
   return size;
 }
@@ -160,7 +161,9 @@ export function encodeMessage(m: Message): Uint8Array {
   w.uint8((m.reject ? FLAG_REJECT : 0) | (m.snapshot !== undefined ? FLAG_SNAPSHOT : 0));
   writeBytesField(w, m.context);
   w.uint32le(m.entries.length);
-  for (const e of m.entries) writeEntry(w, e);
+  // Indexed loops here and in messageSizeBytes: measurably cheaper than for-of for many entries.
+  const entries = m.entries;
+  for (let i = 0; i < entries.length; i++) writeEntry(w, entries[i]!);
   if (m.snapshot !== undefined) {
     writeSnapshotMetadata(w, m.snapshot.metadata);
     writeBytesField(w, m.snapshot.data);
