@@ -67,10 +67,13 @@ export class ReplicaReads implements EntryTransport {
       }
     }
     if (signal?.aborted) throw wireError('Canceled');
+    const appliedBefore = replica.appliedIndex;
     const waited = await replica.waitApplied(target, this.options.catchUpWaitMs);
     if (waited !== 'reached') {
-      // Lagging (or its feed stalled): follow again rather than make every read wait.
-      if (waited === 'timeout') replica.resync('did not reach a read index in time');
+      // Its feed stalled (nothing applied during the wait): follow again. A replica that is only
+      // behind keeps its feed: a new one starts from a snapshot of the whole state, which costs
+      // the member that sends it far more than the entries the replica is still working through.
+      if (waited === 'timeout' && replica.appliedIndex === appliedBefore) replica.resync('applied nothing while a read waited');
       return this.fallback(entry, serializable, signal);
     }
     if (signal?.aborted) throw wireError('Canceled');
