@@ -21,7 +21,7 @@ class FakeStream extends EventEmitter {
 
 const tick = (ms = 5): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A replica synced at index 4, reads through it with a read index of 10 and a 40 ms catch-up wait. */
+/** A replica synced at index 4, reads through it with a read index of 10 and a 300 ms catch-up wait. */
 async function setup(): Promise<{ stream: FakeStream; replica: ReadReplica; reads: ReplicaReads; fallbacks: () => number }> {
   const stream = new FakeStream();
   const replica = new ReadReplica({
@@ -50,7 +50,7 @@ async function setup(): Promise<{ stream: FakeStream; replica: ReadReplica; read
     },
     replica,
     maxEntryBytes: 1 << 20,
-    catchUpWaitMs: 40,
+    catchUpWaitMs: 300,
     maxWaitingReads: 10,
   });
   return { stream, replica, reads, fallbacks: () => fallbacks };
@@ -67,6 +67,29 @@ describe('ReplicaReads', () => {
     expect(replica.resyncCount).toBe(0);
     expect(replica.ready).toBe(true);
     expect(replica.appliedIndex).toBe(6);
+    // Until it reaches index 10, reads go to the members at once: this one finds it still at 6.
+    const next = reads.read(rangeEntry, false);
+    expect(replica.appliedIndex).toBe(6);
+    expect((await next).toString()).toBe('from the members');
+    expect(fallbacks()).toBe(2);
+    // Once there, it answers again.
+    stream.send({ applied_index: '10', entries: [entry(7, put('c')), entry(10, put('d'))] });
+    const local = await reads.read(rangeEntry, false);
+    expect(local.toString()).not.toBe('from the members');
+    expect(fallbacks()).toBe(2);
+    expect(replica.resyncCount).toBe(0);
+  });
+
+  it('follows again when a replica behind a read index applies nothing for catchUpWaitMs', async () => {
+    const { stream, replica, reads } = await setup();
+    const answer = reads.read(rangeEntry, false);
+    await tick();
+    stream.send({ applied_index: '6', entries: [entry(5, put('a')), entry(6, put('b'))] });
+    await answer;
+    expect(replica.resyncCount).toBe(0);
+    await tick(350);
+    await reads.read(rangeEntry, false);
+    expect(replica.resyncCount).toBe(1);
   });
 
   it('follows again when the replica applied nothing while a read waited (its feed stalled)', async () => {
