@@ -37,9 +37,19 @@ export interface ReplicaReadCounts {
   fallback: number;
 }
 
+/** A replica that missed a read's index while applying: reads skip it until it gets there. */
+interface Behind {
+  /** The read index it missed. */
+  readonly index: number;
+  /** Its applied index when last checked, and when that was (performance.now ms). */
+  readonly applied: number;
+  readonly checkedAtMs: number;
+}
+
 export class ReplicaReads implements EntryTransport {
   readonly counts: ReplicaReadCounts = { local: 0, fallback: 0 };
   private readonly rounds: ReadIndexRounds;
+  private behind: Behind | undefined;
 
   constructor(private readonly options: ReplicaReadsOptions) {
     this.rounds = new ReadIndexRounds({
@@ -55,7 +65,7 @@ export class ReplicaReads implements EntryTransport {
 
   async read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
     const { replica, cluster } = this.options;
-    if (!replica.ready) return this.fallback(entry, serializable, signal);
+    if (!replica.ready || this.stillBehind()) return this.fallback(entry, serializable, signal);
     let target: number;
     if (serializable) {
       target = cluster.highestAppliedIndex;
@@ -67,10 +77,17 @@ export class ReplicaReads implements EntryTransport {
       }
     }
     if (signal?.aborted) throw wireError('Canceled');
+    const appliedBefore = replica.appliedIndex;
     const waited = await replica.waitApplied(target, this.options.catchUpWaitMs);
     if (waited !== 'reached') {
-      // Lagging (or its feed stalled): follow again rather than make every read wait.
-      if (waited === 'timeout') replica.resync('did not reach a read index in time');
+      // Its feed stalled (nothing applied during the wait): follow again. A replica that is only
+      // behind keeps its feed: a new one starts from a snapshot of the whole state, which costs
+      // the member that sends it far more than the entries the replica is still working through.
+      // Until it reaches the index it missed, reads go to the members without waiting for it.
+      if (waited === 'timeout') {
+        if (replica.appliedIndex === appliedBefore) replica.resync('applied nothing while a read waited');
+        else this.behind = { index: target, applied: replica.appliedIndex, checkedAtMs: performance.now() };
+      }
       return this.fallback(entry, serializable, signal);
     }
     if (signal?.aborted) throw wireError('Canceled');
@@ -79,6 +96,30 @@ export class ReplicaReads implements EntryTransport {
     // replica has not applied yet): the members know the caller's current rights.
     if (request.header.authRevision > replica.authRevision) return this.fallback(entry, serializable, signal);
     return this.local(request) ?? this.fallback(entry, serializable, signal);
+  }
+
+  /**
+   * True while the replica is still short of the index a read missed. Checked at most every
+   * catchUpWaitMs: a replica that applied nothing since the last check has a stalled feed and
+   * follows again.
+   */
+  private stillBehind(): boolean {
+    const behind = this.behind;
+    if (behind === undefined) return false;
+    const { replica, catchUpWaitMs } = this.options;
+    if (replica.appliedIndex >= behind.index) {
+      this.behind = undefined;
+      return false;
+    }
+    const now = performance.now();
+    if (now - behind.checkedAtMs < catchUpWaitMs) return true;
+    if (replica.appliedIndex === behind.applied) {
+      this.behind = undefined;
+      replica.resync('applied nothing while behind a read index');
+      return true;
+    }
+    this.behind = { index: behind.index, applied: replica.appliedIndex, checkedAtMs: now };
+    return true;
   }
 
   /** The answer from the replica's state, as a member would give it; undefined when it cannot. */

@@ -7,18 +7,30 @@ import type { AppliedRequest } from '../state-machine';
 import { FollowFeeds } from './follow';
 import type { NodeCore } from './node-core';
 
+/** A Follow stream whose writes are taken only when the test says so (`take`). */
 class FakeCall extends EventEmitter {
   readonly written: FollowMessage[] = [];
+  private untaken: (() => void)[] = [];
   writableLength = 0;
-  write(message: FollowMessage): boolean {
+  write(message: FollowMessage, taken: () => void): boolean {
     this.written.push(message);
+    this.untaken.push(taken);
     return true;
+  }
+
+  /** The stream sends everything written so far, and what that lets the feed write next. */
+  take(): void {
+    while (this.untaken.length > 0) {
+      const callbacks = this.untaken;
+      this.untaken = [];
+      for (const callback of callbacks) callback();
+    }
   }
 }
 
-function fakeCore(appliedIndex: number): NodeCore {
+function fakeCore(appliedIndex: number, applier: Pick<Applier, 'snapshot'> = Applier.create()): NodeCore {
   return {
-    stateMachine: { applier: Applier.create(), appliedIndex },
+    stateMachine: { applier, appliedIndex },
     config: { clusterId: 9n, memberId: 4n, maxTxnOpsCount: 128, eventHistoryEventsCount: 1000, maxSimpleTokensCount: 100, maxSimpleTokensPerUserCount: 10 },
     driver: { currentTerm: 2 },
   } as unknown as NodeCore;
@@ -35,6 +47,7 @@ describe('FollowFeeds', () => {
     const core = fakeCore(5);
     const call = new FakeCall();
     void f.serve(core, call as never);
+    call.take();
     const chunks = call.written.filter((m) => m.snapshot);
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((m) => m.snapshot!.index === 5)).toBe(true);
@@ -57,15 +70,51 @@ describe('FollowFeeds', () => {
     void f.serve(core, other as never);
     await expect(f.serve(core, new FakeCall() as never)).rejects.toThrow('too many requests');
     expect(f.followerCount).toBe(2);
-    slow.emit('drain');
+    slow.take();
+    other.take();
     for (let i = 2; i < 40; i++) {
       f.applied(core, [applied(i, 40)], i);
-      // This one takes what it is sent ('drain' resets its count); the slow one never does.
-      other.emit('drain');
+      // This one takes what it is sent; the slow one never does.
+      other.take();
     }
     await expect(served).rejects.toThrow('fell too far behind');
     expect(f.followerCount).toBe(1);
     expect(other.written.at(-1)!.applied_index).toBe(39);
+  });
+
+  it('sends a snapshot larger than the lag bound at the stream\'s pace, with the batches applied meanwhile behind it', () => {
+    // The state's snapshot alone is larger than maxBufferedBytes: it must still get through.
+    const state = Uint8Array.from({ length: 4000 }, (_, i) => (i * 31) & 0xff);
+    const core = fakeCore(7, { snapshot: () => state });
+    const f = feeds({ maxBufferedBytes: 1000, chunkBytes: 64 });
+    const call = new FakeCall();
+    void f.serve(core, call as never);
+    // A few chunks in flight, not the whole snapshot at once.
+    expect(call.written.length).toBeGreaterThan(0);
+    expect(call.written.length).toBeLessThan(state.length / 64 / 4);
+    f.applied(core, [applied(8)], 8);
+    f.applied(core, [applied(9)], 9);
+    expect(call.written.every((m) => m.snapshot)).toBe(true);
+    call.take();
+    expect(f.followerCount).toBe(1);
+    const chunks = call.written.filter((m) => m.snapshot);
+    expect(Buffer.concat(chunks.map((m) => m.snapshot!.chunk as Buffer))).toEqual(Buffer.from(state));
+    expect(chunks.at(-1)!.snapshot!.last).toBe(true);
+    // Then the held batches, in order, after the last chunk.
+    const rest = call.written.slice(chunks.length);
+    expect(rest.map((m) => m.applied_index)).toEqual([8, 9]);
+    f.applied(core, [applied(10)], 10);
+    expect(call.written.at(-1)!.applied_index).toBe(10);
+  });
+
+  it('drops a follower whose snapshot is not taken while too many batches wait behind it', async () => {
+    const f = feeds({ maxBufferedBytes: 500, chunkBytes: 8 });
+    const core = fakeCore(1);
+    const stuck = new FakeCall();
+    const served = f.serve(core, stuck as never);
+    for (let i = 2; i < 20; i++) f.applied(core, [applied(i, 40)], i);
+    await expect(served).rejects.toThrow('fell too far behind');
+    expect(f.followerCount).toBe(0);
   });
 
   it('ends every stream when the state is replaced, and forgets a follower that went away', async () => {

@@ -4,9 +4,13 @@
 // this member applied (entries it could not decode are not sent), with the same limits, so the
 // replica's state at index i is this member's state at index i.
 //
+// The snapshot goes out a few chunks at a time, the next when the stream has taken the previous
+// (a state of any size passes, at the reader's pace); batches applied meanwhile wait behind it.
+//
 // Bounds: at most `maxFollowers` streams; a follower whose stream holds more than
-// `maxBufferedBytes` (or `maxBufferedMessages`) unsent loses it and starts again from a new
-// snapshot. Installing a snapshot from the leader ends every stream the same way.
+// `maxBufferedBytes` (or `maxBufferedMessages`) of batches unsent (written and not yet taken by
+// the stream, or waiting behind its snapshot) loses it and starts again from a new snapshot.
+// Installing a snapshot from the leader ends every stream the same way.
 import { status as GrpcStatus, type ServerWritableStream } from '@grpc/grpc-js';
 import type { FollowMessage, FollowRequest__Output } from '@ward/etcd/proto';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
@@ -36,11 +40,31 @@ export const DEFAULT_FOLLOW_FEEDS: Omit<FollowFeedsOptions, 'logger'> = Object.f
 /** Per-message framing allowance on top of the entries' bytes. */
 const MESSAGE_OVERHEAD_BYTES = 64;
 const ENTRY_OVERHEAD_BYTES = 16;
+/** Snapshot chunks a stream may hold unsent; the next goes when it has taken one. */
+const SNAPSHOT_CHUNKS_IN_FLIGHT = 4;
+
+interface Message {
+  readonly message: FollowMessage;
+  readonly bytes: number;
+}
+
+/** The part of a follower's snapshot not yet written to its stream. */
+interface SnapshotInFlight {
+  readonly data: Buffer;
+  offset: number;
+  readonly index: number;
+  readonly limits: NonNullable<FollowMessage['snapshot']>['limits'];
+  /** Apply batches that came after the snapshot's index, in order, sent once it is out. */
+  readonly held: Message[];
+  heldBytes: number;
+}
 
 interface Follower {
   readonly call: FollowCall;
-  /** Bytes written since the stream last drained. */
-  bufferedBytes: number;
+  /** Bytes written to the stream and not yet taken by it (its write callback has not run). */
+  unsentBytes: number;
+  /** The snapshot still being sent, undefined once it is out. */
+  snapshot: SnapshotInFlight | undefined;
   /** Settles the handler: resolved ends the stream OK, rejected with the status. */
   readonly finished: (error?: Error) => void;
 }
@@ -60,14 +84,13 @@ export class FollowFeeds {
       return Promise.reject(new GrpcStatusError(GrpcStatus.RESOURCE_EXHAUSTED, 'etcdserver: too many requests'));
     }
     return new Promise<void>((resolve, reject) => {
-      const follower: Follower = { call, bufferedBytes: 0, finished: (error) => (error === undefined ? resolve() : reject(error)) };
+      const follower: Follower = { call, unsentBytes: 0, snapshot: undefined, finished: (error) => (error === undefined ? resolve() : reject(error)) };
       const gone = (): void => this.drop(follower);
       call.on('cancelled', gone);
       call.on('error', gone);
       call.on('close', gone);
-      call.on('drain', () => (follower.bufferedBytes = 0));
       this.followers.add(follower);
-      this.sendSnapshot(core, follower);
+      this.startSnapshot(core, follower);
     });
   }
 
@@ -78,7 +101,18 @@ export class FollowFeeds {
     let bytes = MESSAGE_OVERHEAD_BYTES;
     for (const entry of entries) bytes += entry.data.length + ENTRY_OVERHEAD_BYTES;
     const message: FollowMessage = { ...header(core), applied_index: appliedIndex, entries };
-    for (const follower of [...this.followers]) this.write(follower, message, bytes);
+    for (const follower of [...this.followers]) {
+      const snapshot = follower.snapshot;
+      if (snapshot === undefined) {
+        this.write(follower, message, bytes);
+        continue;
+      }
+      snapshot.held.push({ message, bytes });
+      snapshot.heldBytes += bytes;
+      if (snapshot.heldBytes > this.options.maxBufferedBytes || snapshot.held.length > this.options.maxBufferedMessages) {
+        this.end(follower, GrpcStatus.RESOURCE_EXHAUSTED, 'the replica fell too far behind');
+      }
+    }
   }
 
   /** The state was replaced (a snapshot from the leader): followers start again from it. */
@@ -90,36 +124,60 @@ export class FollowFeeds {
     this.restart('the member is stopping');
   }
 
-  private sendSnapshot(core: NodeCore, follower: Follower): void {
+  private startSnapshot(core: NodeCore, follower: Follower): void {
     const state = core.stateMachine;
-    const data = asBuffer(state.applier.snapshot());
-    const index = state.appliedIndex;
-    const limits = {
-      max_txn_ops: core.config.maxTxnOpsCount,
-      event_history_max_events: core.config.eventHistoryEventsCount,
-      max_simple_tokens: core.config.maxSimpleTokensCount,
-      max_simple_tokens_per_user: core.config.maxSimpleTokensPerUserCount,
+    follower.snapshot = {
+      data: asBuffer(state.applier.snapshot()),
+      offset: 0,
+      index: state.appliedIndex,
+      limits: {
+        max_txn_ops: core.config.maxTxnOpsCount,
+        event_history_max_events: core.config.eventHistoryEventsCount,
+        max_simple_tokens: core.config.maxSimpleTokensCount,
+        max_simple_tokens_per_user: core.config.maxSimpleTokensPerUserCount,
+      },
+      held: [],
+      heldBytes: 0,
     };
+    this.sendSnapshotChunks(core, follower);
+  }
+
+  /** Writes snapshot chunks while the stream holds few unsent; then the batches held behind it. */
+  private sendSnapshotChunks(core: NodeCore, follower: Follower): void {
+    const snapshot = follower.snapshot;
+    if (snapshot === undefined || !this.followers.has(follower)) return;
     const chunk = this.options.chunkBytes;
-    for (let offset = 0; ; offset += chunk) {
-      const part = data.subarray(offset, offset + chunk);
-      const last = offset + chunk >= data.length;
+    const { data, index, limits } = snapshot;
+    while (follower.unsentBytes < SNAPSHOT_CHUNKS_IN_FLIGHT * chunk) {
+      const part = data.subarray(snapshot.offset, snapshot.offset + chunk);
+      snapshot.offset += chunk;
+      const last = snapshot.offset >= data.length;
       const message: FollowMessage = { ...header(core), applied_index: index, snapshot: { index, limits, chunk: part, last } };
-      if (!this.write(follower, message, part.length + MESSAGE_OVERHEAD_BYTES)) return;
-      if (last) return;
+      follower.unsentBytes += part.length + MESSAGE_OVERHEAD_BYTES;
+      follower.call.write(message, () => this.taken(core, follower, part.length + MESSAGE_OVERHEAD_BYTES));
+      if (!last) continue;
+      follower.snapshot = undefined;
+      for (const held of snapshot.held) if (!this.write(follower, held.message, held.bytes)) return;
+      return;
     }
+  }
+
+  /** The stream took a message of `bytes`: count it out, and send more of a snapshot. */
+  private taken(core: NodeCore, follower: Follower, bytes: number): void {
+    follower.unsentBytes -= bytes;
+    if (follower.snapshot !== undefined) this.sendSnapshotChunks(core, follower);
   }
 
   /** Writes one message; drops the follower (false) when it is too far behind. */
   private write(follower: Follower, message: FollowMessage, bytes: number): boolean {
     if (!this.followers.has(follower)) return false;
     const { call } = follower;
-    follower.bufferedBytes += bytes;
-    if (follower.bufferedBytes > this.options.maxBufferedBytes || call.writableLength > this.options.maxBufferedMessages) {
+    if (follower.unsentBytes + bytes > this.options.maxBufferedBytes || call.writableLength > this.options.maxBufferedMessages) {
       this.end(follower, GrpcStatus.RESOURCE_EXHAUSTED, 'the replica fell too far behind');
       return false;
     }
-    call.write(message);
+    follower.unsentBytes += bytes;
+    call.write(message, () => (follower.unsentBytes -= bytes));
     return true;
   }
 

@@ -129,7 +129,7 @@ function benchRanges(store: KVStore): void {
   });
   repeated(`range all ${n}, keys_only (per key)`, KEY_COUNT, 3, () => store.range({ ...all, keysOnly: true }));
   repeated(`range all ${n}, count_only (per key)`, KEY_COUNT, 3, () => store.range({ ...all, countOnly: true }));
-  repeated(`range all ${n}, limit 100 (count walks all; per call)`, 1, 5, () => store.range({ ...all, limit: 100 }));
+  repeated(`range all ${n}, limit 100 (count from subtree totals; per call)`, 1, 5, () => store.range({ ...all, limit: 100 }));
   // Request keys are built before timing: only the store's work is measured.
   const namespaces = Math.max(1, Math.floor(KEY_COUNT / 1000));
   const prefixRequests = Array.from({ length: 2_000 }, (_, p) => {
@@ -139,7 +139,7 @@ function benchRanges(store: KVStore): void {
   sliced('range prefix of 1,000 keys with values (per call)', 1_000, 10, (from, to) => {
     for (let p = from; p < to; p++) store.range(prefixRequests[p]!);
   });
-  sliced('range prefix, limit 10 (count walks 1,000; per call)', 2_000, 10, (from, to) => {
+  sliced('range prefix, limit 10 (per call)', 2_000, 10, (from, to) => {
     for (let p = from; p < to; p++) store.range({ ...prefixRequests[p]!, limit: 10 });
   });
   const singleKeys = Array.from({ length: 200_000 }, (_, i) => encoder.encode(keyText((i * 7919) % KEY_COUNT)));

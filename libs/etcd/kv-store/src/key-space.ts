@@ -3,13 +3,28 @@ import type { ByteString } from './byte-string';
 import { EventHistory } from './event-history';
 import type { KeyRecord } from './key-record';
 import { LeaseIndex } from './lease-index';
-import { OrderedMap } from './ordered-map';
+import { DEFAULT_ORDER, OrderedMap, type EntryStats } from './ordered-map';
 import { StateDigest } from './state-digest';
 
 /** etcd's first revision: an empty store is at revision 1 and the first change makes 2. */
 export const INITIAL_REVISION = 1;
 /** etcd's compactMainRev before any compaction. */
 export const NEVER_COMPACTED = -1;
+
+/**
+ * What the index keeps per subtree: how many keys are live at the newest record, and the highest
+ * newest-record revision. A read at a revision at or above that bound sees every key's newest
+ * record, so the subtree's live total is its count there (range-read.ts countSpan).
+ */
+export const KEY_RECORD_STATS: EntryStats<KeyRecord> = {
+  counted: (latest) => latest.value !== null,
+  stamp: (latest) => latest.modRevision,
+};
+
+/** An index of newest records from keys in strictly ascending order (a snapshot's). */
+export function keyIndexFromSorted(keys: ByteString[], latest: KeyRecord[]): OrderedMap<KeyRecord> {
+  return OrderedMap.fromSorted(keys, latest, DEFAULT_ORDER, KEY_RECORD_STATS);
+}
 
 /**
  * The replicated state of the key space: every key's MVCC chain in key order, the revision
@@ -51,7 +66,7 @@ export class KeySpace {
   }
 
   static empty(): KeySpace {
-    return new KeySpace(new OrderedMap(), INITIAL_REVISION, NEVER_COMPACTED, new EventHistory(INITIAL_REVISION), new LeaseIndex(), 0, new StateDigest());
+    return new KeySpace(new OrderedMap(DEFAULT_ORDER, KEY_RECORD_STATS), INITIAL_REVISION, NEVER_COMPACTED, new EventHistory(INITIAL_REVISION), new LeaseIndex(), 0, new StateDigest());
   }
 
   latest(key: ByteString): KeyRecord | undefined {

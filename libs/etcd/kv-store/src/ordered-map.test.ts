@@ -102,6 +102,68 @@ describe('OrderedMap (B+tree) against a Map model', () => {
     expect(treeScan(tree, '', null).map(([key]) => key)).toEqual(['\u0000', 'a', 'a\u0000', '\u007f\u00ff', '\u0080', '\u00ff']);
   });
 
+  it('counts a key range from its subtree figures where the stamp bound allows, like a model (countWhere)', () => {
+    // A value carries its `counted` answer and the answer a read beyond the bound would give.
+    type Entry = { readonly live: boolean; readonly stamp: number; readonly otherwise: boolean };
+    const stats = { counted: (entry: Entry) => entry.live, stamp: (entry: Entry) => entry.stamp };
+    const entryArb = fc.record({ live: fc.boolean(), stamp: fc.integer({ min: 0, max: 20 }), otherwise: fc.boolean() });
+    type StatOp = { kind: 'set'; key: string; entry: Entry } | { kind: 'delete'; key: string } | { kind: 'replace'; start: string; end: string | null; entry: Entry };
+    const statOpArb: fc.Arbitrary<StatOp> = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), key: keyArb, entry: entryArb }),
+      fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
+      fc.record({ kind: fc.constant('replace' as const), start: keyArb, end: fc.option(keyArb, { nil: null }), entry: entryArb }),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(4, 6),
+        fc.uniqueArray(keyArb, { maxLength: 60 }),
+        fc.array(statOpArb, { maxLength: 200 }),
+        keyArb,
+        fc.option(keyArb, { nil: null }),
+        fc.integer({ min: -1, max: 21 }),
+        (order, initial, ops, start, end, bound) => {
+          const sorted = [...initial].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const seed = sorted.map((_, i) => ({ live: i % 3 !== 0, stamp: i % 7, otherwise: i % 2 === 0 }));
+          const tree = OrderedMap.fromSorted(sorted, seed, order, stats);
+          const model = new Map<string, Entry>(sorted.map((key, i) => [key, seed[i]!]));
+          for (const op of ops) {
+            if (op.kind === 'set') {
+              tree.set(op.key, op.entry);
+              model.set(op.key, op.entry);
+            } else if (op.kind === 'delete') {
+              tree.delete(op.key);
+              model.delete(op.key);
+            } else {
+              // Replace every other visited value: some keep their figures, some change them.
+              let flip = false;
+              tree.scanReplace(op.start, op.end, (_key, value) => ((flip = !flip) ? op.entry : value));
+              flip = false;
+              for (const [key] of modelScan(new Map([...model].map(([k]) => [k, 0])), op.start, op.end)) {
+                if ((flip = !flip)) model.set(key, op.entry);
+              }
+            }
+          }
+          tree.assertInvariants();
+          const test = (entry: Entry): boolean => (entry.stamp <= bound ? entry.live : entry.otherwise);
+          const expected = [...model].filter(([key, entry]) => key >= start && (end === null || key < end) && test(entry)).length;
+          expect(tree.countWhere(start, end, bound, test)).toBe(expected);
+          expect(treeScan(tree as unknown as OrderedMap<number>, '', null).length).toBe(model.size);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('detects a miscounted node (the figure checker can fail)', () => {
+    const tree = new OrderedMap<number>(4, { counted: (value) => value % 2 === 0, stamp: (value) => value });
+    for (let i = 0; i < 20; i++) tree.set(`k${i}`, i);
+    tree.assertInvariants();
+    expect(tree.countWhere('', null, 100, (value) => value % 2 === 0)).toBe(10);
+    // Corrupt the root's total through a cast: the checker must notice.
+    (tree as unknown as { root: { counted: number } }).root.counted += 1;
+    expect(() => tree.assertInvariants()).toThrow(/miscounts/);
+  });
+
   it('detects a broken invariant (the checker can fail)', () => {
     const tree = new OrderedMap<number>(4);
     for (let i = 0; i < 20; i++) tree.set(`k${i}`, i);

@@ -29,7 +29,8 @@ export function resolveReadRevision(space: KeySpace, requested: number, currentR
 
 /**
  * Reads the live keys of `span` at `revision`. Collects at most `collectLimit` of them (0: all)
- * but counts them all, as etcd's index `Revisions(..., withTotalCount)` does.
+ * and stops there, but reports the total of the span, as etcd's index `Revisions(...,
+ * withTotalCount)` does; that total costs what countSpan costs, not a visit of every key.
  */
 export function readSpan(space: KeySpace, span: KeySpan, revision: number, collectLimit: number): SpanRead {
   const keys: ByteString[] = [];
@@ -41,27 +42,29 @@ export function readSpan(space: KeySpace, span: KeySpan, revision: number, colle
     records.push(record);
     return { keys, records, total: 1 };
   }
-  let total = 0;
+  let stoppedEarly = false;
   space.index.scan(span.start, span.end, (key, latest) => {
     const record = liveRecordAt(latest, revision);
-    if (record === null) return;
-    if (collectLimit <= 0 || keys.length < collectLimit) {
-      keys.push(key);
-      records.push(record);
+    if (record === null) return true;
+    if (collectLimit > 0 && keys.length === collectLimit) {
+      stoppedEarly = true;
+      return false;
     }
-    total += 1;
+    keys.push(key);
+    records.push(record);
+    return true;
   });
-  return { keys, records, total };
+  return { keys, records, total: stoppedEarly ? countSpan(space, span, revision) : keys.length };
 }
 
-/** Number of live keys of `span` at `revision` (etcd's CountRevisions). */
+/**
+ * Number of live keys of `span` at `revision` (etcd's CountRevisions). The index keeps live totals
+ * per subtree for its newest records, so parts of the span unchanged since `revision` are counted
+ * in O(log n); only keys changed after `revision` are looked at one by one.
+ */
 export function countSpan(space: KeySpace, span: KeySpan, revision: number): number {
   if (span.end === undefined) return liveRecordAt(space.index.get(span.start), revision) === null ? 0 : 1;
-  let total = 0;
-  space.index.scan(span.start, span.end, (_key, latest) => {
-    if (liveRecordAt(latest, revision) !== null) total += 1;
-  });
-  return total;
+  return space.index.countWhere(span.start, span.end, revision, (latest) => liveRecordAt(latest, revision) !== null);
 }
 
 /** etcd's IsDefaultOrdering: results already come in ascending key order. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hasCode } from '@ward/shared/errors';
+import { KVStore } from './kv-store';
 import type { RangeRequest } from './types';
 import { FROM_KEY, b, keysOf, newStore, putAll } from './testing';
 
@@ -187,6 +188,37 @@ describe('Range details (etcd txn/range.go, mvcc kvstore_txn.go rangeKeys)', () 
     expect(fromHigh).toEqual([[0x80], [0xff, 0xff]]);
     const prefix = store.range({ key: new Uint8Array([0x61]), rangeEnd: new Uint8Array([0x62]) });
     expect(prefix.count).toBe(2);
+  });
+
+  it('a limited range counts like a full read at every revision, over an index many levels deep', () => {
+    // Enough keys for a multi-level index, so count takes subtree totals where nothing changed
+    // since the read revision and looks at keys one by one where something did.
+    const store = newStore();
+    const key = (i: number): string => `k${String(i).padStart(4, '0')}`;
+    for (let i = 0; i < 3000; i++) store.put({ key: b(key(i)), value: b('v') });
+    const afterLoad = store.currentRevision;
+    for (let i = 0; i < 3000; i += 7) store.put({ key: b(key(i)), value: b('w') });
+    store.deleteRange({ key: b(key(1000)), rangeEnd: b(key(1500)) });
+    for (let i = 2000; i < 2400; i += 3) store.deleteRange({ key: b(key(i)) });
+    for (let i = 1200; i < 1300; i += 2) store.put({ key: b(key(i)), value: b('again') });
+    store.compact(afterLoad);
+    const restored = KVStore.restore(store.snapshot(), store.options);
+    const spans: [string, string][] = [['k', 'l'], [key(990), key(1600)], [key(1450), key(2500)], [key(2999), 'l'], [key(5), key(6)]];
+    const revisions = [afterLoad, afterLoad + 1, afterLoad + 300, store.currentRevision - 60, store.currentRevision];
+    for (const target of [store, restored]) {
+      for (const [from, to] of spans) {
+        for (const revision of revisions) {
+          const request = { key: b(from), rangeEnd: b(to), revision };
+          const all = target.range(request).kvs.length;
+          const page = target.range({ ...request, limit: 2 });
+          expect(page.count, `${from}..${to} at ${revision}`).toBe(all);
+          expect(page.more).toBe(all > 2);
+          expect(target.range({ ...request, countOnly: true }).count).toBe(all);
+        }
+      }
+    }
+    // The figures are real: a range over all keys at the load revision saw all 3000.
+    expect(store.range({ key: b('k'), rangeEnd: b('l'), revision: afterLoad, limit: 1 }).count).toBe(3000);
   });
 
   it('returns fresh arrays: mutating a response does not change the store', () => {

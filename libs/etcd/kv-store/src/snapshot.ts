@@ -3,9 +3,8 @@ import type { ByteString } from './byte-string';
 import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
 import { KeyRecord } from './key-record';
-import { KeySpace, NEVER_COMPACTED } from './key-space';
+import { KeySpace, NEVER_COMPACTED, keyIndexFromSorted } from './key-space';
 import { LeaseIndex } from './lease-index';
-import { OrderedMap } from './ordered-map';
 import { StateDigest } from './state-digest';
 import { StateHasher } from './state-hash';
 import { NO_LEASE } from './types';
@@ -137,7 +136,7 @@ function decodeChecked(bytes: Uint8Array): KeySpace {
   }
   if (body.remaining !== 0) fail(body, 'trailing bytes after the last key');
   const history = rebuildHistory(body, header, eventKeys, eventRecords);
-  const index = OrderedMap.fromSorted(keys, latest);
+  const index = keyIndexFromSorted(keys, latest);
   return new KeySpace(index, header.currentRevision, header.compactRevision, history, leases, liveKeys, digest);
 }
 
