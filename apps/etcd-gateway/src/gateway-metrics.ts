@@ -1,4 +1,4 @@
-import { createMetrics, type Metrics } from '@ward/platform/metrics';
+import { createMetrics, watchEventLoopStalls, type Metrics } from '@ward/platform/metrics';
 
 export interface GatewayMetrics {
   readonly registry: Metrics;
@@ -6,6 +6,8 @@ export interface GatewayMetrics {
   setWatchStreams(count: number): void;
   /** Reports the read replica's state at every scrape. */
   trackReplica(read: () => ReplicaGauges): void;
+  /** Stops the event-loop stall probe (when process metrics are collected). */
+  close(): void;
 }
 
 /** What the read replica reports. */
@@ -22,6 +24,8 @@ export interface ReplicaGauges {
 /** The gateway's Prometheus registry (`ward_gateway_*`; gRPC call counts come from the server). */
 export function createGatewayMetrics(collectProcessMetrics: boolean): GatewayMetrics {
   const registry = createMetrics({ prefix: 'ward_gateway_', collectProcessMetrics });
+  // With the process metrics: the longest event-loop stall (event_loop_longest_stall_seconds).
+  const stalls = collectProcessMetrics ? watchEventLoopStalls(registry) : undefined;
   const watchStreams = registry.gauge({ name: 'watch_streams', help: 'client Watch streams open' });
   const trackReplica = (read: () => ReplicaGauges): void => {
     registry.gauge({ name: 'replica_synced', help: '1 while the read replica holds a state it serves reads from', collect: (g) => g.set(read().synced ? 1 : 0) });
@@ -38,5 +42,5 @@ export function createGatewayMetrics(collectProcessMetrics: boolean): GatewayMet
       },
     });
   };
-  return { registry, setWatchStreams: (count) => watchStreams.set(count), trackReplica };
+  return { registry, setWatchStreams: (count) => watchStreams.set(count), trackReplica, close: () => stalls?.disable() };
 }

@@ -456,6 +456,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
         await admission.close();
         closeTokenService();
         cluster.close();
+        metrics.close();
         logger.info('etcd gateway stopped');
       })();
       return stopping;

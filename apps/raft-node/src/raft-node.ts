@@ -2,14 +2,13 @@
 // snapshots, the peer transport, the state machine, and the internal API (wardnode.Node), plus
 // /healthz /readyz /metrics.
 import { mkdir, readdir } from 'node:fs/promises';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
 import type { ServerCredentials } from '@grpc/grpc-js';
 import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
-import { createMetrics, type Metrics } from '@ward/platform/metrics';
+import { createMetrics, watchEventLoopStalls, type Metrics } from '@ward/platform/metrics';
 import { votersConfState } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata, walMetricsHooks, type BootReport, type BootedRaft } from '@ward/raft/storage';
 import { startPeerServer } from '@ward/raft/transport';
@@ -74,32 +73,13 @@ export async function createRaftNode(configured: RaftNodeConfig, deps: RaftNodeD
   logger.info({ report: plain(booted.report), snapshotIndex: booted.snapshot?.metadata.index ?? 0 }, 'log opened');
   try {
     const node = await serve(config, booted, logger, metrics, deps.clock ?? systemClock, tls);
-    stalls.histogram.reset();
+    stalls.reset();
     return { ...node, stop: async () => { await node.stop(); stalls.disable(); } };
   } catch (error) {
     stalls.disable();
     await booted.persistence.close().catch(() => undefined);
     throw error;
   }
-}
-
-/** Resolution of the event-loop stall probe. */
-const EVENT_LOOP_PROBE_RESOLUTION_MS = 10;
-
-/**
- * The longest the event loop was blocked since the member started serving (reading the data dir
- * at boot is not counted), from perf_hooks' delay histogram (not reset by scrapes, unlike
- * prom-client's lag gauges): the `event_loop_longest_stall_seconds` gauge.
- */
-function watchEventLoopStalls(metrics: Metrics): { histogram: IntervalHistogram; disable: () => void } {
-  const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_PROBE_RESOLUTION_MS });
-  histogram.enable();
-  metrics.gauge({
-    name: 'event_loop_longest_stall_seconds',
-    help: `Longest event-loop delay since the member started serving (probe resolution ${EVENT_LOOP_PROBE_RESOLUTION_MS} ms).`,
-    collect: (gauge) => gauge.set(histogram.max / 1e9),
-  });
-  return { histogram, disable: () => histogram.disable() };
 }
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {

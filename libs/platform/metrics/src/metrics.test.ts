@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATENCY_BUCKETS_SECONDS, createMetrics } from './index';
+import { LATENCY_BUCKETS_SECONDS, createMetrics, watchEventLoopStalls } from './index';
 
 describe('Metrics', () => {
   it('renders prefixed counters, gauges and histograms with labels', async () => {
@@ -29,5 +29,24 @@ describe('Metrics', () => {
 
   it('rejects an invalid prefix', () => {
     expect(() => createMetrics({ prefix: 'bad-prefix', collectProcessMetrics: false })).toThrow(TypeError);
+  });
+
+  it('reports the longest event-loop stall until reset', async () => {
+    const metrics = createMetrics({ prefix: 'ward_test_', collectProcessMetrics: false });
+    const stalls = watchEventLoopStalls(metrics);
+    const longest = async (): Promise<number> => Number(/^ward_test_event_loop_longest_stall_seconds (\S+)$/m.exec(await metrics.render())?.[1]);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const blockedUntil = performance.now() + 150;
+      while (performance.now() < blockedUntil) {
+        // the event loop is blocked for 150 ms
+      }
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(await longest()).toBeGreaterThanOrEqual(0.12);
+      stalls.reset();
+      expect(await longest()).toBeLessThan(0.12);
+    } finally {
+      stalls.disable();
+    }
   });
 });
