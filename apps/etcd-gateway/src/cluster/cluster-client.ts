@@ -24,6 +24,7 @@ import type {
 } from '@ward/etcd/proto';
 import { backoffDelayMs, readAttempt, readErrorAttempt, sleep, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
 import { NodeConnection, isTransportFailure, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
+import { isNotServed } from './node-exchange';
 
 export interface ClusterClientOptions {
   /** Internal API addresses of the members (host:port). */
@@ -129,6 +130,8 @@ export class ClusterClient {
         if (appliedIndex > this.highestAppliedIndexValue) this.highestAppliedIndexValue = appliedIndex;
         return writeAttempt(answer);
       } catch (error) {
+        // A member that stops ends its stream after answering what it proposed: the rest was never proposed.
+        if (isNotServed(error) && !callSignal?.aborted) return { kind: 'retry', error: wireError('NoLeader') };
         // The request may have reached the leader: its outcome is unknown, so it is not re-sent.
         return { kind: 'fail', error: this.unknownOutcome(error, callSignal) };
       }
