@@ -141,6 +141,7 @@ export class ClusterClient {
   /** A Range or read-only Txn; linearizable unless `serializable`. */
   read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ read: { entry, serializable, timeout_ms: timeoutMs } }, deadlineMs, callSignal);
@@ -162,6 +163,7 @@ export class ClusterClient {
   /** The cluster's read index (Raft ReadIndex, confirmed by a quorum), asked at the leader. */
   readIndex(signal?: AbortSignal): Promise<number> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ read_index: { timeout_ms: timeoutMs } }, deadlineMs, callSignal);
@@ -191,6 +193,7 @@ export class ClusterClient {
   /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */
   authCheck(name: string, signal?: AbortSignal): Promise<AuthCheck__Output> {
     return this.run('AuthCheck', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       try {
         const answer = await connection.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, callSignal);
         if (answer.result === 'check' && answer.check) return { kind: 'done', value: answer.check };
@@ -205,6 +208,7 @@ export class ClusterClient {
   /** Resolves a simple token at the leader (which waits, bounded, for the token's index). */
   resolveToken(token: string, signal?: AbortSignal): Promise<ResolvedToken> {
     return this.run('ResolveToken', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, Math.min(this.options.resolveTokenTimeoutMs, deadlineMs - this.nowMs()));
       try {
         const answer = await connection.call<ResolveTokenResponse__Output>('ResolveToken', { token, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -223,6 +227,7 @@ export class ClusterClient {
    */
   lease(request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Lease', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.call<NodeResponse__Output>('Lease', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -241,6 +246,7 @@ export class ClusterClient {
    */
   maintain(request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Maintain', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.call<NodeResponse__Output>('Maintain', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -418,6 +424,15 @@ export class ClusterClient {
     this.leaderAddress = leaderAddress;
   }
 
+  /**
+   * True once the member's channel is connected; false when it is not within CONNECT_WAIT_MS (a
+   * member whose container is gone leaves connection attempts unanswered: a call queued on such a
+   * channel would wait for the whole request deadline). A call not sent is safe to send elsewhere.
+   */
+  private reachable(connection: NodeConnection, deadlineMs: number): Promise<boolean> {
+    return connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS));
+  }
+
   /** Forgets a member as leader and points the cursor past it. */
   private moveOn(connection: NodeConnection): void {
     if (this.leaderAddress === connection.address) this.leaderAddress = undefined;
@@ -427,6 +442,7 @@ export class ClusterClient {
 
   private simpleCall<T>(method: 'Status' | 'MemberList', signal?: AbortSignal): Promise<T> {
     return this.run(method, signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       try {
         return { kind: 'done', value: await connection.call<T>(method, {}, deadlineMs, callSignal) };
       } catch (error) {
