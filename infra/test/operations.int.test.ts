@@ -5,6 +5,11 @@
 //    new leader within 3 s.
 //  - Rolling restart (`docker restart`: SIGTERM, then start) of every raft-node and gateway under
 //    a client loop across both gateways: 0 failed client requests.
+//  - `--scale password-verifier=3`: Authenticate load reaches every verifier (each one's `verify`
+//    job counter moves); stopping two mid-load: every token a client got works, the Authenticates
+//    that fail fail with etcd's error, none hangs.
+//  - Redis restarted under Authenticate load: the failures are counted and reported, each with
+//    etcd's error, none hangs, and none once Authenticate has recovered (within 30 s of Redis healthy).
 // Each prints its figures (console.log) for the run's record.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -246,7 +251,14 @@ function summarizeAuth(outcomes: readonly AuthOutcome[]): string {
   const byText = new Map<string, number>();
   for (const outcome of failed) byText.set(`${outcome.final!.code} ${outcome.final!.details}`, (byText.get(`${outcome.final!.code} ${outcome.final!.details}`) ?? 0) + 1);
   const slowest = Math.max(0, ...outcomes.map((outcome) => outcome.ms));
-  return `${outcomes.length} Authenticates, ${ok.length} succeeded (${retried} after a retry), ${failed.length} failed${byText.size > 0 ? ` (${[...byText].map(([text, count]) => `${count}× ${text}`).join('; ')})` : ''}; slowest ${slowest} ms`;
+  // Every failed attempt, retried or not, by its error (the endpoint left out).
+  const attempts = new Map<string, number>();
+  for (const error of outcomes.flatMap((outcome) => outcome.errors)) {
+    const text = error.slice(error.indexOf(' ') + 1);
+    attempts.set(text, (attempts.get(text) ?? 0) + 1);
+  }
+  const list = (counts: Map<string, number>): string => [...counts].map(([text, count]) => `${count}× ${text}`).join('; ');
+  return `${outcomes.length} Authenticates, ${ok.length} succeeded (${retried} after a retry), ${failed.length} failed${byText.size > 0 ? ` (${list(byText)})` : ''}; failed attempts: ${attempts.size > 0 ? list(attempts) : 'none'}; slowest ${slowest} ms`;
 }
 
 async function withAuth<T>(run: () => Promise<T>): Promise<T> {
