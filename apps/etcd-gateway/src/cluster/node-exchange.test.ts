@@ -124,7 +124,10 @@ describe('NodeExchange', () => {
   it('a stream the member ends with status OK (it stops) fails its unanswered calls as UNAVAILABLE marked not served; answered ones keep their answers', async () => {
     let first = true;
     const server = await scripted((stream, calls) => {
-      if (!first) return stream.write({ answers: calls.map(answerOf) });
+      if (!first) {
+        stream.write({ answers: calls.map(answerOf) });
+        return;
+      }
       first = false;
       // Answers the first call, then ends the stream without serving the second.
       stream.write({ answers: [answerOf(calls[0]!)] });
