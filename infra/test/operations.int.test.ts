@@ -287,6 +287,8 @@ describe.sequential('docker compose operations', () => {
     const loop = writeLoop('kill', 4);
     await new Promise((done) => setTimeout(done, 2000));
     const killedAt = Date.now();
+    // Wall-clock time, to line up with the raft-nodes' `leader changed` log lines.
+    const killedIso = new Date(killedAt).toISOString();
     const victim = await container(`raft-node-${before}`);
     await docker('kill', victim);
     let newLeaderMs = -1;
@@ -305,7 +307,7 @@ describe.sequential('docker compose operations', () => {
     const result = await loop.stop();
     const stored = await storedKeys('kill');
     const lost = result.acknowledged.filter((key) => !stored.has(key));
-    console.log(`kill leader: member ${before} killed; new leader after ${newLeaderMs} ms; ${result.total} writes, ${result.acknowledged.length} acknowledged, ${result.retried} needed a retry, ${result.failed.length} failed; ${lost.length} acknowledged writes lost`);
+    console.log(`kill leader: member ${before} killed at ${killedIso}; new leader after ${newLeaderMs} ms; ${result.total} writes, ${result.acknowledged.length} acknowledged, ${result.retried} needed a retry, ${result.failed.length} failed; ${lost.length} acknowledged writes lost`);
     await docker('start', victim);
     await healthy(`raft-node-${before}`);
     expect(lost).toEqual([]);
