@@ -1,6 +1,7 @@
 // The gateway across a leader crash: it finds the new leader and writes resume; a write whose
 // outcome was unknown is reported, never silently proposed again (each write is a create-only txn,
-// so a hidden second proposal would answer `succeeded: false`). Simple tokens issued at one
+// so a hidden second proposal would answer `succeeded: false`). A leader stopped with SIGTERM
+// hands leadership over first (as etcd's does), so no write fails. Simple tokens issued at one
 // gateway work at once at another (etcd issue 18437 cannot happen).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytes, login, must, setUpAuth, startWardCluster, type WardCluster } from './support/ward-cluster';
@@ -66,6 +67,40 @@ describe('across gateways and leader changes', () => {
       expect(kv?.value.toString()).toBe(String(write.index));
       expect(kv?.version).toBe('1');
     }
+    await ward.cluster.startMember(leader);
+    await ward.cluster.waitForLeader(20_000);
+  }, 120_000);
+
+  it('a leader stopped with SIGTERM hands leadership over and drains: no write fails, none is proposed twice', async () => {
+    const etcd = ward.client(ward.gateways[0]);
+    const token = await login(etcd, 'frank', 'frank-pw');
+    const leader = await ward.cluster.waitForLeader(20_000);
+    const outcomes: Array<{ index: number; ok: boolean; succeeded?: boolean; code?: number; details?: string; atMs: number }> = [];
+    let stoppedAtMs = 0;
+    const writer = async (lane: number): Promise<void> => {
+      for (let index = lane; index < 4000; index += 4) {
+        const key = bytes(`f/sigterm-${index}`);
+        const result = await etcd.call<{ succeeded: boolean }>(
+          'KV',
+          'Txn',
+          { compare: [{ key, result: 'Equal', target: 'Version', version: '0' }], success: [{ request_put: { key, value: bytes(String(index)) } }], failure: [] },
+          token,
+        );
+        outcomes.push(result.ok ? { index, ok: true, succeeded: result.value.succeeded, atMs: Date.now() } : { index, ok: false, code: result.code, details: result.details, atMs: Date.now() });
+        if (stoppedAtMs > 0 && Date.now() - stoppedAtMs > 2000) break;
+      }
+    };
+    const writing = Promise.all([0, 1, 2, 3].map(writer));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await ward.cluster.kill(leader, 'SIGTERM');
+    stoppedAtMs = Date.now();
+    await writing;
+    expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+    expect(outcomes.every((o) => o.succeeded === true)).toBe(true);
+    expect(outcomes.filter((o) => o.atMs > stoppedAtMs).length).toBeGreaterThan(0);
+    const read = await must<{ kvs: Array<{ key: Buffer; value: Buffer }> }>(etcd.call('KV', 'Range', { key: bytes('f/sigterm-'), range_end: bytes('f/sigterm.') }, token));
+    expect(read.kvs.length).toBe(outcomes.length);
+    expect(await ward.cluster.waitForLeader(10_000, [leader])).not.toBe(leader);
     await ward.cluster.startMember(leader);
     await ward.cluster.waitForLeader(20_000);
   }, 120_000);

@@ -72,6 +72,9 @@ export class Member implements NodeCore {
   snapshotBytes: number;
   /** Set once this member applied its own removal (or booted removed): its API refuses everything. */
   removed = false;
+  private readonly stopController = new AbortController();
+  /** Aborted when the member begins to stop (handOver). */
+  readonly stopping: AbortSignal = this.stopController.signal;
   /** Settles with the error when storage fails and the member stops by itself. */
   readonly fatal: Promise<unknown>;
   /** Settles once this member knows it was removed from the cluster (the process then exits, as etcd's does). */
@@ -142,6 +145,41 @@ export class Member implements NodeCore {
   isReady(): boolean {
     const status = this.node.basicStatus();
     return status.lead !== NO_NODE && this.stateMachine.appliedIndex >= status.commit;
+  }
+
+  /**
+   * The first step of a graceful stop, as etcd's leadership transfer on stop: no new proposal
+   * enters the log here, Exchange streams drain, a leader hands leadership to the most caught-up
+   * voter, and proposals already in the log get until `timeoutMs` to apply (the new leader commits
+   * them), so no caller sees a write cut off by a restart. Bounded by `timeoutMs`.
+   */
+  async handOver(timeoutMs: number): Promise<void> {
+    const deadlineMs = this.clock.monotonicMs() + timeoutMs;
+    const pause = (): Promise<void> => new Promise((done) => setTimeout(done, this.config.tickMs));
+    this.stopController.abort();
+    if (this.driver.isLeader) {
+      const transferee = this.bestTransferee();
+      if (transferee !== undefined) {
+        this.logger.info({ transferee: formatMemberId(transferee) }, 'stopping: handing leadership over');
+        while (this.driver.isLeader && this.clock.monotonicMs() < deadlineMs) {
+          // A transfer the core abandoned (after an election timeout) is asked for again.
+          this.driver.transferLeader(transferee);
+          await pause();
+        }
+      }
+    }
+    while (this.proposals.size > 0 && this.clock.monotonicMs() < deadlineMs) await pause();
+    this.logger.info({ leader: !this.driver.isLeader ? formatMemberId(this.driver.leader) : 'still this member', unanswered: this.proposals.size }, 'stopping: handed over');
+  }
+
+  /** The voter (not this member) whose log matches the leader's furthest; undefined when there is none. */
+  private bestTransferee(): NodeId | undefined {
+    let best: { id: NodeId; match: number } | undefined;
+    for (const [id, progress] of this.driver.progress()) {
+      if (id === this.config.memberId || progress.isLearner) continue;
+      if (best === undefined || progress.match > best.match) best = { id, match: progress.match };
+    }
+    return best?.id;
   }
 
   /** Stops the raft side (the servers are stopped by the caller first). */

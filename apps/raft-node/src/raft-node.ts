@@ -21,6 +21,11 @@ import { joinedConfig } from './membership/join';
 import { nodeServiceHandlers } from './service/node-service';
 
 const MIB = 1024 * 1024;
+/**
+ * Longest leadership hand-over and wait for the proposals in the log when the member stops (well
+ * inside docker's stop grace period, 15 s in infra/docker-compose.yml, and launchers' alike).
+ */
+const HAND_OVER_TIMEOUT_MS = 5000;
 
 /** A running member. */
 export interface RaftNode {
@@ -128,6 +133,7 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      await member.handOver(HAND_OVER_TIMEOUT_MS);
       await api.server.stop(1000);
       await http.close();
       await member.stop();

@@ -24,6 +24,7 @@ import type {
 } from '@ward/etcd/proto';
 import { backoffDelayMs, readAttempt, readErrorAttempt, sleep, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
 import { NodeConnection, isTransportFailure, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
+import { isNotServed } from './node-exchange';
 
 export interface ClusterClientOptions {
   /** Internal API addresses of the members (host:port). */
@@ -129,6 +130,8 @@ export class ClusterClient {
         if (appliedIndex > this.highestAppliedIndexValue) this.highestAppliedIndexValue = appliedIndex;
         return writeAttempt(answer);
       } catch (error) {
+        // A member that stops ends its stream after answering what it proposed: the rest was never proposed.
+        if (isNotServed(error) && !callSignal?.aborted) return { kind: 'retry', error: wireError('NoLeader') };
         // The request may have reached the leader: its outcome is unknown, so it is not re-sent.
         return { kind: 'fail', error: this.unknownOutcome(error, callSignal) };
       }
@@ -138,6 +141,7 @@ export class ClusterClient {
   /** A Range or read-only Txn; linearizable unless `serializable`. */
   read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ read: { entry, serializable, timeout_ms: timeoutMs } }, deadlineMs, callSignal);
@@ -159,6 +163,7 @@ export class ClusterClient {
   /** The cluster's read index (Raft ReadIndex, confirmed by a quorum), asked at the leader. */
   readIndex(signal?: AbortSignal): Promise<number> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ read_index: { timeout_ms: timeoutMs } }, deadlineMs, callSignal);
@@ -188,6 +193,7 @@ export class ClusterClient {
   /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */
   authCheck(name: string, signal?: AbortSignal): Promise<AuthCheck__Output> {
     return this.run('AuthCheck', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       try {
         const answer = await connection.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, callSignal);
         if (answer.result === 'check' && answer.check) return { kind: 'done', value: answer.check };
@@ -202,6 +208,7 @@ export class ClusterClient {
   /** Resolves a simple token at the leader (which waits, bounded, for the token's index). */
   resolveToken(token: string, signal?: AbortSignal): Promise<ResolvedToken> {
     return this.run('ResolveToken', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, Math.min(this.options.resolveTokenTimeoutMs, deadlineMs - this.nowMs()));
       try {
         const answer = await connection.call<ResolveTokenResponse__Output>('ResolveToken', { token, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -220,6 +227,7 @@ export class ClusterClient {
    */
   lease(request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Lease', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.call<NodeResponse__Output>('Lease', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -238,6 +246,7 @@ export class ClusterClient {
    */
   maintain(request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Maintain', signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.call<NodeResponse__Output>('Maintain', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -305,8 +314,8 @@ export class ClusterClient {
   /**
    * The leader's status, for etcd's Maintenance.Status: the gateway is the one endpoint clients
    * see, and tools such as `etcdctl move-leader` look for the endpoint that leads; so an answer
-   * from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS), and kept
-   * when the leader cannot be reached. The leader's address also becomes the target of the next
+   * from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS) when this
+   * gateway is connected to it, and kept when the leader cannot be reached. The leader's address also becomes the target of the next
    * proposal.
    */
   async leaderStatus(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
@@ -314,8 +323,12 @@ export class ClusterClient {
     const address = status.leader_address;
     if (status.leader_id === status.member_id || status.leader_id === '0' || address === '') return status;
     if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return status;
+    const connection = this.connectionTo(address);
+    // A leader this gateway is not connected to (just elected, or gone with its container): the
+    // follower's answer now, rather than a wait on the connection (the next Status finds it up).
+    if (!connection.isConnected()) return status;
     try {
-      const leader = await this.connectionTo(address).call<NodeStatusResponse__Output>('Status', {}, this.nowMs() + CONNECT_WAIT_MS, signal);
+      const leader = await connection.call<NodeStatusResponse__Output>('Status', {}, this.nowMs() + CONNECT_WAIT_MS, signal);
       if (leader.leader_id !== leader.member_id) return status;
       this.leaderAddress = address;
       return leader;
@@ -415,6 +428,15 @@ export class ClusterClient {
     this.leaderAddress = leaderAddress;
   }
 
+  /**
+   * True once the member's channel is connected; false when it is not within CONNECT_WAIT_MS (a
+   * member whose container is gone leaves connection attempts unanswered: a call queued on such a
+   * channel would wait for the whole request deadline). A call not sent is safe to send elsewhere.
+   */
+  private reachable(connection: NodeConnection, deadlineMs: number): Promise<boolean> {
+    return connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS));
+  }
+
   /** Forgets a member as leader and points the cursor past it. */
   private moveOn(connection: NodeConnection): void {
     if (this.leaderAddress === connection.address) this.leaderAddress = undefined;
@@ -424,6 +446,7 @@ export class ClusterClient {
 
   private simpleCall<T>(method: 'Status' | 'MemberList', signal?: AbortSignal): Promise<T> {
     return this.run(method, signal, async (connection, deadlineMs, callSignal) => {
+      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       try {
         return { kind: 'done', value: await connection.call<T>(method, {}, deadlineMs, callSignal) };
       } catch (error) {

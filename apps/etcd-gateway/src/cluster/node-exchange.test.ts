@@ -4,7 +4,7 @@
 import { credentials, Server, ServerCredentials, status as Status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { wardNodeGrpc, wardNodeServiceDefinition, type NodeClient } from '@ward/etcd/proto';
-import { NodeExchange } from './node-exchange';
+import { NodeExchange, isNotServed } from './node-exchange';
 
 interface Call {
   id: string;
@@ -113,9 +113,35 @@ describe('NodeExchange', () => {
     });
     const exchange = exchangeOf(server);
     const deadline = Date.now() + 5000;
-    expect(await codeOf(exchange.call(propose('lost'), deadline))).toBe(Status.UNAVAILABLE);
+    const lost = exchange.call(propose('lost'), deadline);
+    expect(await codeOf(lost)).toBe(Status.UNAVAILABLE);
+    expect(await lost.catch(isNotServed)).toBe(false);
     expect((await exchange.call(propose('next'), deadline)).response?.toString()).toBe('answer to next');
     expect(server.streams).toHaveLength(2);
+    exchange.close();
+  });
+
+  it('a stream the member ends with status OK (it stops) fails its unanswered calls as UNAVAILABLE marked not served; answered ones keep their answers', async () => {
+    let first = true;
+    const server = await scripted((stream, calls) => {
+      if (!first) {
+        stream.write({ answers: calls.map(answerOf) });
+        return;
+      }
+      first = false;
+      // Answers the first call, then ends the stream without serving the second.
+      stream.write({ answers: [answerOf(calls[0]!)] });
+      stream.end();
+    });
+    const exchange = exchangeOf(server);
+    const deadline = Date.now() + 5000;
+    const [answered, unserved] = await Promise.allSettled([exchange.call(propose('a'), deadline), exchange.call(propose('b'), deadline)]);
+    expect(answered.status === 'fulfilled' && answered.value.response?.toString()).toBe('answer to a');
+    expect(unserved.status).toBe('rejected');
+    const reason = (unserved as PromiseRejectedResult).reason as { code: number };
+    expect(reason.code).toBe(Status.UNAVAILABLE);
+    expect(isNotServed(reason)).toBe(true);
+    expect((await exchange.call(propose('c'), deadline)).response?.toString()).toBe('answer to c');
     exchange.close();
   });
 

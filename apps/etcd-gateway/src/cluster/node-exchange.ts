@@ -4,7 +4,8 @@
 // matched by id. Failures look exactly like the unary call's (objects with a gRPC `code` and
 // `details`), so callers keep one error path: a broken stream fails its calls as UNAVAILABLE
 // (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled one as
-// CANCELLED.
+// CANCELLED. A stream the member ends with status OK (it stops: see serveBatchedCalls' drain)
+// fails its unanswered calls as UNAVAILABLE marked not served (isNotServed): safe to re-send.
 import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
@@ -30,8 +31,17 @@ interface Pending {
 
 export type ExchangeCallKind = { propose: ProposeRequest } | { read: ReadRequest } | { read_index: ReadIndexRequest };
 
-function callError(code: Status, details: string): Error {
-  return Object.assign(new Error(details), { code, details });
+function callError(code: Status, details: string, notServed = false): Error {
+  return Object.assign(new Error(details), { code, details, ...(notServed ? { notServed: true } : {}) });
+}
+
+/**
+ * True for a call the member never served: its stream ended with status OK (a member that stops
+ * answers what it serves, then ends the stream) before its answer came. Safe to send elsewhere,
+ * a proposal included.
+ */
+export function isNotServed(error: unknown): boolean {
+  return (error as { notServed?: unknown } | null)?.notServed === true;
 }
 
 function entryBytes(call: ExchangeCallKind): number {
@@ -133,7 +143,7 @@ export class NodeExchange {
         else waiter.reject(callError((answer.status?.code ?? Status.INTERNAL) as Status, answer.status?.message ?? 'no answer'));
       }
     });
-    const broken = (): void => {
+    const broken = (endedByMember: boolean): void => {
       if (this.stream === stream) {
         // Calls queued for this stream are in its pending map: they fail with it, unsent.
         this.stream = undefined;
@@ -141,19 +151,21 @@ export class NodeExchange {
         this.queued = [];
         this.queuedBytes = 0;
       }
-      this.failAll(pending, 'stream to the member ended');
+      this.failAll(pending, endedByMember ? 'the member ended the stream (stopping); call not served' : 'stream to the member ended', endedByMember);
     };
-    stream.on('error', broken);
-    stream.on('end', broken);
+    // grpc-js reports a status other than OK as 'error' before the stream's 'end'; an 'end' with no
+    // error before it is the member's OK end, after which no unanswered call was served.
+    stream.on('error', () => broken(false));
+    stream.on('end', () => broken(true));
     return stream;
   }
 
-  private failAll(pending: Map<string, Pending>, details: string): void {
+  private failAll(pending: Map<string, Pending>, details: string, notServed = false): void {
     const waiters = [...pending.values()];
     pending.clear();
     for (const waiter of waiters) {
       if (waiter.onAbort !== undefined) waiter.signal!.removeEventListener('abort', waiter.onAbort);
-      waiter.reject(callError(Status.UNAVAILABLE, details));
+      waiter.reject(callError(Status.UNAVAILABLE, details, notServed));
     }
   }
 

@@ -31,5 +31,8 @@ export function serveExchange(core: NodeCore, stream: ServerDuplexStream<Exchang
     maxInFlightCount: MAX_EXCHANGE_IN_FLIGHT_COUNT,
     maxBatchBytes: MAX_EXCHANGE_ANSWER_BATCH_BYTES,
     logger: context.logger,
+    // A stopping member answers what it serves, then ends the stream with OK: the gateway sends
+    // the calls left unanswered elsewhere (they were never served).
+    drain: core.stopping,
   });
 }

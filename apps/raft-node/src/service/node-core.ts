@@ -42,6 +42,11 @@ export interface NodeCore {
   peerConnectedForMs(id: bigint): number;
   /** This member was removed from the cluster: every API call is refused. */
   readonly removed: boolean;
+  /**
+   * Aborted once this member began to stop: proposals are refused as a follower refuses them
+   * (nothing proposed, the gateway tries the leader), and Exchange streams drain and end.
+   */
+  readonly stopping: AbortSignal;
   /** The raft commit and last log index (for Status and readiness). */
   readonly raftIndexes: () => { commit: number; last: number };
 }

@@ -36,6 +36,8 @@ export async function propose(core: NodeCore, request: ProposeRequest__Output): 
     throw new GrpcStatusError(status.INVALID_ARGUMENT, 'simpleTokenExpire is proposed by the leader itself');
   }
   if (!core.driver.isLeader) return done('not_leader', notLeaderAnswer(core));
+  // Handing leadership over before a stop: nothing more enters the log through this member.
+  if (core.stopping.aborted) return done('not_leader', { not_leader: { leader_id: '0', leader_address: '' } });
   if (!core.proposals.hasRoom()) return done('too_many', wireErrorAnswer('TooManyRequests'));
   const cost = quotaCostBytes(decoded.operation);
   if (cost === undefined) return proposeReserved(core, decoded, request, done);

@@ -39,7 +39,7 @@ afterEach(async () => {
   await server?.stop(0);
 });
 
-async function start(maxInFlightCount: number): Promise<{ stream: ClientDuplexStream<{ calls: Call[] }, Answers>; received: Answers[]; ended: Promise<void> }> {
+async function start(maxInFlightCount: number, drain?: AbortSignal): Promise<{ stream: ClientDuplexStream<{ calls: Call[] }, Answers>; received: Answers[]; ended: Promise<void> }> {
   server = createGrpcServer({ host: '127.0.0.1', port: 0, maxReceiveMessageBytes: 1 << 20, maxSendMessageBytes: 1 << 20, keepaliveTimeMs: 60_000, keepaliveTimeoutMs: 10_000, maxConcurrentStreams: 10, logger });
   server.addService(definition, {
     Exchange: (stream: ServerDuplexStream<{ calls: Call[] }, Answers>, context: CallContext) =>
@@ -62,6 +62,7 @@ async function start(maxInFlightCount: number): Promise<{ stream: ClientDuplexSt
         maxInFlightCount,
         maxBatchBytes: 1 << 20,
         logger: context.logger,
+        ...(drain === undefined ? {} : { drain }),
       }),
   });
   const port = await server.start();
@@ -119,5 +120,34 @@ describe('serveBatchedCalls', () => {
       ['3', 'too many'],
       ['4', 'too many'],
     ]);
+  });
+
+  it('a drain answers the calls in flight, serves none that arrive later, and ends the stream with status OK while the client still writes', async () => {
+    const drain = new AbortController();
+    const { stream, received, ended } = await start(100, drain.signal);
+    const statuses: number[] = [];
+    stream.on('status', (s: { code: number }) => statuses.push(s.code));
+    stream.write({ calls: [{ id: '1', text: 'slow', delayMs: 200 }, { id: '2', text: 'quick' }] });
+    // '2' answered, so both calls arrived and '1' is in flight.
+    while (received.length === 0) await new Promise((done) => setTimeout(done, 5));
+    drain.abort();
+    stream.write({ calls: [{ id: '3', text: 'after the drain' }] });
+    await ended;
+    const answers = received.flatMap((message) => message.answers);
+    expect(answers.map((answer) => [answer.id, answer.answer?.text])).toEqual([
+      ['2', 're: quick'],
+      ['1', 're: slow'],
+    ]);
+    await new Promise((done) => setImmediate(done));
+    expect(statuses).toEqual([status.OK]);
+  });
+
+  it('a stream opened after the drain began ends at once, serving nothing', async () => {
+    const drain = new AbortController();
+    drain.abort();
+    const { stream, received, ended } = await start(100, drain.signal);
+    stream.write({ calls: [{ id: '1', text: 'a' }] });
+    await ended;
+    expect(received).toEqual([]);
   });
 });

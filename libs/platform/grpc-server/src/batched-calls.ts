@@ -19,6 +19,12 @@ export interface BatchedCallsOptions<Call, Answer> {
   readonly maxBatchBytes: number;
   readonly logger: Logger;
   readonly mapError?: ErrorMapper;
+  /**
+   * Aborted when the server stops: calls still arriving are not served (nor answered), and once
+   * the calls in flight are answered the stream ends with status OK. So an OK end from the server
+   * tells the client that every call it has no answer for was never served: safe to send elsewhere.
+   */
+  readonly drain?: AbortSignal;
 }
 
 export interface BatchedAnswer<Answer> {
@@ -42,6 +48,17 @@ export function serveBatchedCalls<Call extends { id: string }, Answer>(
   let flushScheduled = false;
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => (finish = resolve));
+  let draining = false;
+  /** Draining and nothing left to answer: the answers so far, then the OK end. */
+  const endIfDrained = (): void => {
+    if (!draining || inFlight > 0 || closed) return;
+    if (batch.length > 0) stream.write({ answers: batch });
+    batch = [];
+    batchBytes = 0;
+    closed = true;
+    stream.end();
+    finish();
+  };
 
   const flush = (): void => {
     flushScheduled = false;
@@ -49,6 +66,7 @@ export function serveBatchedCalls<Call extends { id: string }, Answer>(
     batch = [];
     batchBytes = 0;
     if (ended && inFlight === 0) finish();
+    endIfDrained();
   };
   const send = (answered: BatchedAnswer<Answer>, bytes: number): void => {
     if (closed) return;
@@ -61,6 +79,7 @@ export function serveBatchedCalls<Call extends { id: string }, Answer>(
     }
   };
   const serveOne = (call: Call): void => {
+    if (draining) return; // never served: the OK end tells the client so
     const id = call.id;
     if (inFlight >= options.maxInFlightCount) return send({ id, answer: options.overloaded }, STATUS_BYTES);
     inFlight += 1;
@@ -97,5 +116,12 @@ export function serveBatchedCalls<Call extends { id: string }, Answer>(
   };
   stream.on('cancelled', close);
   stream.on('error', close);
+  const startDrain = (): void => {
+    draining = true;
+    if (!flushScheduled) endIfDrained();
+  };
+  if (options.drain?.aborted) startDrain();
+  else options.drain?.addEventListener('abort', startDrain, { once: true });
+  void done.then(() => options.drain?.removeEventListener('abort', startDrain));
   return done;
 }

@@ -29,6 +29,8 @@ export interface CtlStep {
   readonly stdin?: string;
   readonly expect: Expectation;
   readonly note?: string;
+  /** Wall-clock limit of this invocation (default: runEtcdctl's), for steps etcdctl itself makes long. */
+  readonly timeoutMs?: number;
 }
 
 /** Starts `etcdctl watch ...` in the background under an id; it runs while later steps execute. */
@@ -144,6 +146,7 @@ function runCtlStep(target: Target, step: CtlStep, passwords: Record<string, str
     args: step.ctl,
     user: credentials(step.as, step.password, passwords),
     stdin: step.stdin,
+    ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
   });
 }
 
