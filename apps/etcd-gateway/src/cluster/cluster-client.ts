@@ -314,8 +314,8 @@ export class ClusterClient {
   /**
    * The leader's status, for etcd's Maintenance.Status: the gateway is the one endpoint clients
    * see, and tools such as `etcdctl move-leader` look for the endpoint that leads; so an answer
-   * from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS) when this
-   * gateway is connected to it, and kept when the leader cannot be reached. The leader's address also becomes the target of the next
+   * from a follower is replaced by the leader's, asked once (bounded by CONNECT_WAIT_MS), and kept
+   * when the leader cannot be reached. The leader's address also becomes the target of the next
    * proposal.
    */
   async leaderStatus(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
@@ -323,12 +323,8 @@ export class ClusterClient {
     const address = status.leader_address;
     if (status.leader_id === status.member_id || status.leader_id === '0' || address === '') return status;
     if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return status;
-    const connection = this.connectionTo(address);
-    // A leader this gateway is not connected to (just elected, or gone with its container): the
-    // follower's answer now, rather than a wait on the connection (the next Status finds it up).
-    if (!connection.isConnected()) return status;
     try {
-      const leader = await connection.call<NodeStatusResponse__Output>('Status', {}, this.nowMs() + CONNECT_WAIT_MS, signal);
+      const leader = await this.connectionTo(address).call<NodeStatusResponse__Output>('Status', {}, this.nowMs() + CONNECT_WAIT_MS, signal);
       if (leader.leader_id !== leader.member_id) return status;
       this.leaderAddress = address;
       return leader;

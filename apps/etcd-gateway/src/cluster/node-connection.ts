@@ -78,11 +78,6 @@ export class NodeConnection {
     });
   }
 
-  /** True when the unary channel is connected now (an idle one starts connecting, without waiting). */
-  isConnected(): boolean {
-    return this.client.getChannel().getConnectivityState(true) === connectivityState.READY;
-  }
-
   /** One unary call with an absolute deadline; the signal cancels it. Rejects with grpc-js's ServiceError. */
   call<Res>(method: NodeUnaryMethod, request: object, deadlineMs: number, signal?: AbortSignal): Promise<Res> {
     const fn = (this.client as unknown as Record<string, UnaryFunction>)[method]!.bind(this.client);
