@@ -2,8 +2,9 @@
 // request reaches, before it is proposed. A Put, Txn or LeaseGrant whose cost would take the store
 // to the quota is refused with `etcdserver: mvcc: database space exceeded`; deletes and
 // compaction are never refused, and free space at once (the measure is the retained records, see
-// KVStore.retainedBytes). Proposals still on their way to apply count too, so a burst cannot
-// overshoot the quota by more than one request.
+// KVStore.retainedBytes). Proposals still on their way to apply count too, so a burst of writes
+// cannot overshoot the quota; only a proposal whose caller timed out before it applied stops
+// being counted early (it may still apply).
 
 /** etcd's default quota (DefaultQuotaBytes). */
 export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
