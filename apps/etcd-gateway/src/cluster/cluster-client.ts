@@ -23,7 +23,7 @@ import type {
   ResolveTokenResponse__Output,
 } from '@ward/etcd/proto';
 import { backoffDelayMs, readAttempt, readErrorAttempt, sleep, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
-import { NodeConnection, isTransportFailure, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
+import { NodeConnection, isTransportFailure, type ChannelKind, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
 import { isNotServed } from './node-exchange';
 
 export interface ClusterClientOptions {
@@ -120,9 +120,6 @@ export class ClusterClient {
   /** Proposes an encoded ApplyRequest; resolves to the encoded etcd response. */
   propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Propose', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS)))) {
-        return { kind: 'retry', error: wireError('NoLeader') };
-      }
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ propose: { entry, timeout_ms: timeoutMs } }, deadlineMs, callSignal);
@@ -141,7 +138,6 @@ export class ClusterClient {
   /** A Range or read-only Txn; linearizable unless `serializable`. */
   read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ read: { entry, serializable, timeout_ms: timeoutMs } }, deadlineMs, callSignal);
@@ -163,7 +159,6 @@ export class ClusterClient {
   /** The cluster's read index (Raft ReadIndex, confirmed by a quorum), asked at the leader. */
   readIndex(signal?: AbortSignal): Promise<number> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.exchangeCall({ read_index: { timeout_ms: timeoutMs } }, deadlineMs, callSignal);
@@ -193,7 +188,6 @@ export class ClusterClient {
   /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */
   authCheck(name: string, signal?: AbortSignal): Promise<AuthCheck__Output> {
     return this.run('AuthCheck', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       try {
         const answer = await connection.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, callSignal);
         if (answer.result === 'check' && answer.check) return { kind: 'done', value: answer.check };
@@ -208,7 +202,6 @@ export class ClusterClient {
   /** Resolves a simple token at the leader (which waits, bounded, for the token's index). */
   resolveToken(token: string, signal?: AbortSignal): Promise<ResolvedToken> {
     return this.run('ResolveToken', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, Math.min(this.options.resolveTokenTimeoutMs, deadlineMs - this.nowMs()));
       try {
         const answer = await connection.call<ResolveTokenResponse__Output>('ResolveToken', { token, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -227,7 +220,6 @@ export class ClusterClient {
    */
   lease(request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Lease', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.call<NodeResponse__Output>('Lease', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -246,7 +238,6 @@ export class ClusterClient {
    */
   maintain(request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
     return this.run('Maintain', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.call<NodeResponse__Output>('Maintain', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -265,7 +256,6 @@ export class ClusterClient {
    */
   memberChange(request: Omit<NodeMemberChangeRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
     return this.run('MemberChange', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS)))) return { kind: 'retry', error: wireError('NoLeader') };
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
         const answer = await connection.call<NodeResponse__Output>('MemberChange', { ...request, timeout_ms: timeoutMs }, deadlineMs, callSignal);
@@ -284,7 +274,6 @@ export class ClusterClient {
    */
   openSnapshot(request: NodeSnapshotRequest, signal?: AbortSignal): Promise<OpenedSnapshot> {
     return this.run('Snapshot', signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS), 'streams'))) return { kind: 'retry', error: wireError('NoLeader') };
       const stream = connection.streamClient.Snapshot(request);
       const timer = setTimeout(() => discardStream(stream), Math.max(1, deadlineMs - this.nowMs()));
       let first: NodeResponse__Output | undefined;
@@ -371,7 +360,11 @@ export class ClusterClient {
       if (signal?.aborted) throw wireError('Canceled');
       if (this.nowMs() >= deadlineMs) throw wireError('Timeout');
       const connection = this.connectionTo(this.currentTarget);
-      const outcome = await attempt(connection, deadlineMs, signal);
+      // A call not sent is safe to send elsewhere, whatever it is: a member whose channel is not up
+      // within CONNECT_WAIT_MS is passed over instead of holding the call for the whole deadline.
+      const outcome: Attempt<T> = (await this.reachable(connection, deadlineMs, method === 'Snapshot' ? 'streams' : 'unary'))
+        ? await attempt(connection, deadlineMs, signal)
+        : { kind: 'retry', error: wireError('NoLeader') };
       if (outcome.kind === 'done') {
         if (method === 'Propose') this.leaderAddress = connection.address;
         return outcome.value;
@@ -429,8 +422,8 @@ export class ClusterClient {
    * member whose container is gone leaves connection attempts unanswered: a call queued on such a
    * channel would wait for the whole request deadline). A call not sent is safe to send elsewhere.
    */
-  private reachable(connection: NodeConnection, deadlineMs: number): Promise<boolean> {
-    return connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS));
+  private reachable(connection: NodeConnection, deadlineMs: number, kind: ChannelKind): Promise<boolean> {
+    return connection.waitReady(Math.min(deadlineMs, this.nowMs() + CONNECT_WAIT_MS), kind);
   }
 
   /** Forgets a member as leader and points the cursor past it. */
@@ -442,7 +435,6 @@ export class ClusterClient {
 
   private simpleCall<T>(method: 'Status' | 'MemberList', signal?: AbortSignal): Promise<T> {
     return this.run(method, signal, async (connection, deadlineMs, callSignal) => {
-      if (!(await this.reachable(connection, deadlineMs))) return { kind: 'retry', error: wireError('NoLeader') };
       try {
         return { kind: 'done', value: await connection.call<T>(method, {}, deadlineMs, callSignal) };
       } catch (error) {
