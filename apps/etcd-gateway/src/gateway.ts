@@ -367,6 +367,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
       : undefined;
   const rng = deps.rng ?? new CryptoRng();
   const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
+  cluster.watchLeaders();
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
   const admission: AuthAdmission = await createAuthAdmission(config, {
     logger,

@@ -71,6 +71,39 @@ describe('across gateways and leader changes', () => {
     await ward.cluster.waitForLeader(20_000);
   }, 120_000);
 
+  it('a leader that goes silent (SIGSTOP: its connections stay open, as a killed container leaves them) is replaced within 3 s as the gateway sees it', async () => {
+    const etcd = ward.client(ward.gateways[0]);
+    const token = await login(etcd, 'frank', 'frank-pw');
+    const leader = await ward.cluster.waitForLeader(20_000);
+    // The gateway's calls now target the leader.
+    await must(etcd.call('KV', 'Put', { key: bytes('f/silent-before'), value: bytes('v') }, token));
+    expect(await statusLeader(etcd, token)).toBe(leader.toString());
+    ward.cluster.pause(leader);
+    const pausedAtMs = Date.now();
+    try {
+      let seenMs = -1;
+      while (Date.now() - pausedAtMs < 30_000) {
+        const named = await statusLeader(etcd, token);
+        if (named !== undefined && named !== '0' && named !== leader.toString()) {
+          seenMs = Date.now() - pausedAtMs;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Election timeout is 1-2 s (10 ticks of 100 ms, randomized): the gateway must learn the
+      // new leader from the members still up, not wait for its connection to the silent one to fail.
+      console.log(`silent leader: the gateway named a new leader after ${seenMs} ms`);
+      expect(seenMs).toBeGreaterThan(0);
+      expect(seenMs).toBeLessThanOrEqual(3000);
+      const put = await etcd.call('KV', 'Put', { key: bytes('f/silent-after'), value: bytes('v') }, token);
+      expect(put.ok).toBe(true);
+      expect(Date.now() - pausedAtMs).toBeLessThan(5000);
+    } finally {
+      ward.cluster.resume(leader);
+    }
+    await ward.cluster.waitForLeader(20_000);
+  }, 120_000);
+
   it('a leader stopped with SIGTERM hands leadership over and drains: no write fails, none is proposed twice', async () => {
     const etcd = ward.client(ward.gateways[0]);
     const token = await login(etcd, 'frank', 'frank-pw');
@@ -105,3 +138,9 @@ describe('across gateways and leader changes', () => {
     await ward.cluster.waitForLeader(20_000);
   }, 120_000);
 });
+
+/** The leader a gateway's Maintenance.Status names (undefined when the call fails). */
+async function statusLeader(etcd: ReturnType<WardCluster['client']>, token: string): Promise<string | undefined> {
+  const status = await etcd.call<{ leader: string }>('Maintenance', 'Status', {}, token);
+  return status.ok ? String(status.value.leader) : undefined;
+}

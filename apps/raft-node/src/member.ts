@@ -29,6 +29,8 @@ import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './st
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
 import { DEFAULT_FOLLOW_FEEDS, FollowFeeds } from './service/follow';
+import { LeaderWatches } from './service/leader-watch';
+import { nodeStatus } from './service/status';
 
 /** etcd's leaseRevokeRate: expired leases revoked per second at most. */
 const LEASE_REVOKES_PER_SECOND = 1000;
@@ -62,6 +64,7 @@ export class Member implements NodeCore {
   readonly applied: AppliedWaiters;
   readonly watches: WatchHub;
   readonly follows: FollowFeeds;
+  readonly leaderWatches: LeaderWatches;
   readonly tokens: TokenTtlKeeper;
   readonly lessor: Lessor;
   readonly ids: RequestIdGenerator;
@@ -121,6 +124,7 @@ export class Member implements NodeCore {
     this.reads = new ReadIndexBatcher({ issue: (context) => this.driver.readIndex(context), nextId: () => this.ids.next(), retryMs: 500, maxWaiting: config.maxPendingReadsCount });
     this.watches = this.createWatchHub(inputs.logger);
     this.follows = new FollowFeeds({ ...DEFAULT_FOLLOW_FEEDS, logger: inputs.logger.child({ component: 'follow' }) });
+    this.leaderWatches = new LeaderWatches(() => nodeStatus(this));
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
     this.removal = new Promise((resolve) => (this.resolveRemoval = resolve));
@@ -170,6 +174,8 @@ export class Member implements NodeCore {
     }
     while (this.proposals.size > 0 && this.clock.monotonicMs() < deadlineMs) await pause();
     this.logger.info({ leader: !this.driver.isLeader ? formatMemberId(this.driver.leader) : 'still this member', unanswered: this.proposals.size }, 'stopping: handed over');
+    // Gateways watching this member's view of the leader watch the others' from now on.
+    this.leaderWatches.close();
   }
 
   /** The voter (not this member) whose log matches the leader's furthest; undefined when there is none. */
@@ -189,6 +195,7 @@ export class Member implements NodeCore {
     this.lessor.demote();
     this.watches.stop();
     this.follows.close();
+    this.leaderWatches.close();
     await this.driver.stop();
     this.proposals.close();
     this.membershipChanges.close();
@@ -248,6 +255,7 @@ export class Member implements NodeCore {
     if (isLeader) this.lessor.promote(this.clock.monotonicMs());
     else this.lessor.demote();
     this.reads.leaderChanged();
+    this.leaderWatches.changed();
   }
 
   private onApplied(batch: readonly AppliedRequest[], index: number): void {

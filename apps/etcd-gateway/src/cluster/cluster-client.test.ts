@@ -1,7 +1,7 @@
 // The cluster client over real gRPC against applier nodes playing leader, follower, dead and
 // hanging members: leader hints are followed, writes are never sent twice when their outcome is
 // unknown, reads are retried, every loop is bounded.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '@ward/platform/logging';
 import { SeededRng, systemClock } from '@ward/shared/clock';
 import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
@@ -159,5 +159,67 @@ describe('ClusterClient', () => {
     const pending = failure(cluster.propose(put('a'), controller.signal));
     setTimeout(() => controller.abort(), 100);
     expect(isWireError(await pending, 'Canceled')).toBe(true);
+  });
+
+  describe('leader watches', () => {
+    async function watched(cluster: ClusterClient, member: ApplierNode): Promise<void> {
+      const deadline = Date.now() + 5000;
+      while (member.leaderWatchersCount === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(member.leaderWatchersCount).toBe(1);
+    }
+
+    it('a leader a member names in a newer term becomes the target, and a read waiting at the old one is asked there', async () => {
+      let hangReads = false;
+      const old = await node({ onRead: () => (hangReads ? new Promise(() => undefined) : undefined) });
+      const fresh = await node();
+      const cluster = client([old.address, fresh.address], { requestTimeoutMs: 10_000 });
+      cluster.watchLeaders();
+      await cluster.propose(put('a'));
+      expect(cluster.currentTarget).toBe(old.address);
+      await watched(cluster, fresh);
+      hangReads = true;
+      const started = Date.now();
+      const reading = cluster.read(range('a'), false);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(old.options.calls['Read']).toBe(1);
+      fresh.announceLeader(fresh.address, 5);
+      await reading;
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(fresh.options.calls['Read']).toBe(1);
+      expect(cluster.currentTarget).toBe(fresh.address);
+    });
+
+    it('an older term, or no leader, changes nothing', async () => {
+      const a = await node();
+      const b = await node();
+      const cluster = client([a.address, b.address]);
+      cluster.watchLeaders();
+      await watched(cluster, b);
+      b.announceLeader(b.address, 5);
+      await vi.waitFor(() => expect(cluster.currentTarget).toBe(b.address));
+      b.announceLeader(a.address, 4);
+      b.announceLeader('', 9);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(cluster.currentTarget).toBe(b.address);
+      b.announceLeader(a.address, 6);
+      await vi.waitFor(() => expect(cluster.currentTarget).toBe(a.address));
+    });
+
+    it('a proposal waiting at the old leader is not asked again: its outcome is unknown', async () => {
+      let hang = false;
+      const old = await node({ onPropose: () => (hang ? new Promise(() => undefined) : undefined) });
+      const fresh = await node();
+      const cluster = client([old.address, fresh.address], { requestTimeoutMs: 800 });
+      cluster.watchLeaders();
+      await cluster.propose(put('a'));
+      await watched(cluster, fresh);
+      hang = true;
+      const proposing = failure(cluster.propose(put('b')));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      fresh.announceLeader(fresh.address, 5);
+      expect(isWireError(await proposing, 'Timeout')).toBe(true);
+      expect(old.options.proposals).toHaveLength(2);
+      expect(fresh.options.calls['Propose'] ?? 0).toBe(0);
+    });
   });
 });

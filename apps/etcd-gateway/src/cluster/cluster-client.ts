@@ -100,9 +100,23 @@ function firstMessage<T>(stream: ClientReadableStream<T>, signal?: AbortSignal):
 
 type TryFunction<T> = (connection: NodeConnection, deadlineMs: number, signal?: AbortSignal) => Promise<Attempt<T>>;
 
+/** A member's leader watch that ended is opened again after this, doubling up to the max. */
+const LEADER_WATCH_MIN_RETRY_MS = 100;
+const LEADER_WATCH_MAX_RETRY_MS = 2000;
+
+/** One member's WatchLeader stream and its reopening. */
+interface LeaderWatch {
+  stream: ClientReadableStream<NodeStatusResponse__Output> | undefined;
+  retryMs: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
 export class ClusterClient {
   private readonly connections = new Map<string, NodeConnection>();
   private leaderAddress: string | undefined;
+  /** The highest term in which a member's leader watch named a leader (0: none yet). */
+  private leaderTerm = 0;
+  private readonly leaderWatches = new Map<string, LeaderWatch>();
   private cursor = 0;
   private highestAppliedIndexValue = 0;
   private closed = false;
@@ -342,8 +356,71 @@ export class ClusterClient {
     throw wireError('Unhealthy');
   }
 
+  /**
+   * Watches every configured member's view of the leader (wardnode WatchLeader, on each member's
+   * stream channel) for as long as this client is open. A leader named in a newer term than any
+   * seen before becomes the target at once, and idempotent calls still waiting at the previous
+   * leader are asked again there: when the leader's host dies without closing its connections,
+   * the members still up elect and name a new leader in an election timeout, while calls to the
+   * silent one would wait for their whole deadline.
+   */
+  watchLeaders(): void {
+    this.assertOpen();
+    for (const address of this.options.endpoints) {
+      if (this.leaderWatches.has(address)) continue;
+      const watch: LeaderWatch = { stream: undefined, retryMs: LEADER_WATCH_MIN_RETRY_MS, timer: undefined };
+      this.leaderWatches.set(address, watch);
+      this.openLeaderWatch(address, watch);
+    }
+  }
+
+  private openLeaderWatch(address: string, watch: LeaderWatch): void {
+    if (this.closed) return;
+    const stream = this.connectionTo(address).streamClient.WatchLeader({}) as ClientReadableStream<NodeStatusResponse__Output>;
+    watch.stream = stream;
+    stream.on('data', (status: NodeStatusResponse__Output) => {
+      watch.retryMs = LEADER_WATCH_MIN_RETRY_MS;
+      this.onLeaderView(status);
+    });
+    const ended = (): void => {
+      if (watch.stream !== stream) return;
+      watch.stream = undefined;
+      if (this.closed) return;
+      const delayMs = watch.retryMs;
+      watch.retryMs = Math.min(LEADER_WATCH_MAX_RETRY_MS, watch.retryMs * 2);
+      watch.timer = setTimeout(() => {
+        watch.timer = undefined;
+        this.openLeaderWatch(address, watch);
+      }, delayMs);
+      watch.timer.unref();
+    };
+    stream.on('error', ended);
+    stream.on('end', ended);
+  }
+
+  /** A member's Status from its leader watch: a leader in a newer term becomes the target. */
+  private onLeaderView(status: NodeStatusResponse__Output): void {
+    const term = Number(status.raft_term);
+    const address = status.leader_address;
+    if (status.leader_id === '0' || address === '' || term < this.leaderTerm) return;
+    if (term === this.leaderTerm && this.leaderAddress !== undefined) return;
+    if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return;
+    this.leaderTerm = term;
+    const previous = this.leaderAddress;
+    this.leaderAddress = address;
+    if (previous === undefined || previous === address) return;
+    this.options.logger.info({ leader: address, term, previous }, 'a member names a new leader');
+    this.connections.get(previous)?.abandonIdempotent();
+  }
+
   close(): void {
     this.closed = true;
+    for (const watch of this.leaderWatches.values()) {
+      if (watch.timer !== undefined) clearTimeout(watch.timer);
+      if (watch.stream !== undefined) discardStream(watch.stream);
+      watch.stream = undefined;
+    }
+    this.leaderWatches.clear();
     for (const connection of this.connections.values()) connection.close();
     this.connections.clear();
   }

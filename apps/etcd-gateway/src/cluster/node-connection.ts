@@ -22,6 +22,9 @@ export interface NodeConnectionOptions {
 /** The unary methods of wardnode.Node. */
 export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'MemberChange' | 'Lease' | 'Maintain';
 
+/** Unary methods that change no replicated state: asked again elsewhere when abandoned. */
+const IDEMPOTENT_METHODS: ReadonlySet<NodeUnaryMethod> = new Set(['Read', 'AuthCheck', 'ResolveToken', 'Status', 'MemberList', 'Lease']);
+
 type UnaryFunction = (
   request: unknown,
   metadata: Metadata,
@@ -45,6 +48,8 @@ export class NodeConnection {
   readonly streamClient: NodeClient;
   /** Propose and Read, multiplexed on one stream of the unary channel (the request path's hot calls). */
   private readonly exchange: NodeExchange;
+  /** Unary calls in flight that may be asked again elsewhere (see abandonIdempotent). */
+  private readonly idempotentCalls = new Set<{ cancel(): void }>();
 
   constructor(
     readonly address: string,
@@ -87,13 +92,29 @@ export class NodeConnection {
         return;
       }
       const onAbort = (): void => call.cancel();
+      const idempotent = IDEMPOTENT_METHODS.has(method);
       const call = fn(request, new Metadata(), { deadline: deadlineMs }, (error, value) => {
         signal?.removeEventListener('abort', onAbort);
+        if (idempotent) this.idempotentCalls.delete(call);
         if (error) reject(error);
         else resolve(value as Res);
       });
+      if (idempotent) this.idempotentCalls.add(call);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /**
+   * Another member leads now: the calls in flight here that may be asked again fail at once as
+   * transport failures (the cluster client retries them at the leader) instead of waiting for a
+   * member that may have gone silent. Proposals and membership changes keep waiting: they may
+   * have reached the log, and only their answer tells.
+   */
+  abandonIdempotent(): void {
+    const calls = [...this.idempotentCalls];
+    this.idempotentCalls.clear();
+    for (const call of calls) call.cancel();
+    this.exchange.abandonReads();
   }
 
   close(): void {

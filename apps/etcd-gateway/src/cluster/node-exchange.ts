@@ -27,6 +27,8 @@ interface Pending {
   readonly deadlineMs: number;
   readonly signal: AbortSignal | undefined;
   readonly onAbort: (() => void) | undefined;
+  /** A Read or ReadIndex: asked again elsewhere when abandoned (a proposal never is). */
+  readonly idempotent: boolean;
 }
 
 export type ExchangeCallKind = { propose: ProposeRequest } | { read: ReadRequest } | { read_index: ReadIndexRequest };
@@ -92,13 +94,26 @@ export class NodeExchange {
               // The member may still serve it; its answer then finds no one waiting.
               if (pending.delete(id)) reject(callError(Status.CANCELLED, 'cancelled'));
             };
-      pending.set(id, { resolve, reject, deadlineMs, signal, onAbort });
+      pending.set(id, { resolve, reject, deadlineMs, signal, onAbort, idempotent: !('propose' in call) });
       signal?.addEventListener('abort', onAbort!, { once: true });
       this.queued.push({ id, ...call });
       this.queuedBytes += bytes;
       this.scheduleFlush();
       this.scheduleSweep();
     });
+  }
+
+  /**
+   * Another member leads now: pending reads fail at once as UNAVAILABLE (the cluster client asks
+   * the leader again); proposals keep waiting for their answer.
+   */
+  abandonReads(): void {
+    for (const [id, waiter] of this.pending) {
+      if (!waiter.idempotent) continue;
+      this.pending.delete(id);
+      if (waiter.onAbort !== undefined) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+      waiter.reject(callError(Status.UNAVAILABLE, 'another member leads now'));
+    }
   }
 
   /** Ends the stream; calls still pending fail as UNAVAILABLE. */

@@ -2,7 +2,7 @@
 // applied at once by the real state machine (@ward/etcd/apply) and answered through
 // @ward/etcd/api-mapping — the raft-node's answers without Raft. Faults can be scripted (a
 // NotLeader redirect, an answer that never comes). The real cluster is exercised by test/*.int.
-import { Server, ServerCredentials, status as Status, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { Server, ServerCredentials, status as Status, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData } from '@grpc/grpc-js';
 import { serveBatchedCalls, type BatchedAnswer } from '@ward/platform/grpc-server';
 import { createLogger } from '@ward/platform/logging';
 import { hasCode } from '@ward/shared/errors';
@@ -31,12 +31,18 @@ export interface ApplierNodeOptions {
   pauseWatchReads?: boolean;
   /** The next create ends its internal stream with this status instead of an answer (once). */
   failNextWatchCreate?: { code: number; details: string };
+  /** Called before every Read is served (tests delay or hang it). */
+  onRead?: () => void | Promise<void>;
 }
 
 export interface ApplierNode {
   readonly address: string;
   /** Cuts every connection at once (a crash, as the gateway sees it). */
   kill(): void;
+  /** Open WatchLeader streams. */
+  readonly leaderWatchersCount: number;
+  /** Tells every WatchLeader stream that this member now sees `leaderAddress` lead in `term` ('' : no leader). */
+  announceLeader(leaderAddress: string, term: number): void;
   readonly applier: Applier;
   readonly options: ApplierNodeOptions;
   stop(): Promise<void>;
@@ -162,7 +168,8 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     index += 1;
     return answer(applier.apply(index, leaderSettled(decoded, index)));
   };
-  const read = (request: Record<string, unknown>): unknown => {
+  const read = async (request: Record<string, unknown>): Promise<unknown> => {
+    await state.onRead?.();
     if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
     if (state.failReadsCount > 0) {
       state.failReadsCount -= 1;
@@ -231,7 +238,15 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
       return { error: { code: Status.UNIMPLEMENTED, message: `ward: ${String(request['kind'])} is not supported` } };
     }),
     Watch: (call: WatchCall) => echoWatch(call, state, applier),
+    WatchLeader: (call: ServerWritableStream<unknown, object>) => {
+      leaderWatchers.add(call);
+      const gone = (): void => void leaderWatchers.delete(call);
+      call.on('cancelled', gone);
+      call.on('error', gone);
+      call.on('close', gone);
+    },
   });
+  const leaderWatchers = new Set<ServerWritableStream<unknown, object>>();
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
   );
@@ -241,6 +256,16 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     applier,
     options: state,
     kill: () => server.forceShutdown(),
-    stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+    get leaderWatchersCount() {
+      return leaderWatchers.size;
+    },
+    announceLeader(leaderAddress, term) {
+      const view = { cluster_id: String(CONTEXT.clusterId), member_id: String(CONTEXT.memberId), leader_id: leaderAddress === '' ? '0' : '7', raft_term: String(term), leader_address: leaderAddress };
+      for (const call of leaderWatchers) call.write(view);
+    },
+    stop: () => {
+      for (const call of leaderWatchers) call.end();
+      return new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    },
   };
 }

@@ -15,6 +15,7 @@ import type { StateMachine } from '../state-machine';
 import type { TokenTtlKeeper } from '../token-ttl';
 import type { WatchHub } from '../watch/watch-hub';
 import type { FollowFeeds } from './follow';
+import type { LeaderWatches } from './leader-watch';
 
 /** What the internal API's handlers work with: the member's parts, wired by createRaftNode. */
 export interface NodeCore {
@@ -29,6 +30,8 @@ export interface NodeCore {
   readonly watches: WatchHub;
   /** The feeds of gateways' read replicas. */
   readonly follows: FollowFeeds;
+  /** Gateways' watches of who leads. */
+  readonly leaderWatches: LeaderWatches;
   readonly tokens: TokenTtlKeeper;
   readonly lessor: Lessor;
   readonly ids: RequestIdGenerator;

@@ -25,6 +25,7 @@ import { maintain } from './maintain';
 import { memberChange } from './member-change';
 import type { NodeCore } from './node-core';
 import { lease } from './lease';
+import type { LeaderWatchCall } from './leader-watch';
 import { propose } from './propose';
 import { read } from './read';
 import { SnapshotStreams } from './snapshot';
@@ -58,5 +59,6 @@ function memberHandlers(core: NodeCore): ServiceHandlers {
     Maintain: (request: NodeMaintainRequest__Output) => maintain(core, request),
     Snapshot: (request: NodeSnapshotRequest__Output, call: ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>) => snapshots.serve(request, call),
     Follow: (_request: FollowRequest__Output, call: ServerWritableStream<FollowRequest__Output, FollowMessage>) => core.follows.serve(core, call),
+    WatchLeader: (_request: unknown, call: LeaderWatchCall) => core.leaderWatches.serve(call),
   };
 }

@@ -127,10 +127,11 @@ describe('etcd v3 wire compatibility', () => {
 describe('ward internal node API', () => {
   it('defines the gateway <-> raft-node service with every method', () => {
     const definition = wardNodeServiceDefinition();
-    expect(Object.keys(definition).sort()).toEqual(['AuthCheck', 'Exchange', 'Follow', 'Lease', 'Maintain', 'MemberChange', 'MemberList', 'Propose', 'Read', 'ResolveToken', 'Snapshot', 'Status', 'Watch']);
+    expect(Object.keys(definition).sort()).toEqual(['AuthCheck', 'Exchange', 'Follow', 'Lease', 'Maintain', 'MemberChange', 'MemberList', 'Propose', 'Read', 'ResolveToken', 'Snapshot', 'Status', 'Watch', 'WatchLeader']);
     expect(definition.Propose!.path).toBe('/wardnode.Node/Propose');
     expect(definition.Watch!.requestStream && definition.Watch!.responseStream).toBe(true);
     expect(!definition.Follow!.requestStream && definition.Follow!.responseStream).toBe(true);
+    expect(!definition.WatchLeader!.requestStream && definition.WatchLeader!.responseStream).toBe(true);
     expect(typeof wardNodeGrpc().Node).toBe('function');
   });
 

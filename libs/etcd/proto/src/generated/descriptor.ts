@@ -2234,8 +2234,16 @@ export const etcdDescriptor = {
               "requestType": "FollowRequest",
               "responseType": "FollowMessage",
               "responseStream": true
+            },
+            "WatchLeader": {
+              "requestType": "WatchLeaderRequest",
+              "responseType": "NodeStatusResponse",
+              "responseStream": true
             }
           }
+        },
+        "WatchLeaderRequest": {
+          "fields": {}
         },
         "ProposeRequest": {
           "fields": {

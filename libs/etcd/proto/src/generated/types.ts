@@ -139,6 +139,7 @@ export { type ReadIndexRequest, type ReadIndexRequest__Output } from './types/wa
 export { type ReadRequest, type ReadRequest__Output } from './types/wardnode/ReadRequest';
 export { type ResolveTokenRequest, type ResolveTokenRequest__Output } from './types/wardnode/ResolveTokenRequest';
 export { type ResolveTokenResponse, type ResolveTokenResponse__Output } from './types/wardnode/ResolveTokenResponse';
+export { type WatchLeaderRequest, type WatchLeaderRequest__Output } from './types/wardnode/WatchLeaderRequest';
 export { type WireError, type WireError__Output } from './types/wardnode/WireError';
 export { type IssueRequest, type IssueRequest__Output } from './types/wardtoken/IssueRequest';
 export { type IssueResponse, type IssueResponse__Output } from './types/wardtoken/IssueResponse';

@@ -34,6 +34,7 @@ import type { ReadIndexRequest as _wardnode_ReadIndexRequest, ReadIndexRequest__
 import type { ReadRequest as _wardnode_ReadRequest, ReadRequest__Output as _wardnode_ReadRequest__Output } from './wardnode/ReadRequest';
 import type { ResolveTokenRequest as _wardnode_ResolveTokenRequest, ResolveTokenRequest__Output as _wardnode_ResolveTokenRequest__Output } from './wardnode/ResolveTokenRequest';
 import type { ResolveTokenResponse as _wardnode_ResolveTokenResponse, ResolveTokenResponse__Output as _wardnode_ResolveTokenResponse__Output } from './wardnode/ResolveTokenResponse';
+import type { WatchLeaderRequest as _wardnode_WatchLeaderRequest, WatchLeaderRequest__Output as _wardnode_WatchLeaderRequest__Output } from './wardnode/WatchLeaderRequest';
 import type { WireError as _wardnode_WireError, WireError__Output as _wardnode_WireError__Output } from './wardnode/WireError';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
@@ -73,6 +74,7 @@ export interface ProtoGrpcType {
     ReadRequest: MessageTypeDefinition<_wardnode_ReadRequest, _wardnode_ReadRequest__Output>
     ResolveTokenRequest: MessageTypeDefinition<_wardnode_ResolveTokenRequest, _wardnode_ResolveTokenRequest__Output>
     ResolveTokenResponse: MessageTypeDefinition<_wardnode_ResolveTokenResponse, _wardnode_ResolveTokenResponse__Output>
+    WatchLeaderRequest: MessageTypeDefinition<_wardnode_WatchLeaderRequest, _wardnode_WatchLeaderRequest__Output>
     WireError: MessageTypeDefinition<_wardnode_WireError, _wardnode_WireError__Output>
   }
 }

@@ -25,6 +25,7 @@ import type { ProposeRequest as _wardnode_ProposeRequest, ProposeRequest__Output
 import type { ReadRequest as _wardnode_ReadRequest, ReadRequest__Output as _wardnode_ReadRequest__Output } from '../wardnode/ReadRequest';
 import type { ResolveTokenRequest as _wardnode_ResolveTokenRequest, ResolveTokenRequest__Output as _wardnode_ResolveTokenRequest__Output } from '../wardnode/ResolveTokenRequest';
 import type { ResolveTokenResponse as _wardnode_ResolveTokenResponse, ResolveTokenResponse__Output as _wardnode_ResolveTokenResponse__Output } from '../wardnode/ResolveTokenResponse';
+import type { WatchLeaderRequest as _wardnode_WatchLeaderRequest, WatchLeaderRequest__Output as _wardnode_WatchLeaderRequest__Output } from '../wardnode/WatchLeaderRequest';
 
 export interface NodeClient extends grpc.Client {
   AuthCheck(argument: _wardnode_AuthCheckRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_wardnode_AuthCheckResponse__Output>): grpc.ClientUnaryCall;
@@ -128,6 +129,11 @@ export interface NodeClient extends grpc.Client {
   watch(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_NodeWatchRequest, _wardnode_NodeWatchResponse__Output>;
   watch(options?: grpc.CallOptions): grpc.ClientDuplexStream<_wardnode_NodeWatchRequest, _wardnode_NodeWatchResponse__Output>;
   
+  WatchLeader(argument: _wardnode_WatchLeaderRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeStatusResponse__Output>;
+  WatchLeader(argument: _wardnode_WatchLeaderRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeStatusResponse__Output>;
+  watchLeader(argument: _wardnode_WatchLeaderRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeStatusResponse__Output>;
+  watchLeader(argument: _wardnode_WatchLeaderRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_wardnode_NodeStatusResponse__Output>;
+  
 }
 
 export interface NodeHandlers extends grpc.UntypedServiceImplementation {
@@ -157,6 +163,8 @@ export interface NodeHandlers extends grpc.UntypedServiceImplementation {
   
   Watch: grpc.handleBidiStreamingCall<_wardnode_NodeWatchRequest__Output, _wardnode_NodeWatchResponse>;
   
+  WatchLeader: grpc.handleServerStreamingCall<_wardnode_WatchLeaderRequest__Output, _wardnode_NodeStatusResponse>;
+  
 }
 
 export interface NodeDefinition extends grpc.ServiceDefinition {
@@ -173,4 +181,5 @@ export interface NodeDefinition extends grpc.ServiceDefinition {
   Snapshot: MethodDefinition<_wardnode_NodeSnapshotRequest, _wardnode_NodeResponse, _wardnode_NodeSnapshotRequest__Output, _wardnode_NodeResponse__Output>
   Status: MethodDefinition<_wardnode_NodeStatusRequest, _wardnode_NodeStatusResponse, _wardnode_NodeStatusRequest__Output, _wardnode_NodeStatusResponse__Output>
   Watch: MethodDefinition<_wardnode_NodeWatchRequest, _wardnode_NodeWatchResponse, _wardnode_NodeWatchRequest__Output, _wardnode_NodeWatchResponse__Output>
+  WatchLeader: MethodDefinition<_wardnode_WatchLeaderRequest, _wardnode_NodeStatusResponse, _wardnode_WatchLeaderRequest__Output, _wardnode_NodeStatusResponse__Output>
 }
