@@ -8,7 +8,7 @@
 import { readFile, rename, rm, readdir, stat, mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Applier } from '@ward/etcd/apply';
-import { encodeSnapshot, votersConfState, type Snapshot } from '@ward/raft/core';
+import { encodeSnapshotChunks, votersConfState, type Snapshot } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, MAX_BACKUP_STATE_BYTES, decodeBackup, type BackupInfo } from './backup-file';
 import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
@@ -95,7 +95,7 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
   try {
     const booted = await RaftPersistence.open({ dir: staging, metadata: memberWalMetadata(clusterId, options.memberId), bootstrapConfState: votersConfState(voters) });
     try {
-      await booted.persistence.disk.saveSnapshot({ index, term: 1, data: encodeSnapshot(snapshot) }, { restartsLog: true, hardState: { term: 1, vote: 0n, commit: index } });
+      await booted.persistence.disk.saveSnapshot({ index, term: 1, data: encodeSnapshotChunks(snapshot) }, { restartsLog: true, hardState: { term: 1, vote: 0n, commit: index } });
     } finally {
       await booted.persistence.close();
     }

@@ -22,7 +22,7 @@
 
 import type { AuthStore } from '@ward/auth/permissions';
 import type { KVStore } from '@ward/etcd/kv-store';
-import { BinaryReader, BinaryWriter } from '@ward/shared/binary';
+import { BinaryReader, BinaryWriter, joinChunks } from '@ward/shared/binary';
 import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
 import { MAX_REVOKED_KEY_IDS, MAX_SIGNING_KEYS, MAX_PUBLIC_JWK_CHARS, type SigningKeyDirectory } from './key-directory';
@@ -42,10 +42,28 @@ export function encodeApplierSnapshot(
   tokens: SimpleTokenTable,
   signingKeys: SigningKeyDirectory,
 ): Uint8Array {
+  return joinChunks(encodeApplierSnapshotChunks(appliedIndex, auth, kv, leases, tokens, signingKeys));
+}
+
+/**
+ * The same bytes as chunks, in order: the key space's own chunks (the bulk of a large state) sit
+ * between a head and a tail written here, so nothing of the key space is copied.
+ */
+export function encodeApplierSnapshotChunks(
+  appliedIndex: number,
+  auth: AuthStore,
+  kv: KVStore,
+  leases: LeaseTable,
+  tokens: SimpleTokenTable,
+  signingKeys: SigningKeyDirectory,
+): Uint8Array[] {
   const authBytes = auth.snapshot();
-  const kvBytes = kv.snapshot();
-  const writer = new BinaryWriter({ initialCapacityBytes: authBytes.length + kvBytes.length + 1024 });
-  writer.raw(MAGIC).uvarint(signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS).uvarint(appliedIndex).bytes(authBytes).bytes(kvBytes);
+  const kvChunks = kv.snapshotChunks();
+  let kvBytes = 0;
+  for (const chunk of kvChunks) kvBytes += chunk.length;
+  const head = new BinaryWriter({ initialCapacityBytes: authBytes.length + 64 });
+  head.raw(MAGIC).uvarint(signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS).uvarint(appliedIndex).bytes(authBytes).uvarint(kvBytes);
+  const writer = new BinaryWriter({ initialCapacityBytes: 1024 });
   const leaseEntries = leases.entries();
   writer.uvarint(leaseEntries.length);
   for (const [id, ttlSeconds] of leaseEntries) writer.svarint64(id).svarint64(BigInt(ttlSeconds));
@@ -60,7 +78,7 @@ export function encodeApplierSnapshot(
     writer.uvarint(revoked.length);
     for (const id of revoked) writer.string(id);
   }
-  return writer.finish();
+  return [head.finish(), ...kvChunks, writer.finish()];
 }
 
 export interface SnapshotParts {

@@ -15,7 +15,7 @@ import {
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
-import { decodeApplierSnapshot, encodeApplierSnapshot } from './applier-snapshot';
+import { decodeApplierSnapshot, encodeApplierSnapshot, encodeApplierSnapshotChunks } from './applier-snapshot';
 import { ApplyError } from './errors';
 import { SigningKeyDirectory } from './key-directory';
 import { LeaseTable } from './lease-table';
@@ -222,6 +222,11 @@ export class Applier {
   /** Canonical bytes of the whole state (see applier-snapshot.ts). */
   snapshot(): Uint8Array {
     return encodeApplierSnapshot(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys);
+  }
+
+  /** The same bytes as `snapshot()`, as chunks in order, without joining them (large states). */
+  snapshotChunks(): Uint8Array[] {
+    return encodeApplierSnapshotChunks(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys);
   }
 
   /** SHA-256 of the snapshot, in hex: equal on replicas that applied the same entries. */

@@ -1,4 +1,4 @@
-import { BinaryDecodeError, BinaryReader, BinaryWriter, CollectingSink, TeeSink, type BinarySink } from '@ward/shared/binary';
+import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks } from '@ward/shared/binary';
 import type { ByteString } from './byte-string';
 import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
@@ -30,9 +30,8 @@ const FLAG_LEASE = 0x02;
 /** Smallest encoding of one record (flags, mod, sub); bounds counts read from the input. */
 const MIN_RECORD_BYTES = 3;
 
-/** Writes the canonical image of `space` (without trailer) to `sink`. */
-function encodeBody(space: KeySpace, sink: BinarySink): void {
-  const writer = new BinaryWriter({ sink });
+/** Writes the canonical image of `space` (without trailer) with the streaming `writer`, and flushes it. */
+function encodeBody(writer: BinaryWriter, space: KeySpace): void {
   for (const byte of MAGIC) writer.uint8(byte);
   writer.uint8(FORMAT_VERSION);
   writer.uvarint(space.currentRevision);
@@ -65,18 +64,30 @@ function encodeRecord(writer: BinaryWriter, record: KeyRecord): void {
 /** The state hash: 16 hex digits over the canonical image (= the snapshot's trailer). */
 export function hashKeySpace(space: KeySpace): string {
   const hasher = new StateHasher();
-  encodeBody(space, hasher);
+  encodeBody(new BinaryWriter({ sink: hasher }), space);
   return hasher.digestHex();
 }
 
+/** Chunks of a snapshot: 1 MiB each, so a large state is written once, with no copy to join it. */
+const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
+
 /** The snapshot bytes of `space`. */
 export function encodeKeySpace(space: KeySpace): Uint8Array {
-  const collector = new CollectingSink();
+  return joinChunks(encodeKeySpaceChunks(space));
+}
+
+/**
+ * The snapshot bytes of `space` as chunks, in order: the encoding is written once, into buffers
+ * that become the chunks (a whole-state copy costs seconds at millions of keys).
+ */
+export function encodeKeySpaceChunks(space: KeySpace): Uint8Array[] {
+  const chunks = new ChunkSink();
   const hasher = new StateHasher();
-  encodeBody(space, new TeeSink([collector, hasher]));
-  const trailer = new BinaryWriter({ sink: collector, initialCapacityBytes: 16 });
+  const body = new BinaryWriter({ sink: new TeeSink([chunks, hasher]), initialCapacityBytes: SNAPSHOT_CHUNK_BYTES, handsOverChunks: true });
+  encodeBody(body, space);
+  const trailer = new BinaryWriter({ sink: chunks, initialCapacityBytes: 16 });
   trailer.uint32le(hasher.crc32c).uint32le(hasher.fnv1a).flush();
-  return collector.bytes();
+  return chunks.chunks;
 }
 
 interface Header {

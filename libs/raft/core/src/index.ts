@@ -69,6 +69,7 @@ export {
   encodeHardState,
   encodeMessage,
   encodeSnapshot,
+  encodeSnapshotChunks,
   encodeSnapshotMetadata,
   messageSizeBytes,
 } from './codec/codec';

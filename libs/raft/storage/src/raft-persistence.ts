@@ -2,7 +2,7 @@ import {
   EntryType,
   MemoryStorage,
   decodeSnapshot,
-  encodeSnapshot,
+  encodeSnapshotChunks,
   isEmptySnapshot,
   type ConfState,
   type DecodeLimits,
@@ -14,7 +14,7 @@ import {
 } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
 import { SnapshotCorruptError, StateUnrecoverableError } from './errors';
-import { RAFT_STORAGE_DEFAULTS, RaftStorage, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
+import { RAFT_STORAGE_DEFAULTS, RaftStorage, chunksOf, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
 
 export interface RaftPersistenceOptions extends RaftStorageOptions {
@@ -83,7 +83,7 @@ export class RaftPersistence {
       const { index, term } = snapshot.metadata;
       const hardState = ready.hardState;
       assert(hardState !== undefined && hardState.commit >= index, `an installed snapshot at ${index} must come with a hard state committing it`);
-      await this.disk.snapshots.save({ index, term }, encodeSnapshot(snapshot));
+      await this.disk.snapshots.save({ index, term }, chunksOf(encodeSnapshotChunks(snapshot)));
       records.push({ kind: 'snapshot', snapshot: { index, term, restartsLog: true, hardState } });
     }
     for (const entry of ready.entries) records.push({ kind: 'entry', entry });
@@ -105,7 +105,7 @@ export class RaftPersistence {
   async createSnapshot(index: Index, confState: ConfState | undefined, data: Uint8Array): Promise<Snapshot> {
     const snapshot = this.storage.createSnapshot(index, confState, data);
     const keepFrom = this.catchUpStart(index);
-    await this.disk.saveSnapshot({ index, term: snapshot.metadata.term, data: encodeSnapshot(snapshot) }, { keepFrom });
+    await this.disk.saveSnapshot({ index, term: snapshot.metadata.term, data: encodeSnapshotChunks(snapshot) }, { keepFrom });
     const compactIndex = keepFrom - 1;
     if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
     return snapshot;

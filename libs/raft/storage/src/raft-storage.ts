@@ -98,7 +98,7 @@ export class RaftStorage {
    * `hardState` (commit at least the snapshot's index) is then written in the same record.
    */
   async saveSnapshot(
-    snapshot: StoredSnapshot,
+    snapshot: SnapshotToSave,
     options: { restartsLog?: boolean; hardState?: WalHardState; keepFrom?: number } = {},
   ): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
     await this.snapshots.save(snapshot, chunksOf(snapshot.data));
@@ -128,10 +128,17 @@ export class RaftStorage {
 /** Snapshot bytes written per step; the event loop runs between steps. */
 export const SNAPSHOT_WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
 
+/** A snapshot file's position and its bytes, whole or as chunks in order (written uncopied). */
+export interface SnapshotToSave extends SnapshotPosition {
+  readonly data: Uint8Array | readonly Uint8Array[];
+}
+
 /** `data` in slices (views, no copies), so the file is written and checksummed a slice at a time. */
-async function* chunksOf(data: Uint8Array): AsyncIterable<Uint8Array> {
-  for (let offset = 0; offset < data.length; offset += SNAPSHOT_WRITE_CHUNK_BYTES) {
-    yield data.subarray(offset, Math.min(data.length, offset + SNAPSHOT_WRITE_CHUNK_BYTES));
+export async function* chunksOf(data: Uint8Array | readonly Uint8Array[]): AsyncIterable<Uint8Array> {
+  for (const chunk of data instanceof Uint8Array ? [data] : data) {
+    for (let offset = 0; offset < chunk.length; offset += SNAPSHOT_WRITE_CHUNK_BYTES) {
+      yield chunk.subarray(offset, Math.min(chunk.length, offset + SNAPSHOT_WRITE_CHUNK_BYTES));
+    }
   }
 }
 

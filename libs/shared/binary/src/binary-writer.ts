@@ -49,6 +49,11 @@ export interface BinaryWriterOptions {
    * hashed without being held.
    */
   readonly sink?: BinarySink;
+  /**
+   * With a sink: every chunk flushed is the sink's to keep (the writer goes on in a new buffer of
+   * `initialCapacityBytes`), so a large encoding is collected without a copy of each chunk.
+   */
+  readonly handsOverChunks?: boolean;
 }
 
 /**
@@ -64,11 +69,15 @@ export class BinaryWriter {
   /** Bytes already handed to the sink. */
   private flushedBytes = 0;
   private readonly sink: BinarySink | undefined;
+  /** The size of a new buffer after a flush that handed the previous one over (0: reuse it). */
+  private readonly handOverBytes: number;
   readonly maxBytes: number;
 
   constructor(options: BinaryWriterOptions = {}) {
     this.sink = options.sink;
     const initial = options.initialCapacityBytes ?? (this.sink === undefined ? 256 : 64 * 1024);
+    assert(options.handsOverChunks !== true || this.sink !== undefined, 'only a streaming writer hands chunks over');
+    this.handOverBytes = options.handsOverChunks === true ? initial : 0;
     this.maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
     assert(Number.isSafeInteger(initial) && initial > 0, 'initial capacity is a positive integer');
     assert(Number.isSafeInteger(this.maxBytes) && this.maxBytes > 0, 'maxBytes is a positive integer');
@@ -300,6 +309,7 @@ export class BinaryWriter {
     this.sink.write(this.buffer.subarray(0, this.lengthBytes));
     this.flushedBytes += this.lengthBytes;
     this.lengthBytes = 0;
+    if (this.handOverBytes > 0) this.buffer = new Uint8Array(this.handOverBytes);
   }
 
   /**
@@ -324,14 +334,41 @@ export class CollectingSink implements BinarySink {
   }
 
   bytes(): Uint8Array {
-    const out = new Uint8Array(this.lengthBytes);
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return out;
+    return this.chunks.length === 0 ? new Uint8Array(0) : joinChunks(this.chunks);
   }
+}
+
+/**
+ * A sink that keeps the chunks it is handed, uncopied: for a writer that hands its chunks over
+ * (`handsOverChunks`), or for chunks that are never changed after they are written.
+ */
+export class ChunkSink implements BinarySink {
+  readonly chunks: Uint8Array[] = [];
+  private lengthBytes = 0;
+
+  write(chunk: Uint8Array): void {
+    this.chunks.push(chunk);
+    this.lengthBytes += chunk.length;
+  }
+
+  /** Bytes kept so far. */
+  get length(): number {
+    return this.lengthBytes;
+  }
+}
+
+/** One buffer holding `chunks` in order (a single copy; the only chunk itself when there is one). */
+export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  let total = 0;
+  for (const chunk of chunks) total += chunk.length;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 /** A sink that forwards to several sinks. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, CollectingSink, isWellFormedText, latin1FromBytes } from './index';
+import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes } from './index';
 
 function reasonOf(run: () => unknown): string | undefined {
   try {
@@ -237,6 +237,26 @@ describe('streaming to a sink', () => {
         expect(sink.bytes()).toEqual(growing.finish());
         expect(streaming.length).toBe(growing.length);
         expect(largest).toBeLessThanOrEqual(chunk);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a writer that hands its chunks over never writes into a chunk again: the kept chunks join to the bytes', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 10, max: 40 }), fc.array(fc.uint8Array({ maxLength: 100 }), { maxLength: 40 }), (chunk, items) => {
+        const sink = new ChunkSink();
+        const streaming = new BinaryWriter({ initialCapacityBytes: chunk, sink, handsOverChunks: true });
+        const growing = new BinaryWriter();
+        for (const item of items) {
+          streaming.bytes(item).latin1(latin1FromBytes(item));
+          growing.bytes(item).latin1(latin1FromBytes(item));
+        }
+        streaming.flush();
+        const expected = growing.finish();
+        expect(sink.length).toBe(expected.length);
+        expect(joinChunks(sink.chunks.length === 0 ? [new Uint8Array(0)] : sink.chunks)).toEqual(expected);
+        expect(new Set(sink.chunks.map((c) => c.buffer)).size).toBe(sink.chunks.length);
       }),
       { numRuns: 300 },
     );

@@ -17,6 +17,7 @@ import {
   encodeHardState,
   encodeMessage,
   encodeSnapshot,
+  encodeSnapshotChunks,
   messageSizeBytes,
 } from './codec';
 
@@ -79,6 +80,9 @@ describe('binary codec', () => {
         expect(decodeEntry(encodeEntry(e))).toEqual(e);
         expect(decodeConfState(encodeConfState(cs))).toEqual(cs);
         expect(decodeSnapshot(encodeSnapshot(snap))).toEqual(snap);
+        const [head, data] = encodeSnapshotChunks(snap);
+        expect(data).toBe(snap.data);
+        expect(Uint8Array.from([...head, ...data])).toEqual(encodeSnapshot(snap));
         expect(decodeHardState(encodeHardState({ term, vote, commit }))).toEqual({ term, vote, commit });
       }),
       { numRuns: 1000, seed: 11 },

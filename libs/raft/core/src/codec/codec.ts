@@ -127,6 +127,18 @@ export function encodeSnapshotMetadata(m: SnapshotMetadata): Uint8Array {
   return finish(w, size);
 }
 
+/**
+ * encodeSnapshot's bytes as two chunks, the head (metadata and the data's length) and the data
+ * itself, uncopied: a large state is written out without a whole-state copy.
+ */
+export function encodeSnapshotChunks(s: Snapshot): [Uint8Array, Uint8Array] {
+  const size = snapshotSize(s) - s.data.length;
+  const w = sized(size);
+  writeSnapshotMetadata(w, s.metadata);
+  w.uint32le(s.data.length);
+  return [finish(w, size), s.data];
+}
+
 export function encodeSnapshot(s: Snapshot): Uint8Array {
   const size = snapshotSize(s);
   const w = sized(size);
