@@ -61,6 +61,8 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
   );
   const node = new RawNode({ id, storage: booted.storage, rng: new SeededRng(Number(id)), applied: stateMachine.appliedIndex, electionTimeoutTicks: 10, heartbeatIntervalTicks: 1 });
   const violations: string[] = [];
+  /** The key space's revision at each applied index reported. */
+  const revisionAt = new Map<number, number>();
   const storage = booted.storage; // updated only once the WAL write of a Ready is durable
   const member: Member = { driver: undefined as never, stateMachine, persistence: booted.persistence, restored: 0, violations, gate: undefined, held: 0, membership: [], snapshots: [], node };
   // The real persistence, with writes that can be held back.
@@ -94,14 +96,16 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
     logger,
     hooks: {
       onLeaderChange: () => undefined,
-      onApplied: (applied) => {
+      onApplied: (applied, appliedIndex) => {
         // Only entries in this member's durable log are ever applied.
         for (const { index } of applied) if (index > storage.lastIndex()) violations.push(`member ${id} applied ${index} before it was durable here`);
+        revisionAt.set(appliedIndex, stateMachine.applier.keySpaceView.currentRevision);
       },
       onMembership: (change) => member.membership.push(change),
       onRestored: () => member.restored++,
       onReadStates: () => undefined,
-      onSnapshot: (index, bytes) => member.snapshots.push({ index, revision: stateMachine.applier.keySpaceView.currentRevision, bytes }),
+      // Reported once the file is written, while the member applies on: the revision at its index.
+      onSnapshot: (index, bytes) => member.snapshots.push({ index, revision: revisionAt.get(index) ?? -1, bytes }),
       onFatal: (error) => violations.push(`fatal: ${String(error)}`),
     },
   });
@@ -248,9 +252,10 @@ describe('RaftDriver snapshot triggers', () => {
     const follower = members.find((m) => m !== leader)!;
     const followerId = IDS[members.indexOf(follower)]!;
     const hash = leader.stateMachine.applier.stateHash();
-    const lastSnapshot = follower.snapshots.at(-1)!.index;
+    // Stopping waits for a snapshot still being written: the last one is known after it.
     await follower.driver.stop();
     await follower.persistence.close();
+    const lastSnapshot = follower.snapshots.at(-1)!.index;
     const back = await boot(net, followerId, roots[members.indexOf(follower)]!, 1_000_000, trigger);
     expect(back.persistence.storage.snapshot().metadata.index).toBe(lastSnapshot);
     await until(() => revision(back) === 13);

@@ -74,6 +74,8 @@ export class RaftDriver {
    * new member may need lists it (a node refuses a snapshot that does not).
    */
   private snapshotDue = false;
+  /** The local snapshot being written (file, log marker, compaction), if any. */
+  private snapshotWrite: Promise<void> | undefined;
 
   constructor(private readonly options: RaftDriverOptions) {
     this.node = options.node;
@@ -95,11 +97,12 @@ export class RaftDriver {
     this.wake();
   }
 
-  /** Stops ticking and waits for the Ready being handled, if any. */
+  /** Stops ticking and waits for the Ready being handled and the snapshot being written, if any. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     await this.loopDone;
+    await this.snapshotWrite;
   }
 
   get isLeader(): boolean {
@@ -191,12 +194,10 @@ export class RaftDriver {
     try {
       while (!this.stopped && this.node.hasReady()) {
         await this.handle(this.node.ready());
-        await this.maybeSnapshot();
+        this.maybeSnapshot();
       }
     } catch (error) {
-      this.stopped = true;
-      if (this.timer !== undefined) clearInterval(this.timer);
-      this.options.hooks.onFatal(error);
+      this.fail(error);
     }
   }
 
@@ -258,7 +259,14 @@ export class RaftDriver {
     this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
   }
 
-  private async maybeSnapshot(): Promise<void> {
+  /**
+   * Takes a local snapshot when one is due. The state is encoded here, at the applied index, and
+   * the core's log learns of it at once; writing the file (and its fdatasync, seconds for a large
+   * state) goes on while the Ready loop keeps running, so heartbeats, votes and commits do not wait
+   * for the disk. One snapshot is written at a time; a failed write stops the member.
+   */
+  private maybeSnapshot(): void {
+    if (this.snapshotWrite !== undefined) return;
     const index = this.options.stateMachine.appliedIndex;
     const due = this.snapshotDue && index > this.lastSnapshotIndex;
     const byteTrigger = Math.max(this.options.snapshotBytes, this.lastSnapshotBytes);
@@ -269,10 +277,25 @@ export class RaftDriver {
     // The state, its applied index and its configuration belong to the same moment.
     const confState = this.options.stateMachine.confState;
     const data = this.options.stateMachine.snapshotData();
-    await this.options.persistence.createSnapshot(index, confState, data);
     this.lastSnapshotIndex = index;
     this.lastSnapshotBytes = data.length;
     this.bytesSinceSnapshot = 0;
-    this.options.hooks.onSnapshot(index, data.length, performance.now() - started);
+    this.snapshotWrite = this.options.persistence.createSnapshot(index, confState, data).then(
+      () => {
+        this.snapshotWrite = undefined;
+        this.options.hooks.onSnapshot(index, data.length, performance.now() - started);
+      },
+      (error: unknown) => {
+        this.snapshotWrite = undefined;
+        this.fail(error);
+      },
+    );
+  }
+
+  /** Persisting failed: the log is closed for good, so nothing more is handled. */
+  private fail(error: unknown): void {
+    this.stopped = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.options.hooks.onFatal(error);
   }
 }
