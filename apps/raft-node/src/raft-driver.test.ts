@@ -39,6 +39,10 @@ interface Member {
   membership: AppliedMembershipChange[];
   /** Local snapshots written: index, key-space revision then, and state-machine bytes. */
   snapshots: { index: number; revision: number; bytes: number }[];
+  /** While set, local snapshot writes wait for it (a slow disk under a large snapshot). */
+  snapshotGate: Promise<void> | undefined;
+  /** Local snapshot writes waiting at the gate now. */
+  snapshotsHeld: number;
   node: RawNode;
 }
 
@@ -64,7 +68,7 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
   /** The key space's revision at each applied index reported. */
   const revisionAt = new Map<number, number>();
   const storage = booted.storage; // updated only once the WAL write of a Ready is durable
-  const member: Member = { driver: undefined as never, stateMachine, persistence: booted.persistence, restored: 0, violations, gate: undefined, held: 0, membership: [], snapshots: [], node };
+  const member: Member = { driver: undefined as never, stateMachine, persistence: booted.persistence, restored: 0, violations, gate: undefined, held: 0, membership: [], snapshots: [], snapshotGate: undefined, snapshotsHeld: 0, node };
   // The real persistence, with writes that can be held back.
   const persistence: RaftPersistence = Object.create(booted.persistence);
   persistence.persist = async (ready) => {
@@ -75,6 +79,14 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
       member.held--;
     }
     return booted.persistence.persist(ready);
+  };
+  persistence.createSnapshot = async (...args) => {
+    if (member.snapshotGate !== undefined) {
+      member.snapshotsHeld++;
+      await member.snapshotGate;
+      member.snapshotsHeld--;
+    }
+    return booted.persistence.createSnapshot(...args);
   };
   member.driver = new RaftDriver({
     node,
@@ -216,6 +228,32 @@ describe('RaftDriver', () => {
 describe('RaftDriver snapshot triggers', () => {
   const bigPut = (i: number): Uint8Array =>
     encodeApplyRequest({ header: { id: BigInt(i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`k${i}`), value: new Uint8Array(1000).fill(i) } } });
+
+  it('commits and applies on while a local snapshot is being written: a slow snapshot disk never holds the log', async () => {
+    const { members } = await startMembers(5);
+    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    for (const m of members) m.snapshotGate = gate;
+    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
+    for (let i = 1; i <= 20; i++) {
+      await until(() => {
+        try {
+          members.find((m) => m.driver.isLeader)?.driver.propose(put(i));
+          return members.some((m) => m.driver.isLeader);
+        } catch {
+          return false;
+        }
+      });
+      await until(() => members.every((m) => revision(m) === 1 + i));
+    }
+    // Each member reached its first snapshot after 5 entries and still holds its write (one at a time).
+    for (const m of members) expect([m.snapshotsHeld, m.snapshots.length]).toEqual([1, 0]);
+    release();
+    await until(() => members.every((m) => m.snapshots.length === 1 && m.snapshotsHeld === 0));
+    expect(members.flatMap((m) => m.violations)).toEqual([]);
+    await stopAll(members);
+  });
 
   it('snapshots once the bytes applied since the last snapshot reach the limit, long before the entry count; a restart replays only the tail', async () => {
     const trigger = 4500;
