@@ -22,7 +22,7 @@
 
 import type { AuthStore } from '@ward/auth/permissions';
 import type { KVStore } from '@ward/etcd/kv-store';
-import { BinaryReader, BinaryWriter, joinChunks } from '@ward/shared/binary';
+import { BinaryReader, BinaryWriter } from '@ward/shared/binary';
 import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
 import { MAX_REVOKED_KEY_IDS, MAX_SIGNING_KEYS, MAX_PUBLIC_JWK_CHARS, type SigningKeyDirectory } from './key-directory';
@@ -34,20 +34,9 @@ const FORMAT_VERSION = 1;
 const FORMAT_VERSION_WITH_SIGNING_KEYS = 2;
 const SECTION_MAX_BYTES = 0x7fff_ffff;
 
-export function encodeApplierSnapshot(
-  appliedIndex: number,
-  auth: AuthStore,
-  kv: KVStore,
-  leases: LeaseTable,
-  tokens: SimpleTokenTable,
-  signingKeys: SigningKeyDirectory,
-): Uint8Array {
-  return joinChunks(encodeApplierSnapshotChunks(appliedIndex, auth, kv, leases, tokens, signingKeys));
-}
-
 /**
- * The same bytes as chunks, in order: the key space's own chunks (the bulk of a large state) sit
- * between a head and a tail written here, so nothing of the key space is copied.
+ * The snapshot's bytes as chunks, in order: the key space's own chunks (the bulk of a large state)
+ * sit between a head and a tail written here, so nothing of the key space is copied.
  */
 export function encodeApplierSnapshotChunks(
   appliedIndex: number,

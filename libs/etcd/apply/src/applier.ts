@@ -15,7 +15,8 @@ import {
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
-import { decodeApplierSnapshot, encodeApplierSnapshot, encodeApplierSnapshotChunks } from './applier-snapshot';
+import { decodeApplierSnapshot, encodeApplierSnapshotChunks } from './applier-snapshot';
+import { joinChunks } from '@ward/shared/binary';
 import { ApplyError } from './errors';
 import { SigningKeyDirectory } from './key-directory';
 import { LeaseTable } from './lease-table';
@@ -221,7 +222,7 @@ export class Applier {
 
   /** Canonical bytes of the whole state (see applier-snapshot.ts). */
   snapshot(): Uint8Array {
-    return encodeApplierSnapshot(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys);
+    return joinChunks(this.snapshotChunks());
   }
 
   /** The same bytes as `snapshot()`, as chunks in order, without joining them (large states). */

@@ -1,4 +1,5 @@
 import { assert } from '@ward/shared/errors';
+import { concatBytes } from '@ward/shared/bytes';
 import { latin1IntoBytes } from './latin1';
 import { encodeUtf8Strict } from './utf8-strict';
 
@@ -359,16 +360,7 @@ export class ChunkSink implements BinarySink {
 
 /** One buffer holding `chunks` in order (a single copy; the only chunk itself when there is one). */
 export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  let total = 0;
-  for (const chunk of chunks) total += chunk.length;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : concatBytes(...chunks);
 }
 
 /** A sink that forwards to several sinks. */
