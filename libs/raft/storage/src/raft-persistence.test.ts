@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RawNode, votersConfState, type Entry, type Ready } from '@ward/raft/core';
+import { DEFAULT_DECODE_LIMITS, RawNode, votersConfState, type Entry, type Ready } from '@ward/raft/core';
 import { SeededRng } from '@ward/shared/clock';
 import { hasCode } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata, type RaftPersistenceOptions } from './raft-persistence';
@@ -115,6 +115,21 @@ describe('RaftPersistence', () => {
     expect(payloads(booted.storage.entries(appliedIndex + 1, booted.storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER))).toEqual(
       Array.from({ length: 5 }, (_, i) => `put k${i + 41} v${i + 41}`),
     );
+    await booted.persistence.close();
+  });
+
+  it('boots from a snapshot larger than the largest entry (a state of more than 64 MiB)', async () => {
+    const member = await Member.boot();
+    await member.elect();
+    await member.propose(1, 3);
+    const appliedIndex = member.applied.at(-1)!.index;
+    const state = new Uint8Array(DEFAULT_DECODE_LIMITS.maxDataBytes + 4096).map((_, i) => i % 253);
+    await member.persistence.createSnapshot(appliedIndex, undefined, state);
+    await member.persistence.close();
+    const booted = await RaftPersistence.open(options());
+    expect(booted.snapshot!.metadata.index).toBe(appliedIndex);
+    expect(booted.snapshot!.data.length).toBe(state.length);
+    expect(Buffer.from(booted.snapshot!.data).equals(Buffer.from(state))).toBe(true);
     await booted.persistence.close();
   });
 

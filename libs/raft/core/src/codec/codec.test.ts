@@ -130,7 +130,7 @@ describe('binary codec', () => {
     expect(() => decodeMessage(local)).toThrow(/not a wire message/);
     expect(() => decodeMessage(new Uint8Array([...good, 0]))).toThrow(/trailing/);
     const huge = encodeMessage(message(MessageType.App, { to: 2n, from: 1n, entries: [{ term: 1, index: 1, type: 0, data: new Uint8Array(100) }] }));
-    expect(() => decodeMessage(huge, { maxDataBytes: 10, maxEntries: 10, maxMembers: 10 })).toThrow(/exceeds the limit/);
+    expect(() => decodeMessage(huge, { maxDataBytes: 10, maxSnapshotBytes: 10, maxEntries: 10, maxMembers: 10 })).toThrow(/exceeds the limit/);
     const manyEntries = good.slice();
     new DataView(manyEntries.buffer).setUint32(good.length - 4, 0xffffffff, true);
     expect(() => decodeMessage(manyEntries)).toThrow(CodecError);

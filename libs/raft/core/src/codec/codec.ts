@@ -29,8 +29,13 @@ export const MESSAGE_CODEC_VERSION = 1;
 
 /** Decoder limits: untrusted input can never make the decoder allocate beyond them. */
 export interface DecodeLimits {
-  /** Largest entry data, context or snapshot data. Default 64 MiB. */
+  /** Largest entry data, context, or snapshot data inside a message. Default 64 MiB. */
   readonly maxDataBytes: number;
+  /**
+   * Largest state-machine data of a snapshot decoded on its own (a member's snapshot file at boot).
+   * Default 1 GiB, the snapshot store's and the transport's own bound.
+   */
+  readonly maxSnapshotBytes: number;
   /** Most entries in one message. Default 1,000,000. */
   readonly maxEntries: number;
   /** Most ids in one ConfState list. Default 10,000. */
@@ -39,6 +44,7 @@ export interface DecodeLimits {
 
 export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
   maxDataBytes: 64 * 1024 * 1024,
+  maxSnapshotBytes: 1024 * 1024 * 1024,
   maxEntries: 1_000_000,
   maxMembers: 10_000,
 });
@@ -276,7 +282,7 @@ export function decodeSnapshotMetadata(bytes: Uint8Array, limits: DecodeLimits =
 export function decodeSnapshot(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Snapshot {
   return decodeWhole(bytes, 'Snapshot', (r) => {
     const metadata = readSnapshotMetadata(r, limits);
-    return { metadata, data: readBytesField(r, 'snapshot data', limits.maxDataBytes) };
+    return { metadata, data: readBytesField(r, 'snapshot data', limits.maxSnapshotBytes) };
   });
 }
 
