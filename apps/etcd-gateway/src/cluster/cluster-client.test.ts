@@ -162,7 +162,7 @@ describe('ClusterClient', () => {
   });
 
   describe('leader watches', () => {
-    async function watched(cluster: ClusterClient, member: ApplierNode): Promise<void> {
+    async function watched(member: ApplierNode): Promise<void> {
       const deadline = Date.now() + 5000;
       while (member.leaderWatchersCount === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(member.leaderWatchersCount).toBe(1);
@@ -176,7 +176,7 @@ describe('ClusterClient', () => {
       cluster.watchLeaders();
       await cluster.propose(put('a'));
       expect(cluster.currentTarget).toBe(old.address);
-      await watched(cluster, fresh);
+      await watched(fresh);
       hangReads = true;
       const started = Date.now();
       const reading = cluster.read(range('a'), false);
@@ -194,7 +194,7 @@ describe('ClusterClient', () => {
       const b = await node();
       const cluster = client([a.address, b.address]);
       cluster.watchLeaders();
-      await watched(cluster, b);
+      await watched(b);
       b.announceLeader(b.address, 5);
       await vi.waitFor(() => expect(cluster.currentTarget).toBe(b.address));
       b.announceLeader(a.address, 4);
@@ -212,7 +212,7 @@ describe('ClusterClient', () => {
       const cluster = client([old.address, fresh.address], { requestTimeoutMs: 800 });
       cluster.watchLeaders();
       await cluster.propose(put('a'));
-      await watched(cluster, fresh);
+      await watched(fresh);
       hang = true;
       const proposing = failure(cluster.propose(put('b')));
       await new Promise((resolve) => setTimeout(resolve, 100));
