@@ -13,7 +13,7 @@
 // (it starts with "WAPL"); it still loads, with the member list taken from the configuration.
 import { MAX_MEMBERS } from '../members';
 import { MAX_REMOVED_MEMBERS, MemberList, type MemberRecord } from './member-list';
-import { joinChunks } from '@ward/shared/binary';
+import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 
 const MAX_TEXT_BYTES = 300;
 const CONTEXT_VERSION = 1;
@@ -187,11 +187,9 @@ export function encodeNodeSnapshot(snapshot: NodeSnapshot): Uint8Array {
 
 /** The same bytes as chunks, in order: the applier's chunks follow a head written here, uncopied. */
 export function encodeNodeSnapshotChunks(snapshot: Omit<NodeSnapshot, 'applier'> & { readonly applier: readonly Uint8Array[] }): Uint8Array[] {
-  let applierBytes = 0;
-  for (const chunk of snapshot.applier) applierBytes += chunk.length;
   const w = new Writer().raw(SNAPSHOT_MAGIC).u8(SNAPSHOT_VERSION).u64(snapshot.clusterId);
   writeList(w, snapshot.members);
-  return [w.u64(BigInt(applierBytes)).done(), ...snapshot.applier];
+  return [w.u64(BigInt(chunksByteLength(snapshot.applier))).done(), ...snapshot.applier];
 }
 
 function startsWith(bytes: Uint8Array, magic: Uint8Array): boolean {

@@ -19,8 +19,8 @@ const MAX_UNREAD_MESSAGES = 64;
 
 interface Watcher {
   readonly call: LeaderWatchCall;
-  /** Settles the handler: resolved ends the stream OK, rejected with the status. */
-  readonly finished: (error?: Error) => void;
+  /** Settles the handler: the stream ends OK (or, after a reset, not at all). */
+  readonly finished: () => void;
 }
 
 export class LeaderWatches {
@@ -41,8 +41,8 @@ export class LeaderWatches {
   serve(call: LeaderWatchCall): Promise<void> {
     if (this.closed) return Promise.reject(new GrpcStatusError(GrpcStatus.UNAVAILABLE, 'etcdserver: server stopped'));
     if (this.watchers.size >= this.maxWatchers) return Promise.reject(new GrpcStatusError(GrpcStatus.RESOURCE_EXHAUSTED, 'etcdserver: too many requests'));
-    return new Promise<void>((resolve, reject) => {
-      const watcher: Watcher = { call, finished: (error) => (error === undefined ? resolve() : reject(error)) };
+    return new Promise<void>((resolve) => {
+      const watcher: Watcher = { call, finished: resolve };
       const gone = (): void => this.drop(watcher);
       call.on('cancelled', gone);
       call.on('error', gone);
@@ -76,8 +76,7 @@ export class LeaderWatches {
     watcher.call.write(status);
   }
 
-  private drop(watcher: Watcher, error?: Error): void {
-    if (!this.watchers.delete(watcher)) return;
-    watcher.finished(error);
+  private drop(watcher: Watcher): void {
+    if (this.watchers.delete(watcher)) watcher.finished();
   }
 }

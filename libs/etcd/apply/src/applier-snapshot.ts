@@ -22,7 +22,7 @@
 
 import type { AuthStore } from '@ward/auth/permissions';
 import type { KVStore } from '@ward/etcd/kv-store';
-import { BinaryReader, BinaryWriter } from '@ward/shared/binary';
+import { BinaryReader, BinaryWriter, chunksByteLength } from '@ward/shared/binary';
 import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
 import { MAX_REVOKED_KEY_IDS, MAX_SIGNING_KEYS, MAX_PUBLIC_JWK_CHARS, type SigningKeyDirectory } from './key-directory';
@@ -48,10 +48,8 @@ export function encodeApplierSnapshotChunks(
 ): Uint8Array[] {
   const authBytes = auth.snapshot();
   const kvChunks = kv.snapshotChunks();
-  let kvBytes = 0;
-  for (const chunk of kvChunks) kvBytes += chunk.length;
   const head = new BinaryWriter({ initialCapacityBytes: authBytes.length + 64 });
-  head.raw(MAGIC).uvarint(signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS).uvarint(appliedIndex).bytes(authBytes).uvarint(kvBytes);
+  head.raw(MAGIC).uvarint(signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS).uvarint(appliedIndex).bytes(authBytes).uvarint(chunksByteLength(kvChunks));
   const writer = new BinaryWriter({ initialCapacityBytes: 1024 });
   const leaseEntries = leases.entries();
   writer.uvarint(leaseEntries.length);

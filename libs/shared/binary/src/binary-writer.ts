@@ -335,7 +335,7 @@ export class CollectingSink implements BinarySink {
   }
 
   bytes(): Uint8Array {
-    return this.chunks.length === 0 ? new Uint8Array(0) : joinChunks(this.chunks);
+    return joinChunks(this.chunks);
   }
 }
 
@@ -356,6 +356,13 @@ export class ChunkSink implements BinarySink {
   get length(): number {
     return this.lengthBytes;
   }
+}
+
+/** The bytes in `chunks`, all together. */
+export function chunksByteLength(chunks: readonly Uint8Array[]): number {
+  let total = 0;
+  for (const chunk of chunks) total += chunk.length;
+  return total;
 }
 
 /** One buffer holding `chunks` in order (a single copy; the only chunk itself when there is one). */
