@@ -255,6 +255,102 @@ describe('RaftDriver snapshot triggers', () => {
     await stopAll(members);
   });
 
+  /**
+   * Local snapshots whose taking is held: the steps of a member's n-th task (from 0) report more
+   * to do without doing any (a large state's encoding, turn after turn) until `control.released`
+   * exceeds n. Returns the indexes of the tasks started.
+   */
+  const holdSnapshotTaking = (member: Member, control: { released: number }): number[] => {
+    const taken: number[] = [];
+    const original = member.stateMachine.snapshotTask.bind(member.stateMachine);
+    member.stateMachine.snapshotTask = () => {
+      const task = original();
+      const ordinal = taken.push(task.index) - 1;
+      const step = task.step.bind(task);
+      return Object.assign(Object.create(task) as typeof task, { step: () => (ordinal >= control.released ? 'more' : step()) });
+    };
+    return taken;
+  };
+
+  it('takes a local snapshot in turns: the member commits and applies between them, and the snapshot holds the state at its index', async () => {
+    const { members } = await startMembers(5);
+    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
+    const control = { released: 0 };
+    const taken = members.map((m) => holdSnapshotTaking(m, control));
+    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
+    for (let i = 1; i <= 20; i++) {
+      await until(() => {
+        try {
+          members.find((m) => m.driver.isLeader)?.driver.propose(put(i));
+          return members.some((m) => m.driver.isLeader);
+        } catch {
+          return false;
+        }
+      });
+      await until(() => members.every((m) => revision(m) === 1 + i));
+    }
+    // Every member started one snapshot (a few entries in) and applied on while it was taken.
+    for (const [i, m] of members.entries()) {
+      expect(taken[i]).toHaveLength(1);
+      expect(m.stateMachine.appliedIndex).toBeGreaterThan(taken[i]![0]! + 10);
+      expect(m.snapshots).toHaveLength(0);
+    }
+    control.released = 1;
+    await until(() => members.every((m) => m.snapshots.length === 1 && m.snapshotsHeld === 0));
+    for (const [i, m] of members.entries()) {
+      const first = m.snapshots[0]!;
+      expect(first.index).toBe(taken[i]![0]);
+      // The core's snapshot decodes to the state at its index, not to the one when it was done.
+      const stored = m.persistence.storage.snapshot();
+      expect(stored.metadata.index).toBe(first.index);
+      const atIndex = first;
+      const restored = StateMachine.boot(
+        { applier: {}, maxEntryBytes: 1 << 20, onUndecodable: () => undefined, initialMembers: INITIAL_MEMBERS, initialConfState: votersConfState(IDS), clusterId: CLUSTER },
+        stored,
+      );
+      expect(restored.appliedIndex).toBe(stored.metadata.index);
+      expect(restored.applier.keySpaceView.currentRevision).toBe(atIndex.revision);
+      expect(atIndex.revision).toBeLessThan(21);
+    }
+    expect(members.flatMap((m) => m.violations)).toEqual([]);
+    await stopAll(members);
+  });
+
+  it('drops a local snapshot a compaction overtook while it was taken, and takes another of the state after it', async () => {
+    const { members } = await startMembers(5);
+    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
+    const control = { released: 0 };
+    const taken = members.map((m) => holdSnapshotTaking(m, control));
+    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
+    const propose = async (data: Uint8Array): Promise<void> =>
+      until(() => {
+        try {
+          members.find((m) => m.driver.isLeader)?.driver.propose(data);
+          return members.some((m) => m.driver.isLeader);
+        } catch {
+          return false;
+        }
+      });
+    for (let i = 1; i <= 8; i++) {
+      await propose(put(i));
+      await until(() => members.every((m) => revision(m) === 1 + i));
+    }
+    for (const t of taken) expect(t).toHaveLength(1);
+    await propose(encodeApplyRequest({ header: { id: 100n, username: '', authRevision: 0 }, operation: { type: 'compact', request: { revision: 8 } } }));
+    await until(() => members.every((m) => m.stateMachine.applier.keySpaceView.compactRevision === 8));
+    const compactedAt = members.map((m) => m.stateMachine.appliedIndex);
+    control.released = 2;
+    await until(() => members.every((m) => m.snapshots.length === 1 && m.snapshotsHeld === 0));
+    for (const [i, m] of members.entries()) {
+      // The first task went stale; the one written was taken after the compaction.
+      expect(taken[i]!.length).toBeGreaterThanOrEqual(2);
+      expect(m.snapshots[0]!.index).toBe(taken[i]![1]);
+      expect(m.snapshots[0]!.index).toBeGreaterThanOrEqual(compactedAt[i]!);
+    }
+    expect(members.flatMap((m) => m.violations)).toEqual([]);
+    await stopAll(members);
+  });
+
   it('snapshots once the bytes applied since the last snapshot reach the limit, long before the entry count; a restart replays only the tail', async () => {
     const trigger = 4500;
     const { net, roots, members } = await startMembers(1_000_000, trigger);

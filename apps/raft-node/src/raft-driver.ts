@@ -10,7 +10,8 @@
 import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type ProgressStatus, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
-import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './state-machine';
+import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
+import type { SnapshotStepResult } from '@ward/etcd/kv-store';
 
 export interface RaftDriverHooks {
   /** Leader or term changed (`lead` may be NO_NODE). */
@@ -54,6 +55,19 @@ export interface RaftDriverOptions {
   readonly logger: Logger;
 }
 
+/** Longest one turn of taking a local snapshot holds the event loop. */
+export const SNAPSHOT_TURN_MS = 10;
+
+/** A local snapshot being taken. */
+interface SnapshotTaking {
+  readonly task: NodeSnapshotTask;
+  readonly startedMs: number;
+  /** Bytes applied since the last snapshot when this one started. */
+  readonly bytesAtStart: number;
+  /** Started because a membership change asked for one. */
+  readonly due: boolean;
+}
+
 export class RaftDriver {
   private readonly node: RawNode;
   private timer: NodeJS.Timeout | undefined;
@@ -74,6 +88,8 @@ export class RaftDriver {
    * new member may need lists it (a node refuses a snapshot that does not).
    */
   private snapshotDue = false;
+  /** The local snapshot being taken (the state encoded in steps), if any. */
+  private snapshotTaking: SnapshotTaking | undefined;
   /** The local snapshot being written (file, log marker, compaction), if any. */
   private snapshotWrite: Promise<void> | undefined;
 
@@ -229,6 +245,7 @@ export class RaftDriver {
       this.options.hooks.onLeaderChange(status.lead, status.term);
     }
     if (hasSnapshot) {
+      this.snapshotTaking = undefined; // of the state being replaced
       this.options.stateMachine.restore(rd.snapshot!);
       this.lastSnapshotIndex = rd.snapshot!.metadata.index;
       this.lastSnapshotBytes = rd.snapshot!.data.length;
@@ -260,30 +277,64 @@ export class RaftDriver {
   }
 
   /**
-   * Takes a local snapshot when one is due. The state is encoded here, at the applied index, and
-   * the core's log learns of it at once; writing the file (and its fdatasync, seconds for a large
-   * state) goes on while the Ready loop keeps running, so heartbeats, votes and commits do not wait
-   * for the disk. One snapshot is written at a time; a failed write stops the member.
+   * Starts a local snapshot when one is due. The state is taken at the applied index in steps of
+   * at most SNAPSHOT_TURN_MS, between which the Ready loop goes on (heartbeats, votes, commits and
+   * applies do not wait for a large state's encoding); the core's log learns of the snapshot once
+   * it is whole, and writing the file (and its fdatasync) goes on while the loop keeps running.
+   * One snapshot is taken and written at a time; a failed write stops the member.
    */
   private maybeSnapshot(): void {
-    if (this.snapshotWrite !== undefined) return;
+    if (this.snapshotWrite !== undefined || this.snapshotTaking !== undefined) return;
     const index = this.options.stateMachine.appliedIndex;
     const due = this.snapshotDue && index > this.lastSnapshotIndex;
     const byteTrigger = Math.max(this.options.snapshotBytes, this.lastSnapshotBytes);
     if (!due && index - this.lastSnapshotIndex < this.options.snapshotEntries && this.bytesSinceSnapshot < byteTrigger) return;
     if (index <= this.lastSnapshotIndex) return;
     this.snapshotDue = false;
-    const started = performance.now();
     // The state, its applied index and its configuration belong to the same moment.
-    const confState = this.options.stateMachine.confState;
-    const data = this.options.stateMachine.snapshotData();
+    const taking: SnapshotTaking = { task: this.options.stateMachine.snapshotTask(), startedMs: performance.now(), bytesAtStart: this.bytesSinceSnapshot, due };
+    this.snapshotTaking = taking;
+    setImmediate(() => this.snapshotTurn(taking));
+  }
+
+  /** One turn of taking a snapshot; the next turn waits for the event loop's other work. */
+  private snapshotTurn(taking: SnapshotTaking): void {
+    // Dropped: the member stopped, or a snapshot from the leader replaced the state.
+    if (this.snapshotTaking !== taking || this.stopped) return;
+    let result: SnapshotStepResult;
+    try {
+      const until = performance.now() + SNAPSHOT_TURN_MS;
+      do result = taking.task.step();
+      while (result === 'more' && performance.now() < until);
+    } catch (error) {
+      this.snapshotTaking = undefined;
+      return this.fail(error);
+    }
+    if (result === 'more') {
+      setImmediate(() => this.snapshotTurn(taking));
+      return;
+    }
+    this.snapshotTaking = undefined;
+    if (result === 'stale') {
+      // A compaction cut records the snapshot needed: take another, of the state as it is now.
+      if (taking.due) this.snapshotDue = true;
+      this.options.logger.info({ index: taking.task.index }, 'local snapshot dropped: a compaction was applied while it was taken; taking another');
+      this.maybeSnapshot();
+      return;
+    }
+    this.writeSnapshot(taking);
+  }
+
+  private writeSnapshot(taking: SnapshotTaking): void {
+    const { index, confState, data } = taking.task;
     this.lastSnapshotIndex = index;
     this.lastSnapshotBytes = data.length;
-    this.bytesSinceSnapshot = 0;
+    // What was applied while the snapshot was taken counts toward the next one.
+    this.bytesSinceSnapshot = Math.max(0, this.bytesSinceSnapshot - taking.bytesAtStart);
     this.snapshotWrite = this.options.persistence.createSnapshot(index, confState, data).then(
       () => {
         this.snapshotWrite = undefined;
-        this.options.hooks.onSnapshot(index, data.length, performance.now() - started);
+        this.options.hooks.onSnapshot(index, data.length, performance.now() - taking.startedMs);
       },
       (error: unknown) => {
         this.snapshotWrite = undefined;

@@ -4,12 +4,13 @@
 // at that index. Membership-change entries are applied by handing the change to the Raft core
 // (`applyConfChange`, which installs it and returns the new ConfState) and updating the member
 // list from the records in the entry's context; snapshots carry both (membership/codec.ts).
-import { Applier, decodeApplyRequest, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
+import { Applier, decodeApplyRequest, type ApplierOptions, type ApplierSnapshotTask, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
 import { ConfChangeError, EntryType, decodeConfChangeEntry, type ConfChangeV2, type ConfState, type Entry, type Snapshot } from '@ward/raft/core';
 import type { MemberSpec } from './members';
 import { decodeChangeContext, decodeNodeSnapshot, encodeNodeSnapshotChunks, type ChangeContext } from './membership/codec';
-import { joinChunks } from '@ward/shared/binary';
+import { ChunkJoiner } from '@ward/shared/binary';
 import { MemberList, type MemberListChange } from './membership/member-list';
+import type { SnapshotStepResult } from '@ward/etcd/kv-store';
 
 /** One applied request, for the proposer's waiter, the watch hub and the token tracker. */
 export interface AppliedRequest {
@@ -161,7 +162,56 @@ export class StateMachine {
 
   /** The state machine's bytes for a local snapshot at the applied index (member list included). */
   snapshotData(): Uint8Array {
-    // One copy of the state: its chunks joined (a whole-state copy costs seconds at millions of keys).
-    return joinChunks(encodeNodeSnapshotChunks({ clusterId: this.options.clusterId, members: this.membersValue, applier: this.applierValue.snapshotChunks() }));
+    const task = this.snapshotTask();
+    while (task.step(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) === 'more');
+    return task.data;
+  }
+
+  /**
+   * The same bytes, of the state at the applied index now, made in steps between which entries
+   * may go on being applied (NodeSnapshotTask). Drop the task when a snapshot is restored.
+   */
+  snapshotTask(): NodeSnapshotTask {
+    return new NodeSnapshotTask(this.appliedIndexValue, this.confStateValue, this.options.clusterId, this.membersValue, this.applierValue.snapshotTask());
+  }
+}
+
+/** Keys of the key space written per step of a snapshot task. */
+export const SNAPSHOT_STEP_KEYS = 256;
+/** Bytes joined per step of a snapshot task. */
+export const SNAPSHOT_STEP_BYTES = 256 * 1024;
+
+/**
+ * A local snapshot in the making, of the state at one applied index: the applier's state in steps
+ * (ApplierSnapshotTask), then the member snapshot's bytes joined in steps (the core's log keeps
+ * the snapshot as one buffer). 'stale' when a compaction was applied meanwhile.
+ */
+export class NodeSnapshotTask {
+  private joiner: ChunkJoiner | undefined;
+
+  constructor(
+    /** The applied index the snapshot is of. */
+    readonly index: number,
+    /** The configuration at that index. */
+    readonly confState: ConfState,
+    private readonly clusterId: bigint,
+    private readonly members: MemberList,
+    private readonly applier: ApplierSnapshotTask,
+  ) {}
+
+  step(budgetKeys = SNAPSHOT_STEP_KEYS, budgetBytes = SNAPSHOT_STEP_BYTES): SnapshotStepResult {
+    if (this.joiner === undefined) {
+      const result = this.applier.step(budgetKeys);
+      if (result !== 'done') return result;
+      this.joiner = new ChunkJoiner(encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks }));
+      return 'more';
+    }
+    return this.joiner.step(budgetBytes) ? 'done' : 'more';
+  }
+
+  /** The snapshot data, once `step` returned 'done'. */
+  get data(): Uint8Array {
+    if (this.joiner === undefined) throw new TypeError('snapshot task: not done');
+    return this.joiner.bytes;
   }
 }

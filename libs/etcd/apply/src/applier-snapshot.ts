@@ -21,7 +21,7 @@
 // users), so a restored state re-encodes to the same bytes and hashes the same.
 
 import type { AuthStore } from '@ward/auth/permissions';
-import type { KVStore } from '@ward/etcd/kv-store';
+import type { KVStore, KeySpaceSnapshotTask, SnapshotStepResult } from '@ward/etcd/kv-store';
 import { BinaryReader, BinaryWriter, chunksByteLength } from '@ward/shared/binary';
 import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
@@ -35,37 +35,64 @@ const FORMAT_VERSION_WITH_SIGNING_KEYS = 2;
 const SECTION_MAX_BYTES = 0x7fff_ffff;
 
 /**
- * The snapshot's bytes as chunks, in order: the key space's own chunks (the bulk of a large state)
- * sit between a head and a tail written here, so nothing of the key space is copied.
+ * The applier's snapshot taken in steps: the auth store, leases, simple tokens and signing keys
+ * (small) are written when the task is made, the key space (the bulk of a large state) in steps
+ * between which the applier may go on applying; the bytes are those of the state when the task
+ * was made. The key space's chunks sit between a head and a tail written here, uncopied.
  */
-export function encodeApplierSnapshotChunks(
-  appliedIndex: number,
-  auth: AuthStore,
-  kv: KVStore,
-  leases: LeaseTable,
-  tokens: SimpleTokenTable,
-  signingKeys: SigningKeyDirectory,
-): Uint8Array[] {
-  const authBytes = auth.snapshot();
-  const kvChunks = kv.snapshotChunks();
-  const head = new BinaryWriter({ initialCapacityBytes: authBytes.length + 64 });
-  head.raw(MAGIC).uvarint(signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS).uvarint(appliedIndex).bytes(authBytes).uvarint(chunksByteLength(kvChunks));
-  const writer = new BinaryWriter({ initialCapacityBytes: 1024 });
-  const leaseEntries = leases.entries();
-  writer.uvarint(leaseEntries.length);
-  for (const [id, ttlSeconds] of leaseEntries) writer.svarint64(id).svarint64(BigInt(ttlSeconds));
-  const tokenEntries = tokens.entries();
-  writer.uvarint(tokenEntries.length);
-  for (const [token, owner] of tokenEntries) writer.string(token).string(owner.username);
-  if (!signingKeys.empty) {
-    const keys = signingKeys.list();
-    writer.uvarint(keys.length);
-    for (const key of keys) writer.string(key.keyId).string(key.alg).string(key.publicJwk).uvarint(key.notBeforeSeconds).uvarint(key.retireAfterSeconds);
-    const revoked = signingKeys.revokedIds();
-    writer.uvarint(revoked.length);
-    for (const id of revoked) writer.string(id);
+export class ApplierSnapshotTask {
+  private readonly authBytes: Uint8Array;
+  private readonly tail: Uint8Array;
+  private readonly version: number;
+  private readonly kvTask: KeySpaceSnapshotTask;
+  private chunksValue: Uint8Array[] | undefined;
+
+  constructor(
+    private readonly appliedIndex: number,
+    auth: AuthStore,
+    kv: KVStore,
+    leases: LeaseTable,
+    tokens: SimpleTokenTable,
+    signingKeys: SigningKeyDirectory,
+  ) {
+    this.authBytes = auth.snapshot();
+    this.version = signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS;
+    this.kvTask = kv.snapshotTask();
+    const writer = new BinaryWriter({ initialCapacityBytes: 1024 });
+    const leaseEntries = leases.entries();
+    writer.uvarint(leaseEntries.length);
+    for (const [id, ttlSeconds] of leaseEntries) writer.svarint64(id).svarint64(BigInt(ttlSeconds));
+    const tokenEntries = tokens.entries();
+    writer.uvarint(tokenEntries.length);
+    for (const [token, owner] of tokenEntries) writer.string(token).string(owner.username);
+    if (!signingKeys.empty) {
+      const keys = signingKeys.list();
+      writer.uvarint(keys.length);
+      for (const key of keys) writer.string(key.keyId).string(key.alg).string(key.publicJwk).uvarint(key.notBeforeSeconds).uvarint(key.retireAfterSeconds);
+      const revoked = signingKeys.revokedIds();
+      writer.uvarint(revoked.length);
+      for (const id of revoked) writer.string(id);
+    }
+    this.tail = writer.finish();
   }
-  return [head.finish(), ...kvChunks, writer.finish()];
+
+  /** Writes up to `budget` keys of the key space; see KeySpaceSnapshotTask.step. */
+  step(budget?: number): SnapshotStepResult {
+    const result = this.kvTask.step(budget);
+    if (result === 'done' && this.chunksValue === undefined) {
+      const kvChunks = this.kvTask.chunks;
+      const head = new BinaryWriter({ initialCapacityBytes: this.authBytes.length + 64 });
+      head.raw(MAGIC).uvarint(this.version).uvarint(this.appliedIndex).bytes(this.authBytes).uvarint(chunksByteLength(kvChunks));
+      this.chunksValue = [head.finish(), ...kvChunks, this.tail];
+    }
+    return result;
+  }
+
+  /** The snapshot's chunks, in order, once `step` returned 'done'. */
+  get chunks(): Uint8Array[] {
+    if (this.chunksValue === undefined) throw new TypeError('applier snapshot: not done');
+    return this.chunksValue;
+  }
 }
 
 export interface SnapshotParts {

@@ -15,7 +15,7 @@ import {
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
-import { decodeApplierSnapshot, encodeApplierSnapshotChunks } from './applier-snapshot';
+import { ApplierSnapshotTask, decodeApplierSnapshot } from './applier-snapshot';
 import { joinChunks } from '@ward/shared/binary';
 import { ApplyError } from './errors';
 import { SigningKeyDirectory } from './key-directory';
@@ -227,7 +227,18 @@ export class Applier {
 
   /** The same bytes as `snapshot()`, as chunks in order, without joining them (large states). */
   snapshotChunks(): Uint8Array[] {
-    return encodeApplierSnapshotChunks(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys);
+    const task = this.snapshotTask();
+    while (task.step(Number.MAX_SAFE_INTEGER) === 'more');
+    return task.chunks;
+  }
+
+  /**
+   * The same bytes, of the state as it is now, taken in steps between which entries may go on
+   * being applied (ApplierSnapshotTask). A task goes stale when a compaction is applied before it
+   * is done; one made before a restore must be dropped.
+   */
+  snapshotTask(): ApplierSnapshotTask {
+    return new ApplierSnapshotTask(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys);
   }
 
   /** SHA-256 of the snapshot, in hex: equal on replicas that applied the same entries. */

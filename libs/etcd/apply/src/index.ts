@@ -1,4 +1,5 @@
 export { Applier, DEFAULT_MAX_LEASES, DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER, type ApplierOptions, type LeaseQuery } from './applier';
+export type { ApplierSnapshotTask } from './applier-snapshot';
 export {
   DEFAULT_MAX_ENTRY_BYTES,
   ENTRY_FORMAT_VERSION,

@@ -49,6 +49,7 @@ export {
   KVValueProvidedError,
 } from './errors';
 export { KVStore } from './kv-store';
+export { KeySpaceSnapshotTask, SNAPSHOT_DEFAULT_STEP, type SnapshotStepResult } from './snapshot';
 export { HASH_KV_DEFAULT_STEP, HashKvTask } from './hash-kv';
 export type { TxnLimits } from './request-validate';
 export {

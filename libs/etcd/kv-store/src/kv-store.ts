@@ -11,7 +11,7 @@ import {
   validateRangeRequest,
   validateTxnRequest,
 } from './request-validate';
-import { decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace } from './snapshot';
+import { KeySpaceSnapshotTask, decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace } from './snapshot';
 import { checkPlan, executePlan, planTxn } from './txn';
 import type {
   CompactResponse,
@@ -222,6 +222,14 @@ export class KVStore {
   /** The same bytes as `snapshot()`, as chunks in order, without joining them (large states). */
   snapshotChunks(): Uint8Array[] {
     return encodeKeySpaceChunks(this.space);
+  }
+
+  /**
+   * The same bytes, of the key space as it is now, written in steps between which it may go on
+   * changing (see KeySpaceSnapshotTask: a compaction before it is done makes it stale).
+   */
+  snapshotTask(): KeySpaceSnapshotTask {
+    return new KeySpaceSnapshotTask(this.space);
   }
 
   /** A 16-hex-digit hash of the state, identical on every replica that applied the same changes. */

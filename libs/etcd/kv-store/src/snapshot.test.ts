@@ -7,6 +7,8 @@ import { KVStore } from './kv-store';
 import { StateHasher } from './state-hash';
 import { FROM_KEY, b, canonical, newStore, testOptions } from './testing';
 import type { RequestOp } from './types';
+import type { SnapshotStepResult } from './snapshot';
+import { joinChunks } from '@ward/shared/binary';
 
 /** A random workload step over a small key space (deterministic from the generated values). */
 type Op =
@@ -157,6 +159,30 @@ describe('snapshot -> restore (etcd mvcc TestKVSnapshot / TestKVRestore; raft sp
     expect(equalBytes(restored.snapshot(), joined)).toBe(true);
     expect(restored.hash()).toBe(store.hash());
     expect(restored.range({ key: b('key-0999') }).kvs[0]?.value).toEqual(b(`${value}999`));
+  });
+
+  it('a snapshot taken in steps while the store changes has the bytes of the state at its start, or goes stale when a compaction came between', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 30 }), fc.array(fc.tuple(opArb, fc.integer({ min: 1, max: 3 })), { maxLength: 30 }), (before, during) => {
+        const store = newStore();
+        for (const op of before) apply(store, op);
+        const atStart = store.snapshot();
+        const task = store.snapshotTask();
+        let result: SnapshotStepResult = 'more';
+        let compactedWhileTaking = false;
+        for (const [op, budget] of during) {
+          result = task.step(budget);
+          if (result !== 'more') break;
+          const compactRevision = store.compactRevision;
+          apply(store, op);
+          if (store.compactRevision !== compactRevision) compactedWhileTaking = true;
+        }
+        while (result === 'more') result = task.step(1);
+        expect(result).toBe(compactedWhileTaking ? 'stale' : 'done');
+        if (result === 'done') expect(equalBytes(joinChunks(task.chunks), atStart)).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('uses standard checksums: CRC-32C("123456789") = e3069283, FNV-1a("a") = e40c292c', () => {

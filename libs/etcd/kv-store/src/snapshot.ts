@@ -1,9 +1,10 @@
 import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks } from '@ward/shared/binary';
-import type { ByteString } from './byte-string';
+import { successorKey, type ByteString } from './byte-string';
 import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
 import { KeyRecord } from './key-record';
 import { KeySpace, NEVER_COMPACTED, keyIndexFromSorted } from './key-space';
+import { assert } from '@ward/shared/errors';
 import { LeaseIndex } from './lease-index';
 import { StateDigest } from './state-digest';
 import { StateHasher } from './state-hash';
@@ -30,21 +31,50 @@ const FLAG_LEASE = 0x02;
 /** Smallest encoding of one record (flags, mod, sub); bounds counts read from the input. */
 const MIN_RECORD_BYTES = 3;
 
-/** Writes the canonical image of `space` (without trailer) with the streaming `writer`, and flushes it. */
-function encodeBody(writer: BinaryWriter, space: KeySpace): void {
+/** The image's head fields (fixed when an encoding starts). */
+interface Header {
+  readonly currentRevision: number;
+  readonly compactRevision: number;
+  readonly floorRevision: number;
+  readonly keyCount: number;
+}
+
+function headOf(space: KeySpace): Header {
+  return { currentRevision: space.currentRevision, compactRevision: space.compactRevision, floorRevision: space.history.floorRevision, keyCount: space.index.size };
+}
+
+function writeHead(writer: BinaryWriter, head: Header): void {
   for (const byte of MAGIC) writer.uint8(byte);
   writer.uint8(FORMAT_VERSION);
-  writer.uvarint(space.currentRevision);
-  writer.uvarint(space.compactRevision + 1);
-  writer.uvarint(space.history.floorRevision);
-  writer.uvarint(space.index.size);
+  writer.uvarint(head.currentRevision);
+  writer.uvarint(head.compactRevision + 1);
+  writer.uvarint(head.floorRevision);
+  writer.uvarint(head.keyCount);
+}
+
+/**
+ * Writes `key` with its records up to `revision` (newer ones are left out: they did not exist at
+ * that revision), oldest first; false, and nothing written, when the key has none.
+ */
+function writeKeyAt(writer: BinaryWriter, key: ByteString, latest: KeyRecord, revision: number, chain: KeyRecord[]): boolean {
+  let newest: KeyRecord | null = latest;
+  while (newest !== null && newest.modRevision > revision) newest = newest.prev;
+  if (newest === null) return false;
+  writer.uvarint(key.length).latin1(key);
+  chain.length = 0;
+  for (let record: KeyRecord | null = newest; record !== null; record = record.prev) chain.push(record);
+  writer.uvarint(chain.length);
+  for (let i = chain.length - 1; i >= 0; i--) encodeRecord(writer, chain[i]!);
+  return true;
+}
+
+/** Writes the canonical image of `space` (without trailer) with the streaming `writer`, and flushes it. */
+function encodeBody(writer: BinaryWriter, space: KeySpace): void {
+  const head = headOf(space);
+  writeHead(writer, head);
   const chain: KeyRecord[] = [];
   space.index.scan('', null, (key, latest) => {
-    writer.uvarint(key.length).latin1(key);
-    chain.length = 0;
-    for (let record: KeyRecord | null = latest; record !== null; record = record.prev) chain.push(record);
-    writer.uvarint(chain.length);
-    for (let i = chain.length - 1; i >= 0; i--) encodeRecord(writer, chain[i]!);
+    writeKeyAt(writer, key, latest, head.currentRevision, chain);
   });
   writer.flush();
 }
@@ -81,20 +111,82 @@ export function encodeKeySpace(space: KeySpace): Uint8Array {
  * that become the chunks (a whole-state copy costs seconds at millions of keys).
  */
 export function encodeKeySpaceChunks(space: KeySpace): Uint8Array[] {
-  const chunks = new ChunkSink();
-  const hasher = new StateHasher();
-  const body = new BinaryWriter({ sink: new TeeSink([chunks, hasher]), initialCapacityBytes: SNAPSHOT_CHUNK_BYTES, handsOverChunks: true });
-  encodeBody(body, space);
-  const trailer = new BinaryWriter({ sink: chunks, initialCapacityBytes: 16 });
-  trailer.uint32le(hasher.crc32c).uint32le(hasher.fnv1a).flush();
-  return chunks.chunks;
+  const task = new KeySpaceSnapshotTask(space);
+  while (task.step(Number.MAX_SAFE_INTEGER) === 'more');
+  return task.chunks;
 }
 
-interface Header {
-  readonly currentRevision: number;
-  readonly compactRevision: number;
-  readonly floorRevision: number;
-  readonly keyCount: number;
+/** Keys written per step unless the caller says otherwise (a few ms of work at 256-byte values). */
+export const SNAPSHOT_DEFAULT_STEP = 4096;
+
+/**
+ * How a step of a snapshot task ended: more to do; done (the chunks are ready); or stale, when the
+ * state changed in a way the snapshot can no longer be taken at its moment: drop the task (and
+ * start another, at the state's new moment, if one is still wanted).
+ */
+export type SnapshotStepResult = 'more' | 'done' | 'stale';
+
+/**
+ * The snapshot of a key space as it is when the task is made, written in steps between which the
+ * key space may go on changing. The bytes are those `encodeKeySpaceChunks` gives at that moment.
+ *
+ * Changes after the start carry higher revisions, so every key is written with its records up to
+ * the start's revision, and keys made after it (no such records) are left out. Records up to that
+ * revision are never changed, except by a compaction, which cuts them: a compaction during the
+ * task makes it stale. The head (revisions, event floor, key count) is taken at the start.
+ */
+export class KeySpaceSnapshotTask {
+  readonly revision: number;
+  private readonly head: Header;
+  private readonly sink = new ChunkSink();
+  private readonly hasher = new StateHasher();
+  private readonly writer: BinaryWriter;
+  private readonly chain: KeyRecord[] = [];
+  /** Next key to visit; null once every key was. */
+  private cursor: ByteString | null = '';
+  private keysWritten = 0;
+  private state: SnapshotStepResult = 'more';
+
+  constructor(private readonly space: KeySpace) {
+    this.head = headOf(space);
+    this.revision = this.head.currentRevision;
+    this.writer = new BinaryWriter({ sink: new TeeSink([this.sink, this.hasher]), initialCapacityBytes: SNAPSHOT_CHUNK_BYTES, handsOverChunks: true });
+    writeHead(this.writer, this.head);
+  }
+
+  /** Writes up to `budget` keys (at least 1). */
+  step(budget: number = SNAPSHOT_DEFAULT_STEP): SnapshotStepResult {
+    assert(Number.isSafeInteger(budget) && budget > 0, 'key-space snapshot: the step budget must be a positive integer');
+    if (this.state !== 'more') return this.state;
+    if (this.space.compactRevision !== this.head.compactRevision) return (this.state = 'stale');
+    let visited = 0;
+    let last: ByteString | null = null;
+    const { writer, chain, revision } = this;
+    this.space.index.scan(this.cursor!, null, (key, latest) => {
+      if (visited === budget) return false;
+      visited++;
+      last = key;
+      if (writeKeyAt(writer, key, latest, revision, chain)) this.keysWritten++;
+      return true;
+    });
+    if (visited === budget && last !== null) {
+      this.cursor = successorKey(last);
+      return 'more';
+    }
+    this.cursor = null;
+    // Only a compaction removes keys from the index, and it makes the task stale first.
+    assert(this.keysWritten === this.head.keyCount, 'key-space snapshot: keys written differ from the key count at the start');
+    writer.flush();
+    const trailer = new BinaryWriter({ sink: this.sink, initialCapacityBytes: 16 });
+    trailer.uint32le(this.hasher.crc32c).uint32le(this.hasher.fnv1a).flush();
+    return (this.state = 'done');
+  }
+
+  /** The snapshot's chunks, in order, once `step` returned 'done'. */
+  get chunks(): Uint8Array[] {
+    assert(this.state === 'done', 'key-space snapshot: not done');
+    return this.sink.chunks;
+  }
 }
 
 function fail(reader: BinaryReader, reason: string): never {

@@ -378,3 +378,50 @@ export class TeeSink implements BinarySink {
     for (const sink of this.sinks) sink.write(chunk);
   }
 }
+
+/**
+ * `joinChunks` in steps: each step copies at most a given number of bytes into the joined buffer,
+ * so that joining a large state (whose first touches of fresh memory cost seconds on some machines)
+ * never holds the caller for long. A chunk is let go once it is copied.
+ */
+export class ChunkJoiner {
+  private readonly chunks: (Uint8Array | undefined)[];
+  private readonly target: Uint8Array;
+  private chunkIndex = 0;
+  private chunkOffset = 0;
+  private targetOffset = 0;
+
+  constructor(chunks: readonly Uint8Array[]) {
+    this.chunks = [...chunks];
+    // A large zeroed allocation is mapped lazily: its pages are first touched by the steps' copies.
+    this.target = chunks.length === 1 ? chunks[0]! : new Uint8Array(chunksByteLength(chunks));
+    if (chunks.length === 1) this.chunkIndex = 1;
+  }
+
+  /** Copies up to `budgetBytes` (at least 1); true once every byte is in place. */
+  step(budgetBytes: number): boolean {
+    assert(Number.isSafeInteger(budgetBytes) && budgetBytes > 0, 'chunk joiner: the step budget must be a positive integer');
+    let left = budgetBytes;
+    while (this.chunkIndex < this.chunks.length) {
+      const chunk = this.chunks[this.chunkIndex]!;
+      if (left === 0 && this.chunkOffset < chunk.length) break; // (empty chunks cost nothing)
+      const count = Math.min(left, chunk.length - this.chunkOffset);
+      this.target.set(chunk.subarray(this.chunkOffset, this.chunkOffset + count), this.targetOffset);
+      this.targetOffset += count;
+      this.chunkOffset += count;
+      left -= count;
+      if (this.chunkOffset === chunk.length) {
+        this.chunks[this.chunkIndex] = undefined;
+        this.chunkIndex += 1;
+        this.chunkOffset = 0;
+      }
+    }
+    return this.chunkIndex === this.chunks.length;
+  }
+
+  /** The joined bytes, once `step` returned true. */
+  get bytes(): Uint8Array {
+    assert(this.chunkIndex === this.chunks.length, 'chunk joiner: not done');
+    return this.target;
+  }
+}
