@@ -11,7 +11,7 @@ import { Applier } from '@ward/etcd/apply';
 import { encodeSnapshotChunks, type Snapshot } from '@ward/raft/core';
 import { MemberList } from '../src/membership/member-list';
 import { NodeSnapshotTask } from '../src/state-machine';
-import { SNAPSHOT_TURN_MS } from '../src/raft-driver';
+import { takeInTurns } from '../src/snapshot-turns';
 import type { SnapshotStepResult } from '@ward/etcd/kv-store';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -34,9 +34,6 @@ console.log(`${KEYS} keys applied in ${((performance.now() - loadStarted) / 1000
 
 const CONF_STATE = { voters: [1n], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
 
-/** Lets the event loop run (what the driver does between turns). */
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     const delay = monitorEventLoopDelay({ resolution: 5 });
@@ -44,22 +41,17 @@ async function main(): Promise<void> {
     const started = performance.now();
     const task = new NodeSnapshotTask(KEYS, CONF_STATE, 1n, MemberList.of([], []), applier.snapshotTask());
     let steps = 0;
-    let turns = 0;
     let longestStepMs = 0;
-    let result: SnapshotStepResult = 'more';
-    while (result === 'more') {
-      // One driver turn: steps for up to SNAPSHOT_TURN_MS, then the event loop's other work.
-      const until = performance.now() + SNAPSHOT_TURN_MS;
-      do {
-        const stepStarted = performance.now();
-        result = task.step();
-        longestStepMs = Math.max(longestStepMs, performance.now() - stepStarted);
-        steps++;
-      } while (result === 'more' && performance.now() < until);
-      turns++;
-      await turn();
-    }
-    if (result === 'stale') throw new Error('stale without a compaction');
+    const step = (): SnapshotStepResult => {
+      const stepStarted = performance.now();
+      const result = task.step();
+      longestStepMs = Math.max(longestStepMs, performance.now() - stepStarted);
+      steps++;
+      return result;
+    };
+    // As the driver takes it: turns of SNAPSHOT_TURN_MS, the event loop let run between them.
+    const result = await takeInTurns(step, () => false);
+    if (result !== 'done') throw new Error(`snapshot task ended ${result}`);
     const data = task.data;
     const stepped = performance.now();
     const snapshot: Snapshot = { metadata: { index: KEYS, term: 1, confState: CONF_STATE }, data };
@@ -68,7 +60,7 @@ async function main(): Promise<void> {
     delay.disable();
     console.log(
       `round ${round}: ${(data.length / 1e6).toFixed(0)} MB in ${(done - started).toFixed(0)} ms ` +
-        `(${steps} steps in ${turns} turns ${(stepped - started).toFixed(0)} ms, longest step ${longestStepMs.toFixed(1)} ms, ` +
+        `(${steps} steps ${(stepped - started).toFixed(0)} ms, longest step ${longestStepMs.toFixed(1)} ms, ` +
         `longest event-loop delay ${(delay.max / 1e6).toFixed(1)} ms, file head ${head.length} B ${(done - stepped).toFixed(1)} ms)`,
     );
   }

@@ -11,7 +11,7 @@ import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type Pro
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
-import type { SnapshotStepResult } from '@ward/etcd/kv-store';
+import { takeInTurns } from './snapshot-turns';
 
 export interface RaftDriverHooks {
   /** Leader or term changed (`lead` may be NO_NODE). */
@@ -54,9 +54,6 @@ export interface RaftDriverOptions {
   readonly hooks: RaftDriverHooks;
   readonly logger: Logger;
 }
-
-/** Longest one turn of taking a local snapshot holds the event loop. */
-export const SNAPSHOT_TURN_MS = 10;
 
 /** A local snapshot being taken. */
 interface SnapshotTaking {
@@ -294,26 +291,19 @@ export class RaftDriver {
     // The state, its applied index and its configuration belong to the same moment.
     const taking: SnapshotTaking = { task: this.options.stateMachine.snapshotTask(), startedMs: performance.now(), bytesAtStart: this.bytesSinceSnapshot, due };
     this.snapshotTaking = taking;
-    setImmediate(() => this.snapshotTurn(taking));
+    void this.takeSnapshot(taking);
   }
 
-  /** One turn of taking a snapshot; the next turn waits for the event loop's other work. */
-  private snapshotTurn(taking: SnapshotTaking): void {
-    // Dropped: the member stopped, or a snapshot from the leader replaced the state.
-    if (this.snapshotTaking !== taking || this.stopped) return;
-    let result: SnapshotStepResult;
+  private async takeSnapshot(taking: SnapshotTaking): Promise<void> {
+    let result: 'done' | 'stale' | 'dropped';
     try {
-      const until = performance.now() + SNAPSHOT_TURN_MS;
-      do result = taking.task.step();
-      while (result === 'more' && performance.now() < until);
+      // Dropped when the member stops, or when a snapshot from the leader replaces the state.
+      result = await takeInTurns(() => taking.task.step(), () => this.snapshotTaking !== taking || this.stopped);
     } catch (error) {
       this.snapshotTaking = undefined;
       return this.fail(error);
     }
-    if (result === 'more') {
-      setImmediate(() => this.snapshotTurn(taking));
-      return;
-    }
+    if (result === 'dropped') return;
     this.snapshotTaking = undefined;
     if (result === 'stale') {
       // A compaction cut records the snapshot needed: take another, of the state as it is now.

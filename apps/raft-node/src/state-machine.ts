@@ -169,10 +169,11 @@ export class StateMachine {
 
   /**
    * The same bytes, of the state at the applied index now, made in steps between which entries
-   * may go on being applied (NodeSnapshotTask). Drop the task when a snapshot is restored.
+   * may go on being applied (NodeSnapshotTask); with `join` false, left as chunks. A task made
+   * before a snapshot is restored still gives the state it started from.
    */
-  snapshotTask(): NodeSnapshotTask {
-    return new NodeSnapshotTask(this.appliedIndexValue, this.confStateValue, this.options.clusterId, this.membersValue, this.applierValue.snapshotTask());
+  snapshotTask(join = true): NodeSnapshotTask {
+    return new NodeSnapshotTask(this.appliedIndexValue, this.confStateValue, this.options.clusterId, this.membersValue, this.applierValue.snapshotTask(), join);
   }
 }
 
@@ -182,11 +183,13 @@ export const SNAPSHOT_STEP_KEYS = 256;
 export const SNAPSHOT_STEP_BYTES = 256 * 1024;
 
 /**
- * A local snapshot in the making, of the state at one applied index: the applier's state in steps
- * (ApplierSnapshotTask), then the member snapshot's bytes joined in steps (the core's log keeps
- * the snapshot as one buffer). 'stale' when a compaction was applied meanwhile.
+ * A snapshot in the making, of the state at one applied index: the applier's state in steps
+ * (ApplierSnapshotTask), then, unless made with `join` false, the member snapshot's bytes joined
+ * in steps (the core's log keeps a snapshot as one buffer). 'stale' when a compaction was applied
+ * meanwhile.
  */
 export class NodeSnapshotTask {
+  private chunksValue: Uint8Array[] | undefined;
   private joiner: ChunkJoiner | undefined;
 
   constructor(
@@ -197,16 +200,26 @@ export class NodeSnapshotTask {
     private readonly clusterId: bigint,
     private readonly members: MemberList,
     private readonly applier: ApplierSnapshotTask,
+    private readonly join = true,
   ) {}
 
   step(budgetKeys = SNAPSHOT_STEP_KEYS, budgetBytes = SNAPSHOT_STEP_BYTES): SnapshotStepResult {
-    if (this.joiner === undefined) {
+    if (this.chunksValue === undefined) {
       const result = this.applier.step(budgetKeys);
       if (result !== 'done') return result;
-      this.joiner = new ChunkJoiner(encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks }));
+      this.chunksValue = encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks });
+      if (!this.join) return 'done';
+      this.joiner = new ChunkJoiner(this.chunksValue);
       return 'more';
     }
+    if (this.joiner === undefined) return 'done';
     return this.joiner.step(budgetBytes) ? 'done' : 'more';
+  }
+
+  /** The snapshot data as chunks in order, once `step` returned 'done' (a task made with `join` false). */
+  get chunks(): Uint8Array[] {
+    if (this.chunksValue === undefined || this.join) throw new TypeError('snapshot task: no chunks (not done, or joined)');
+    return this.chunksValue;
   }
 
   /** The snapshot data, once `step` returned 'done'. */

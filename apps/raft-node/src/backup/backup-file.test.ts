@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, decodeBackup, encodeBackup } from './backup-file';
+import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, backupFileBytes, backupFilePieces, decodeBackup, encodeBackup } from './backup-file';
 
 const state = (length: number): Uint8Array => Uint8Array.from({ length }, (_, i) => (i * 7 + 3) % 251);
 const backup = (length: number) => ({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(length) });
@@ -15,6 +15,17 @@ describe('backup file', () => {
     expect(file.subarray(padded).equals(createHash('sha256').update(file.subarray(0, padded)).digest())).toBe(true);
     const decoded = decodeBackup(file);
     expect(decoded).toEqual({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(length) });
+  });
+
+  it('is streamed from a state in chunks, in pieces of at most the size asked, to the same bytes', () => {
+    const whole = backup(70_000);
+    const chunks = [whole.state.subarray(0, 10), whole.state.subarray(10, 10), whole.state.subarray(10, 40_000), whole.state.subarray(40_000)];
+    const pieces = [...backupFilePieces(whole, chunks, 4096)];
+    expect(pieces.every((piece) => piece.length > 0 && piece.length <= 4096)).toBe(true);
+    const file = Buffer.concat(pieces);
+    expect(file.length).toBe(backupFileBytes(70_000));
+    expect(file.equals(encodeBackup(whole))).toBe(true);
+    expect(decodeBackup(file)).toEqual({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(70_000) });
   });
 
   it('refuses a truncated file', () => {

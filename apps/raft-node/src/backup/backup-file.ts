@@ -18,6 +18,7 @@
 //   end-32  SHA-256 of every byte before it
 import { createHash } from 'node:crypto';
 import { DEFAULT_MAX_SNAPSHOT_BYTES } from '@ward/raft/storage';
+import { chunksByteLength } from '@ward/shared/binary';
 
 const BACKUP_MAGIC = 'WARDBKUP';
 const BACKUP_FORMAT_VERSION = 2;
@@ -56,23 +57,45 @@ function safeU64(value: number, what: string): bigint {
   return BigInt(value);
 }
 
+/** Size of the backup file of a state of `stateLength` bytes. */
+export function backupFileBytes(stateLength: number): number {
+  return Math.ceil((BACKUP_HEADER_BYTES + stateLength) / BACKUP_ALIGN_BYTES) * BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES;
+}
+
+/**
+ * The backup file in pieces of at most `pieceBytes`, in order, made as they are taken: the
+ * header, the state's chunks (slices, uncopied), the padding, then the SHA-256 of all of it,
+ * computed on the way. The file is never whole in memory; together the pieces make
+ * `backupFileBytes(state length)` bytes.
+ */
+export function* backupFilePieces(info: BackupInfo, state: readonly Uint8Array[], pieceBytes: number): Generator<Uint8Array> {
+  const stateLength = chunksByteLength(state);
+  if (stateLength > MAX_BACKUP_STATE_BYTES) throw new RangeError(`state of ${stateLength} bytes exceeds ${MAX_BACKUP_STATE_BYTES}`);
+  if (!Number.isSafeInteger(pieceBytes) || pieceBytes < 1) throw new TypeError('pieceBytes must be a positive integer');
+  const header = Buffer.alloc(BACKUP_HEADER_BYTES);
+  header.write(BACKUP_MAGIC, 0, 'latin1');
+  header.writeUInt32LE(BACKUP_FORMAT_VERSION, 8);
+  header.writeUInt32LE(BACKUP_HEADER_BYTES, 12);
+  header.writeBigUInt64LE(safeU64(info.index, 'index'), 16);
+  header.writeBigUInt64LE(safeU64(info.term, 'term'), 24);
+  header.writeBigUInt64LE(safeU64(info.revision, 'revision'), 32);
+  header.writeBigUInt64LE(BigInt.asUintN(64, info.clusterId), 40);
+  header.writeBigUInt64LE(BigInt(stateLength), 48);
+  const padding = new Uint8Array(backupFileBytes(stateLength) - BACKUP_CHECKSUM_BYTES - BACKUP_HEADER_BYTES - stateLength);
+  const hash = createHash('sha256');
+  for (const part of [header, ...state, padding]) {
+    for (let offset = 0; offset < part.length; offset += pieceBytes) {
+      const piece = part.subarray(offset, Math.min(part.length, offset + pieceBytes));
+      hash.update(piece);
+      yield piece;
+    }
+  }
+  yield hash.digest();
+}
+
 /** The whole file: header, state, padding, checksum. */
 export function encodeBackup(backup: Backup): Buffer {
-  if (backup.state.length > MAX_BACKUP_STATE_BYTES) throw new RangeError(`state of ${backup.state.length} bytes exceeds ${MAX_BACKUP_STATE_BYTES}`);
-  const content = BACKUP_HEADER_BYTES + backup.state.length;
-  const padded = Math.ceil(content / BACKUP_ALIGN_BYTES) * BACKUP_ALIGN_BYTES;
-  const file = Buffer.alloc(padded + BACKUP_CHECKSUM_BYTES);
-  file.write(BACKUP_MAGIC, 0, 'latin1');
-  file.writeUInt32LE(BACKUP_FORMAT_VERSION, 8);
-  file.writeUInt32LE(BACKUP_HEADER_BYTES, 12);
-  file.writeBigUInt64LE(safeU64(backup.index, 'index'), 16);
-  file.writeBigUInt64LE(safeU64(backup.term, 'term'), 24);
-  file.writeBigUInt64LE(safeU64(backup.revision, 'revision'), 32);
-  file.writeBigUInt64LE(BigInt.asUintN(64, backup.clusterId), 40);
-  file.writeBigUInt64LE(BigInt(backup.state.length), 48);
-  file.set(backup.state, BACKUP_HEADER_BYTES);
-  createHash('sha256').update(file.subarray(0, padded)).digest().copy(file, padded);
-  return file;
+  return Buffer.concat([...backupFilePieces(backup, [backup.state], Number.MAX_SAFE_INTEGER)]);
 }
 
 function u64(file: Uint8Array, offset: number, what: string): number {

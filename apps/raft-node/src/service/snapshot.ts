@@ -1,7 +1,8 @@
 // etcd's Maintenance.Snapshot at the leader: the admin check (as Maintain), then a backup file
-// (backup/backup-file.ts) of the state machine at this member's applied index, streamed as
-// etcdserverpb.SnapshotResponse messages of at most 32 KiB of blob (etcd's chunk size), each
-// written only once the stream took the previous ones (backpressure). At most
+// (backup/backup-file.ts) of the state machine at this member's applied index, taken in turns
+// between which the member keeps serving and streamed as etcdserverpb.SnapshotResponse messages of
+// at most 32 KiB of blob (etcd's chunk size) straight from the state's chunks, the SHA-256
+// computed on the way; each written only once the stream took the previous ones (backpressure). At most
 // MAX_SNAPSHOT_STREAMS streams at a time per member; beyond, `etcdserver: too many requests`. A
 // reader that takes nothing for `snapshotStallTimeoutMs` loses its stream, which frees the slot
 // and the file.
@@ -9,13 +10,19 @@ import { constants as http2Constants } from 'node:http2';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
 import type { NodeResponse, NodeSnapshotRequest__Output } from '@ward/etcd/proto';
-import { encodeBackup } from '../backup/backup-file';
+import { backupFileBytes, backupFilePieces, type BackupInfo } from '../backup/backup-file';
+import { chunksByteLength } from '@ward/shared/binary';
+import { takeInTurns } from '../snapshot-turns';
 import { responseAnswer, wireErrorAnswer } from './answers';
 import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
 
 const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
 const MAX_SNAPSHOT_STREAMS = 2;
+/** Times a snapshot spoilt by a compaction is taken again before the call fails (request timed out). */
+const MAX_SNAPSHOT_ATTEMPTS = 3;
+/** Bytes written to a reader that keeps up before other work is let in. */
+const SNAPSHOT_BYTES_PER_TURN = 1024 * 1024;
 
 type SnapshotCall = ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse>;
 
@@ -69,23 +76,31 @@ export class SnapshotStreams {
     }
     this.active++;
     try {
-      // One synchronous read of the state machine: the state, its applied index and revision
-      // belong to the same moment.
-      const applier = core.stateMachine.applier;
-      const revision = applier.keySpaceView.currentRevision;
-      const file = encodeBackup({
-        index: core.stateMachine.appliedIndex,
-        term: core.driver.currentTerm,
-        revision,
-        clusterId: core.config.clusterId,
-        state: core.stateMachine.snapshotData(),
-      });
-      const header = responseHeaderToProto(responseContext(core), revision);
-      for (let offset = 0; offset < file.length; offset += SNAPSHOT_CHUNK_BYTES) {
+      const taken = await this.takeState(call);
+      if (taken === 'cancelled') return;
+      if (taken === 'stale') {
+        call.write(wireErrorAnswer('Timeout'));
+        call.end();
+        return;
+      }
+      const fileBytes = backupFileBytes(chunksByteLength(taken.chunks));
+      const header = responseHeaderToProto(responseContext(core), taken.info.revision);
+      let sent = 0;
+      let sentSinceTurn = 0;
+      for (const blob of backupFilePieces(taken.info, taken.chunks, SNAPSHOT_CHUNK_BYTES)) {
         if (call.cancelled) return;
-        const blob = file.subarray(offset, Math.min(file.length, offset + SNAPSHOT_CHUNK_BYTES));
-        const message = encodeEtcdMessage('etcdserverpb.SnapshotResponse', { header, remaining_bytes: file.length - offset - blob.length, blob });
-        if (call.write(responseAnswer(message))) continue;
+        sent += blob.length;
+        const message = encodeEtcdMessage('etcdserverpb.SnapshotResponse', { header, remaining_bytes: fileBytes - sent, blob });
+        if (call.write(responseAnswer(message))) {
+          // A reader that keeps up never makes the loop wait: let other work in now and then.
+          sentSinceTurn += blob.length;
+          if (sentSinceTurn >= SNAPSHOT_BYTES_PER_TURN) {
+            sentSinceTurn = 0;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          continue;
+        }
+        sentSinceTurn = 0;
         const outcome = await drained(call, core.config.snapshotStallTimeoutMs);
         if (outcome === 'closed') return;
         if (outcome === 'stalled') {
@@ -97,6 +112,29 @@ export class SnapshotStreams {
     } finally {
       this.active--;
     }
+  }
+
+  /**
+   * The state machine's snapshot at this member's applied index, taken in turns between which the
+   * member keeps serving; its index, term and revision are those of the same moment. A compaction
+   * applied meanwhile spoils it: it is taken again, up to MAX_SNAPSHOT_ATTEMPTS times.
+   */
+  private async takeState(call: SnapshotCall): Promise<{ info: BackupInfo; chunks: Uint8Array[] } | 'stale' | 'cancelled'> {
+    const core = this.core;
+    for (let attempt = 0; attempt < MAX_SNAPSHOT_ATTEMPTS; attempt++) {
+      const stateMachine = core.stateMachine;
+      const info: BackupInfo = {
+        index: stateMachine.appliedIndex,
+        term: core.driver.currentTerm,
+        revision: stateMachine.applier.keySpaceView.currentRevision,
+        clusterId: core.config.clusterId,
+      };
+      const task = stateMachine.snapshotTask(false);
+      const result = await takeInTurns(() => task.step(), () => call.cancelled);
+      if (result === 'done') return { info, chunks: task.chunks };
+      if (result === 'dropped') return 'cancelled';
+    }
+    return 'stale';
   }
 
   private refusal(request: NodeSnapshotRequest__Output): NodeResponse | undefined {
