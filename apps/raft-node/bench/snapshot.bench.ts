@@ -1,14 +1,16 @@
 // Benchmark (not a test): how long a member takes to produce its local snapshot's data, taken in
-// steps as the driver takes it (NodeSnapshotTask: the key space written a few hundred keys per step,
-// then the member snapshot's bytes joined 256 KiB per step) in turns of 10 ms with the event loop
-// let run between them, at WARD_BENCH_KEYS keys (default 1,000,000) of 35-byte keys and 256-byte
+// steps as the driver takes it (NodeSnapshotTask: the key space written a few hundred keys per step
+// into 1 MiB chunks that are never joined) in turns of 10 ms with the event loop let run between
+// them, at WARD_BENCH_KEYS keys (default 1,000,000) of 35-byte keys and 256-byte
 // values. Reports the time, the longest step and the longest event-loop delay seen meanwhile
 // (what a member serving during the snapshot would wait; issue 20). Three rounds.
 //   npx tsx apps/raft-node/bench/snapshot.bench.ts        (or: npx nx run raft-node:bench)
 // On a machine whose fresh memory is dear (a Firecracker guest with free-page reporting costs
-// ~35 µs per first-touched 4 KiB page), each whole-state copy into new memory costs seconds.
+// ~35 µs per first-touched 4 KiB page), each whole-state copy into new memory costs seconds; the
+// chunks are such memory too.
 import { Applier } from '@ward/etcd/apply';
-import { encodeSnapshotChunks, type Snapshot } from '@ward/raft/core';
+import { encodeSnapshotHead } from '@ward/raft/core';
+import { chunksByteLength } from '@ward/shared/binary';
 import { MemberList } from '../src/membership/member-list';
 import { NodeSnapshotTask } from '../src/state-machine';
 import { takeInTurns } from '../src/snapshot-turns';
@@ -52,14 +54,14 @@ async function main(): Promise<void> {
     // As the driver takes it: turns of SNAPSHOT_TURN_MS, the event loop let run between them.
     const result = await takeInTurns(step, () => false);
     if (result !== 'done') throw new Error(`snapshot task ended ${result}`);
-    const data = task.data;
+    const chunks = task.chunks;
     const stepped = performance.now();
-    const snapshot: Snapshot = { metadata: { index: KEYS, term: 1, confState: CONF_STATE }, data };
-    const [head] = encodeSnapshotChunks(snapshot);
+    const bytes = chunksByteLength(chunks);
+    const head = encodeSnapshotHead({ index: KEYS, term: 1, confState: CONF_STATE }, bytes);
     const done = performance.now();
     delay.disable();
     console.log(
-      `round ${round}: ${(data.length / 1e6).toFixed(0)} MB in ${(done - started).toFixed(0)} ms ` +
+      `round ${round}: ${(bytes / 1e6).toFixed(0)} MB in ${(done - started).toFixed(0)} ms ` +
         `(${steps} steps ${(stepped - started).toFixed(0)} ms, longest step ${longestStepMs.toFixed(1)} ms, ` +
         `longest event-loop delay ${(delay.max / 1e6).toFixed(1)} ms, file head ${head.length} B ${(done - stepped).toFixed(1)} ms)`,
     );

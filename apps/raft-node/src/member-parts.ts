@@ -3,8 +3,8 @@ import { randomInt } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
-import { RawNode, votersConfState, type Message, type NodeId } from '@ward/raft/core';
-import type { BootedRaft } from '@ward/raft/storage';
+import { RawNode, votersConfState, type Message, type NodeId, type Snapshot } from '@ward/raft/core';
+import type { BootedRaft, SnapshotDataStream } from '@ward/raft/storage';
 import { RaftMessenger, transportMetricsHooks } from '@ward/raft/transport';
 import { SeededRng } from '@ward/shared/clock';
 import type { RaftNodeConfig } from './config';
@@ -96,6 +96,7 @@ export function createMessenger(
   config: RaftNodeConfig,
   members: { readonly members: readonly MemberSpec[]; isRemoved(id: bigint): boolean },
   inbox: () => PeerInbox | undefined,
+  snapshotData: (snapshot: Snapshot) => Promise<SnapshotDataStream>,
   metrics: Metrics,
   logger: Logger,
   credentials?: ChannelCredentials,
@@ -107,6 +108,7 @@ export function createMessenger(
     peers: peersOf(config, members),
     onMessage: (message) => inbox()?.step(message),
     onSnapshotStatus: (to, ok) => inbox()?.reportSnapshot(to, ok),
+    snapshotData,
     onUnreachable: (to) => inbox()?.reportUnreachable(to),
     onInvalidMessage: (from, reason) => logger.warn({ from: formatMemberId(from), reason }, 'invalid peer message dropped'),
     limits: { maxMessageBytes: Math.max(16 * MIB, 2 * maxEntryBytesOf(config)) },

@@ -105,7 +105,7 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, inputs.metrics, this.logger, inputs.peerCredentials);
+    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, inputs.peerCredentials);
     this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.quota = new BackendQuota(effectiveQuotaBytes(config.quotaBackendBytes, getHeapStatistics().heap_size_limit), () => this.stateMachine.applier.keySpaceView.retainedBytes);

@@ -12,6 +12,7 @@ import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
 import { takeInTurns } from './snapshot-turns';
+import { chunksByteLength } from '@ward/shared/binary';
 
 export interface RaftDriverHooks {
   /** Leader or term changed (`lead` may be NO_NODE). */
@@ -316,15 +317,16 @@ export class RaftDriver {
   }
 
   private writeSnapshot(taking: SnapshotTaking): void {
-    const { index, confState, data } = taking.task;
+    const { index, confState, chunks } = taking.task;
+    const bytes = chunksByteLength(chunks);
     this.lastSnapshotIndex = index;
-    this.lastSnapshotBytes = data.length;
+    this.lastSnapshotBytes = bytes;
     // What was applied while the snapshot was taken counts toward the next one.
     this.bytesSinceSnapshot = Math.max(0, this.bytesSinceSnapshot - taking.bytesAtStart);
-    this.snapshotWrite = this.options.persistence.createSnapshot(index, confState, data).then(
+    this.snapshotWrite = this.options.persistence.createSnapshot(index, confState, chunks).then(
       () => {
         this.snapshotWrite = undefined;
-        this.options.hooks.onSnapshot(index, data.length, performance.now() - taking.startedMs);
+        this.options.hooks.onSnapshot(index, bytes, performance.now() - taking.startedMs);
       },
       (error: unknown) => {
         this.snapshotWrite = undefined;

@@ -73,6 +73,8 @@ export async function createRaftNode(configured: RaftNodeConfig, deps: RaftNodeD
     bootstrapConfState: votersConfState(config.initialMemberIds),
     catchUpEntries: config.snapshotCatchUpEntriesCount,
     catchUpBytes: config.snapshotCatchUpBytes,
+    // The state machine holds the state; a snapshot's bytes stay in its file (sent from there).
+    snapshotDataInMemory: false,
     wal: { hooks: walMetricsHooks(metrics), maxBatchBytes: 64 * MIB, maxQueuedBytes: 256 * MIB, maxRecordBytes: Math.max(8 * MIB, maxEntryBytesOf(config)) },
   });
   logger.info({ report: plain(booted.report), snapshotIndex: booted.snapshot?.metadata.index ?? 0 }, 'log opened');

@@ -8,7 +8,7 @@ import { Applier, decodeApplyRequest, type ApplierOptions, type ApplierSnapshotT
 import { ConfChangeError, EntryType, decodeConfChangeEntry, type ConfChangeV2, type ConfState, type Entry, type Snapshot } from '@ward/raft/core';
 import type { MemberSpec } from './members';
 import { decodeChangeContext, decodeNodeSnapshot, encodeNodeSnapshotChunks, type ChangeContext } from './membership/codec';
-import { ChunkJoiner } from '@ward/shared/binary';
+import { joinChunks } from '@ward/shared/binary';
 import { MemberList, type MemberListChange } from './membership/member-list';
 import type { SnapshotStepResult } from '@ward/etcd/kv-store';
 
@@ -163,34 +163,30 @@ export class StateMachine {
   /** The state machine's bytes for a local snapshot at the applied index (member list included). */
   snapshotData(): Uint8Array {
     const task = this.snapshotTask();
-    while (task.step(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) === 'more');
-    return task.data;
+    while (task.step(Number.MAX_SAFE_INTEGER) === 'more');
+    return joinChunks(task.chunks);
   }
 
   /**
-   * The same bytes, of the state at the applied index now, made in steps between which entries
-   * may go on being applied (NodeSnapshotTask); with `join` false, left as chunks. A task made
-   * before a snapshot is restored still gives the state it started from.
+   * The same bytes, of the state at the applied index now, as chunks made in steps between which
+   * entries may go on being applied (NodeSnapshotTask). A task made before a snapshot is restored
+   * still gives the state it started from.
    */
-  snapshotTask(join = true): NodeSnapshotTask {
-    return new NodeSnapshotTask(this.appliedIndexValue, this.confStateValue, this.options.clusterId, this.membersValue, this.applierValue.snapshotTask(), join);
+  snapshotTask(): NodeSnapshotTask {
+    return new NodeSnapshotTask(this.appliedIndexValue, this.confStateValue, this.options.clusterId, this.membersValue, this.applierValue.snapshotTask());
   }
 }
 
 /** Keys of the key space written per step of a snapshot task. */
 export const SNAPSHOT_STEP_KEYS = 256;
-/** Bytes joined per step of a snapshot task. */
-export const SNAPSHOT_STEP_BYTES = 256 * 1024;
 
 /**
  * A snapshot in the making, of the state at one applied index: the applier's state in steps
- * (ApplierSnapshotTask), then, unless made with `join` false, the member snapshot's bytes joined
- * in steps (the core's log keeps a snapshot as one buffer). 'stale' when a compaction was applied
- * meanwhile.
+ * (ApplierSnapshotTask), then the member snapshot's head around its chunks. 'stale' when a
+ * compaction was applied meanwhile.
  */
 export class NodeSnapshotTask {
   private chunksValue: Uint8Array[] | undefined;
-  private joiner: ChunkJoiner | undefined;
 
   constructor(
     /** The applied index the snapshot is of. */
@@ -200,31 +196,18 @@ export class NodeSnapshotTask {
     private readonly clusterId: bigint,
     private readonly members: MemberList,
     private readonly applier: ApplierSnapshotTask,
-    private readonly join = true,
   ) {}
 
-  step(budgetKeys = SNAPSHOT_STEP_KEYS, budgetBytes = SNAPSHOT_STEP_BYTES): SnapshotStepResult {
-    if (this.chunksValue === undefined) {
-      const result = this.applier.step(budgetKeys);
-      if (result !== 'done') return result;
-      this.chunksValue = encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks });
-      if (!this.join) return 'done';
-      this.joiner = new ChunkJoiner(this.chunksValue);
-      return 'more';
-    }
-    if (this.joiner === undefined) return 'done';
-    return this.joiner.step(budgetBytes) ? 'done' : 'more';
+  step(budgetKeys = SNAPSHOT_STEP_KEYS): SnapshotStepResult {
+    if (this.chunksValue !== undefined) return 'done';
+    const result = this.applier.step(budgetKeys);
+    if (result === 'done') this.chunksValue = encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks });
+    return result;
   }
 
-  /** The snapshot data as chunks in order, once `step` returned 'done' (a task made with `join` false). */
+  /** The snapshot data as chunks in order (never joined: a large state is seconds of copying), once `step` returned 'done'. */
   get chunks(): Uint8Array[] {
-    if (this.chunksValue === undefined || this.join) throw new TypeError('snapshot task: no chunks (not done, or joined)');
+    if (this.chunksValue === undefined) throw new TypeError('snapshot task: not done');
     return this.chunksValue;
-  }
-
-  /** The snapshot data, once `step` returned 'done'. */
-  get data(): Uint8Array {
-    if (this.joiner === undefined) throw new TypeError('snapshot task: not done');
-    return this.joiner.bytes;
   }
 }

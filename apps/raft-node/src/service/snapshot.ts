@@ -129,7 +129,7 @@ export class SnapshotStreams {
         revision: stateMachine.applier.keySpaceView.currentRevision,
         clusterId: core.config.clusterId,
       };
-      const task = stateMachine.snapshotTask(false);
+      const task = stateMachine.snapshotTask();
       const result = await takeInTurns(() => task.step(), () => call.cancelled);
       if (result === 'done') return { info, chunks: task.chunks };
       if (result === 'dropped') return 'cancelled';

@@ -70,6 +70,7 @@ export {
   encodeMessage,
   encodeSnapshot,
   encodeSnapshotChunks,
+  encodeSnapshotHead,
   encodeSnapshotMetadata,
   messageSizeBytes,
 } from './codec/codec';

@@ -25,6 +25,6 @@ export type { SnapshotFileInfo, SnapshotStoreOptions, StoredSnapshot } from './s
 export { DEFAULT_MAX_SNAPSHOT_BYTES, SnapshotStore } from './snapshot-store';
 export type { BootReport, RaftStorageOptions, RecoveredState } from './raft-storage';
 export { RAFT_STORAGE_DEFAULTS, RaftStorage } from './raft-storage';
-export type { BootedRaft, RaftPersistenceOptions } from './raft-persistence';
+export type { BootedRaft, RaftPersistenceOptions, SnapshotDataStream } from './raft-persistence';
 export { RaftPersistence, memberWalMetadata } from './raft-persistence';
 export { walMetricsHooks } from './wal-metrics';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DECODE_LIMITS, RawNode, votersConfState, type Entry, type Ready } from '@ward/raft/core';
+import { DEFAULT_DECODE_LIMITS, RawNode, votersConfState, type Entry, type Ready, type Snapshot } from '@ward/raft/core';
 import { SeededRng } from '@ward/shared/clock';
 import { hasCode } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata, type RaftPersistenceOptions } from './raft-persistence';
@@ -115,6 +115,42 @@ describe('RaftPersistence', () => {
     expect(payloads(booted.storage.entries(appliedIndex + 1, booted.storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER))).toEqual(
       Array.from({ length: 5 }, (_, i) => `put k${i + 41} v${i + 41}`),
     );
+    await booted.persistence.close();
+  });
+
+  it('with the data kept on disk: the core keeps a snapshot\'s metadata only, and its data is streamed from the file', async () => {
+    const collect = async (member: RaftPersistence, snapshot: Snapshot): Promise<Buffer> => {
+      const { totalBytes, data } = await member.snapshotData(snapshot);
+      const pieces: Uint8Array[] = [];
+      for await (const piece of data instanceof Uint8Array ? [data] : data) pieces.push(piece);
+      const joined = Buffer.concat(pieces);
+      expect(joined.length).toBe(totalBytes);
+      return joined;
+    };
+    const member = await Member.boot({ snapshotDataInMemory: false });
+    await member.elect();
+    await member.propose(1, 20);
+    const appliedIndex = member.applied.at(-1)!.index;
+    const chunks = [new Uint8Array(3000).fill(1), new Uint8Array(0), new Uint8Array(5000).fill(2)];
+    // Asked for while the file is being written: the stream waits for it.
+    const creating = member.persistence.createSnapshot(appliedIndex, undefined, chunks);
+    const core = member.persistence.storage.snapshot();
+    expect(core.metadata.index).toBe(appliedIndex);
+    expect(core.data.length).toBe(0);
+    const streamed = collect(member.persistence, core);
+    await creating;
+    expect((await streamed).equals(Buffer.concat(chunks))).toBe(true);
+    // An installed snapshot too.
+    const installed = { data: new TextEncoder().encode('leader state'), metadata: { index: 500, term: 9, confState: votersConfState([1n, 2n, 3n]) } };
+    await member.persistence.persist({ softState: undefined, hardState: { term: 9, vote: 0n, commit: 500 }, readStates: [], entries: [], snapshot: installed, committedEntries: [], messages: [], mustSync: false });
+    expect(member.persistence.storage.snapshot()).toEqual({ metadata: installed.metadata, data: new Uint8Array(0) });
+    expect((await collect(member.persistence, member.persistence.storage.snapshot())).toString()).toBe('leader state');
+    await member.persistence.close();
+    // At boot the state machine gets the data, the core its metadata only.
+    const booted = await RaftPersistence.open(options({ snapshotDataInMemory: false }));
+    expect(booted.snapshot).toEqual(installed);
+    expect(booted.storage.snapshot().data.length).toBe(0);
+    expect((await collect(booted.persistence, booted.storage.snapshot())).toString()).toBe('leader state');
     await booted.persistence.close();
   });
 

@@ -3,6 +3,7 @@ import {
   MemoryStorage,
   decodeSnapshot,
   encodeSnapshotChunks,
+  encodeSnapshotHead,
   isEmptySnapshot,
   type ConfState,
   type DecodeLimits,
@@ -13,6 +14,7 @@ import {
   type Snapshot,
 } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
+import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 import { SnapshotCorruptError, StateUnrecoverableError } from './errors';
 import { RAFT_STORAGE_DEFAULTS, RaftStorage, chunksOf, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
@@ -25,7 +27,22 @@ export interface RaftPersistenceOptions extends RaftStorageOptions {
   readonly bootstrapConfState?: ConfState;
   /** Limits for decoding the snapshot file's content. Default: the core's. */
   readonly decodeLimits?: DecodeLimits;
+  /**
+   * Whether the core's MemoryStorage keeps the snapshot's data (default true). With false it keeps
+   * the snapshot's metadata only and the data stays in its file, from which `snapshotData` streams
+   * it to a follower that needs it: a large state is not held in memory twice (once as the state
+   * machine, once as the snapshot's bytes), and a local snapshot is never joined into one buffer.
+   */
+  readonly snapshotDataInMemory?: boolean;
 }
+
+/** A snapshot's state-machine data as a follower is sent it: its size and its bytes in order. */
+export interface SnapshotDataStream {
+  readonly totalBytes: number;
+  readonly data: Uint8Array | AsyncIterable<Uint8Array>;
+}
+
+const NO_DATA = new Uint8Array(0);
 
 /** A member rebuilt from disk. */
 export interface BootedRaft {
@@ -46,11 +63,15 @@ const ENTRY_TYPES: ReadonlySet<number> = new Set(Object.values(EntryType));
  * local snapshots with log compaction, and rebuilds everything at boot.
  */
 export class RaftPersistence {
+  /** The local snapshot being written, by index: its data is read from the file once written. */
+  private readonly writing = new Map<Index, Promise<unknown>>();
+
   private constructor(
     readonly disk: RaftStorage,
     readonly storage: MemoryStorage,
     private readonly catchUpEntries: number,
     private readonly catchUpBytes: number,
+    private readonly dataInMemory: boolean,
   ) {}
 
   /**
@@ -60,10 +81,11 @@ export class RaftPersistence {
   static async open(options: RaftPersistenceOptions): Promise<BootedRaft> {
     const { storage: disk, state, report } = await RaftStorage.open(options);
     try {
-      const { memory, snapshot } = rebuild(state, options);
+      const dataInMemory = options.snapshotDataInMemory ?? true;
+      const { memory, snapshot } = rebuild(state, options, dataInMemory);
       const catchUpBytes = options.catchUpBytes ?? RAFT_STORAGE_DEFAULTS.catchUpBytes;
       if (!Number.isSafeInteger(catchUpBytes) || catchUpBytes < 0) throw new TypeError(`catchUpBytes must be a non-negative integer, got ${catchUpBytes}`);
-      const persistence = new RaftPersistence(disk, memory, options.catchUpEntries ?? RAFT_STORAGE_DEFAULTS.catchUpEntries, catchUpBytes);
+      const persistence = new RaftPersistence(disk, memory, options.catchUpEntries ?? RAFT_STORAGE_DEFAULTS.catchUpEntries, catchUpBytes, dataInMemory);
       return { persistence, storage: memory, snapshot, hardState: state.hardState, report };
     } catch (error) {
       await disk.close();
@@ -90,7 +112,7 @@ export class RaftPersistence {
     if (ready.hardState !== undefined) records.push({ kind: 'hardState', hardState: ready.hardState });
     await this.disk.wal.append(records, { sync: ready.mustSync || snapshot !== undefined });
     if (snapshot !== undefined) {
-      this.storage.applySnapshot(snapshot);
+      this.storage.applySnapshot(this.dataInMemory ? snapshot : withoutData(snapshot));
       await this.disk.compact(snapshot.metadata);
     }
     if (ready.hardState !== undefined) this.storage.setHardState(ready.hardState);
@@ -98,17 +120,40 @@ export class RaftPersistence {
   }
 
   /**
-   * Records a snapshot of the state machine taken at applied index `index`: the file, its marker
-   * (synced), then compaction of the log and the MemoryStorage, keeping behind the snapshot, for
-   * slow followers, at most `catchUpEntries` entries and at most `catchUpBytes` of entry data.
+   * Records a snapshot of the state machine taken at applied index `index`, its data whole or as
+   * chunks in order: the file, its marker (synced), then compaction of the log and the
+   * MemoryStorage, keeping behind the snapshot, for slow followers, at most `catchUpEntries`
+   * entries and at most `catchUpBytes` of entry data. The core learns of the snapshot at once.
    */
-  async createSnapshot(index: Index, confState: ConfState | undefined, data: Uint8Array): Promise<Snapshot> {
-    const snapshot = this.storage.createSnapshot(index, confState, data);
+  async createSnapshot(index: Index, confState: ConfState | undefined, data: Uint8Array | readonly Uint8Array[]): Promise<Snapshot> {
+    const chunks = data instanceof Uint8Array ? [data] : data;
+    const snapshot = this.storage.createSnapshot(index, confState, this.dataInMemory ? joinChunks(chunks) : NO_DATA);
     const keepFrom = this.catchUpStart(index);
-    await this.disk.saveSnapshot({ index, term: snapshot.metadata.term, data: encodeSnapshotChunks(snapshot) }, { keepFrom });
+    const fileHead = encodeSnapshotHead(snapshot.metadata, chunksByteLength(chunks));
+    const written = this.disk.saveSnapshot({ index, term: snapshot.metadata.term, data: [fileHead, ...chunks] }, { keepFrom });
+    this.writing.set(index, written);
+    try {
+      await written;
+    } finally {
+      this.writing.delete(index);
+    }
     const compactIndex = keepFrom - 1;
     if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
     return snapshot;
+  }
+
+  /**
+   * The state-machine data of `snapshot` (the core's, or one installed from the leader), to send
+   * to a follower: from memory when the MemoryStorage keeps it, else streamed from its file (once
+   * a local snapshot still being written is on disk). Fails when the file is gone or unusable.
+   */
+  async snapshotData(snapshot: Snapshot): Promise<SnapshotDataStream> {
+    if (this.dataInMemory) return { totalBytes: snapshot.data.length, data: snapshot.data };
+    const { index, term } = snapshot.metadata;
+    await this.writing.get(index);
+    const skipBytes = encodeSnapshotHead(snapshot.metadata, 0).length;
+    const { totalBytes, pieces } = await this.disk.snapshots.readData({ index, term }, skipBytes);
+    return { totalBytes, data: pieces };
   }
 
   /**
@@ -132,7 +177,12 @@ export class RaftPersistence {
   }
 }
 
-function rebuild(state: RecoveredState, options: RaftPersistenceOptions): { memory: MemoryStorage; snapshot: Snapshot | undefined } {
+/** The snapshot with its metadata only (what the MemoryStorage keeps when the data stays on disk). */
+function withoutData(snapshot: Snapshot): Snapshot {
+  return { metadata: snapshot.metadata, data: NO_DATA };
+}
+
+function rebuild(state: RecoveredState, options: RaftPersistenceOptions, dataInMemory: boolean): { memory: MemoryStorage; snapshot: Snapshot | undefined } {
   const memory = new MemoryStorage(options.bootstrapConfState);
   const decodeLimits = options.decodeLimits;
   let snapshot: Snapshot | undefined;
@@ -146,7 +196,7 @@ function rebuild(state: RecoveredState, options: RaftPersistenceOptions): { memo
     if (snapshot.metadata.index !== state.snapshot.index || snapshot.metadata.term !== state.snapshot.term) {
       throw new SnapshotCorruptError(file, 'content names another index or term');
     }
-    memory.applySnapshot(snapshot);
+    memory.applySnapshot(dataInMemory ? snapshot : withoutData(snapshot));
   }
   if (state.hardState !== undefined) memory.setHardState(state.hardState);
   memory.append(state.entries.map(toEntry));

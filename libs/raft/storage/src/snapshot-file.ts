@@ -58,8 +58,12 @@ export type SnapshotDecode =
   | { readonly ok: true; readonly position: SnapshotPosition; readonly data: Uint8Array }
   | { readonly ok: false; readonly reason: string };
 
-/** Verifies a whole snapshot file's bytes: magic, version, length, checksum. */
-export function decodeSnapshotFile(bytes: Uint8Array): SnapshotDecode {
+export type SnapshotHeaderDecode =
+  | { readonly ok: true; readonly position: SnapshotPosition; readonly dataBytes: number }
+  | { readonly ok: false; readonly reason: string };
+
+/** Reads a snapshot file's header: magic, version, position and data length (not the checksum). */
+export function decodeSnapshotHeader(bytes: Uint8Array): SnapshotHeaderDecode {
   if (bytes.length < SNAPSHOT_HEADER_BYTES) return { ok: false, reason: `file of ${bytes.length} bytes is shorter than the header` };
   for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) return { ok: false, reason: 'not a snapshot file (bad magic)' };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -69,11 +73,23 @@ export function decodeSnapshotFile(bytes: Uint8Array): SnapshotDecode {
   const term = readU64(view, 24);
   const dataBytes = readU64(view, 32);
   if (index === undefined || term === undefined || dataBytes === undefined) return { ok: false, reason: 'header field is not a safe integer' };
-  if (dataBytes !== bytes.length - SNAPSHOT_HEADER_BYTES) {
-    return { ok: false, reason: `header says ${dataBytes} data bytes, file holds ${bytes.length - SNAPSHOT_HEADER_BYTES}` };
+  return { ok: true, position: { index, term }, dataBytes };
+}
+
+/** True when `dataCrc`, the CRC-32C of a file's data, matches the checksum in its `header`. */
+export function snapshotChecksumMatches(header: Uint8Array, dataCrc: number): boolean {
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
+  return crc32c(header, dataCrc, FIELDS_START, SNAPSHOT_HEADER_BYTES) === view.getUint32(12, true);
+}
+
+/** Verifies a whole snapshot file's bytes: magic, version, length, checksum. */
+export function decodeSnapshotFile(bytes: Uint8Array): SnapshotDecode {
+  const header = decodeSnapshotHeader(bytes);
+  if (!header.ok) return header;
+  if (header.dataBytes !== bytes.length - SNAPSHOT_HEADER_BYTES) {
+    return { ok: false, reason: `header says ${header.dataBytes} data bytes, file holds ${bytes.length - SNAPSHOT_HEADER_BYTES}` };
   }
   const data = bytes.subarray(SNAPSHOT_HEADER_BYTES);
-  const crc = crc32c(bytes, crc32c(data), FIELDS_START, SNAPSHOT_HEADER_BYTES);
-  if (crc !== view.getUint32(12, true)) return { ok: false, reason: 'checksum mismatch' };
-  return { ok: true, position: { index, term }, data };
+  if (!snapshotChecksumMatches(bytes, crc32c(data))) return { ok: false, reason: 'checksum mismatch' };
+  return { ok: true, position: header.position, data };
 }

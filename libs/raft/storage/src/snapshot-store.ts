@@ -6,7 +6,9 @@ import { fsyncDirectory, fsyncFile, writeFully } from './fs-io';
 import {
   SNAPSHOT_HEADER_BYTES,
   decodeSnapshotFile,
+  decodeSnapshotHeader,
   encodeSnapshotHeader,
+  snapshotChecksumMatches,
   formatSnapshotName,
   parseSnapshotName,
   type SnapshotPosition,
@@ -30,6 +32,8 @@ export interface StoredSnapshot extends SnapshotPosition {
 }
 
 export const DEFAULT_MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024;
+/** Bytes read per piece when a snapshot's data is streamed from its file. */
+const READ_PIECE_BYTES = 1024 * 1024;
 const TEMP_SUFFIX = '.tmp';
 const BROKEN_SUFFIX = '.broken';
 
@@ -117,6 +121,55 @@ export class SnapshotStore {
       throw new SnapshotCorruptError(info.file, `header says index ${decoded.position.index} term ${decoded.position.term}, unlike the file name`);
     }
     return { ...decoded.position, data: decoded.data };
+  }
+
+  /**
+   * The data of the snapshot file at `position`, after its first `skipBytes`, read in pieces of
+   * at most `pieceBytes` as they are taken (never whole in memory). The whole data's checksum is
+   * checked once the last piece is read: a mismatch, like any read failure, throws from the
+   * iteration (SnapshotCorruptError). A missing or unusable file throws at once.
+   */
+  async readData(position: SnapshotPosition, skipBytes: number, pieceBytes = READ_PIECE_BYTES): Promise<{ totalBytes: number; pieces: AsyncIterable<Uint8Array> }> {
+    checkPosition(position);
+    const file = formatSnapshotName(position);
+    const path = join(this.dir, file);
+    const header = new Uint8Array(SNAPSHOT_HEADER_BYTES);
+    const opened = await open(path, 'r');
+    let dataBytes: number;
+    try {
+      const { bytesRead } = await opened.read(header, 0, SNAPSHOT_HEADER_BYTES, 0);
+      const decoded = decodeSnapshotHeader(header.subarray(0, bytesRead));
+      if (!decoded.ok) throw new SnapshotCorruptError(file, decoded.reason);
+      if (decoded.position.index !== position.index || decoded.position.term !== position.term) throw new SnapshotCorruptError(file, 'header unlike the file name');
+      if (decoded.dataBytes > this.maxSnapshotBytes) throw new SnapshotCorruptError(file, `${decoded.dataBytes} data bytes exceed maxSnapshotBytes (${this.maxSnapshotBytes})`);
+      if (skipBytes > decoded.dataBytes) throw new SnapshotCorruptError(file, `${decoded.dataBytes} data bytes, fewer than the ${skipBytes} to skip`);
+      dataBytes = decoded.dataBytes;
+    } finally {
+      await opened.close();
+    }
+    // Opened again when the pieces are first asked for, so a stream never read holds no file open.
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      const handle = await open(path, 'r');
+      try {
+        const again = new Uint8Array(SNAPSHOT_HEADER_BYTES);
+        await handle.read(again, 0, SNAPSHOT_HEADER_BYTES, 0);
+        if (!again.every((byte, i) => byte === header[i])) throw new SnapshotCorruptError(file, 'changed while it was read');
+        let dataCrc = 0;
+        for (let offset = 0; offset < dataBytes; ) {
+          const piece = new Uint8Array(Math.min(pieceBytes, dataBytes - offset));
+          const { bytesRead } = await handle.read(piece, 0, piece.length, SNAPSHOT_HEADER_BYTES + offset);
+          if (bytesRead !== piece.length) throw new SnapshotCorruptError(file, `ends after ${offset + bytesRead} of ${dataBytes} data bytes`);
+          dataCrc = crc32c(piece, dataCrc);
+          const kept = offset + piece.length <= skipBytes ? undefined : piece.subarray(Math.max(0, skipBytes - offset));
+          offset += piece.length;
+          if (offset === dataBytes && !snapshotChecksumMatches(header, dataCrc)) throw new SnapshotCorruptError(file, 'checksum mismatch');
+          if (kept !== undefined) yield kept;
+        }
+      } finally {
+        await handle.close();
+      }
+    }
+    return { totalBytes: dataBytes - skipBytes, pieces: pieces() };
   }
 
   /** Renames an unusable snapshot to `<file>.broken` (kept for inspection); returns the new name. */

@@ -7,6 +7,7 @@ import {
   type DecodeLimits,
   type Message,
   type NodeId,
+  type Snapshot,
 } from '@ward/raft/core';
 import { EMPTY_BYTES } from '@ward/shared/bytes';
 import type { TransportHooks } from './hooks';
@@ -17,6 +18,11 @@ export interface RaftMessengerOptions extends Omit<PeerTransportOptions, 'receiv
   readonly onMessage: (message: Message) => void;
   /** How a snapshot transfer ended, for `RawNode.reportSnapshot`. */
   readonly onSnapshotStatus?: (to: NodeId, succeeded: boolean) => void;
+  /**
+   * Where a MsgSnap's data comes from (default: the message's own `snapshot.data`): for a storage
+   * that keeps a snapshot's data in its file, not in the core's memory. A rejection fails the send.
+   */
+  readonly snapshotData?: (snapshot: Snapshot) => Promise<{ readonly totalBytes: number; readonly data: Uint8Array | AsyncIterable<Uint8Array> }>;
   /** A peer could not be reached, for `RawNode.reportUnreachable`. */
   readonly onUnreachable?: (to: NodeId) => void;
   /** A received message that did not decode or was misaddressed (dropped). */
@@ -70,7 +76,12 @@ export class RaftMessenger {
   private sendSnapshot(m: Message): void {
     const snapshot = m.snapshot!;
     const metadata = encodeMessage(message(m.type, { ...m, snapshot: { ...snapshot, data: EMPTY_BYTES } }));
-    this.transport.sendSnapshot(m.to, metadata, snapshot.data, snapshot.data.length).then(
+    const source = this.options.snapshotData;
+    const sent =
+      source === undefined
+        ? this.transport.sendSnapshot(m.to, metadata, snapshot.data, snapshot.data.length)
+        : source(snapshot).then(({ data, totalBytes }) => this.transport.sendSnapshot(m.to, metadata, data, totalBytes));
+    sent.then(
       () => this.options.onSnapshotStatus?.(m.to, true),
       () => this.options.onSnapshotStatus?.(m.to, false),
     );

@@ -90,6 +90,34 @@ describe('RaftMessenger', () => {
     expect(a.snapshotStatus[1]).toEqual([3n, false]);
   });
 
+  it('sends a MsgSnap whose data the storage keeps elsewhere from its snapshotData source, and reports a failing source', async () => {
+    const stored = Uint8Array.from({ length: 3 * 1024 * 1024 + 5 }, (_, i) => (i * 13) & 0xff);
+    let failing = false;
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      for (let offset = 0; offset < stored.length; offset += 700_000) yield stored.subarray(offset, offset + 700_000);
+    }
+    const a = await startNode(1n, {
+      snapshotData: async (snapshot) => {
+        if (failing) throw new Error('snapshot file gone');
+        expect(snapshot.data.length).toBe(0);
+        return { totalBytes: stored.length, data: pieces() };
+      },
+    });
+    const b = await startNode(2n);
+    a.messenger.transport.setPeer(2n, `127.0.0.1:${b.port}`);
+    const snap = message(MessageType.Snap, { from: 1n, to: 2n, term: 5, snapshot: { data: new Uint8Array(0), metadata: { index: 700, term: 5, confState: votersConfState([1n, 2n]) } } });
+    a.messenger.send([snap]);
+    await waitFor(() => a.snapshotStatus.length === 1, 10_000, 'the snapshot status');
+    expect(a.snapshotStatus).toEqual([[2n, true]]);
+    expect(b.inbox[0]!.snapshot!.metadata).toEqual(snap.snapshot!.metadata);
+    expect(Buffer.from(b.inbox[0]!.snapshot!.data).equals(Buffer.from(stored))).toBe(true);
+    failing = true;
+    a.messenger.send([snap]);
+    await waitFor(() => a.snapshotStatus.length === 2, 10_000, 'the failed snapshot status');
+    expect(a.snapshotStatus[1]).toEqual([2n, false]);
+    expect(b.inbox).toHaveLength(1);
+  });
+
   it('drops undecodable and misaddressed messages without delivering them', async () => {
     const a = await startNode(1n);
     const b = await startNode(2n);

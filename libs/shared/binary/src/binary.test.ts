@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkJoiner, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes } from './index';
+import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes } from './index';
 
 function reasonOf(run: () => unknown): string | undefined {
   try {
@@ -295,29 +295,5 @@ describe('streaming to a sink', () => {
     writer.uint8(9);
     expect(full).toEqual(Uint8Array.of(7, 0, 0, 0));
     expect(writer.finish()).toEqual(Uint8Array.of(7, 0, 0, 0, 9));
-  });
-});
-
-describe('joining chunks in steps', () => {
-  it('gives the bytes joinChunks gives, copying at most the budget per step', () => {
-    fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 40 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 50 }), (chunks, budget) => {
-        const joiner = new ChunkJoiner(chunks);
-        const total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-        let steps = 1;
-        while (!joiner.step(budget)) steps++;
-        expect(joiner.bytes).toEqual(joinChunks(chunks));
-        // No step copied more than the budget, and none was wasted (a single chunk is not copied).
-        if (chunks.length > 1) expect(steps).toBe(Math.max(1, Math.ceil(total / budget)));
-      }),
-    );
-  });
-
-  it('refuses to hand out the bytes before they are all in place', () => {
-    const joiner = new ChunkJoiner([Uint8Array.of(1, 2), Uint8Array.of(3)]);
-    expect(joiner.step(2)).toBe(false);
-    expect(() => joiner.bytes).toThrow(/not done/);
-    expect(joiner.step(2)).toBe(true);
-    expect([...joiner.bytes]).toEqual([1, 2, 3]);
   });
 });

@@ -1,5 +1,5 @@
 export { BinaryDecodeError, type BinaryDecodeReason } from './binary-decode-error';
 export { BinaryReader } from './binary-reader';
-export { BinaryLimitError, BinaryWriter, ChunkJoiner, ChunkSink, CollectingSink, TeeSink, chunksByteLength, joinChunks, type BinarySink, type BinaryWriterOptions } from './binary-writer';
+export { BinaryLimitError, BinaryWriter, ChunkSink, CollectingSink, TeeSink, chunksByteLength, joinChunks, type BinarySink, type BinaryWriterOptions } from './binary-writer';
 export { latin1FromBytes, latin1IntoBytes } from './latin1';
 export { decodeUtf8Strict, encodeUtf8Strict, isWellFormedText } from './utf8-strict';

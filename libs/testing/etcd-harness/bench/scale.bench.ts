@@ -7,6 +7,7 @@
 //   BENCH_SCALE_KEYS (default 1000000): key counts, comma-separated (e.g. 1000000,10000000).
 //   BENCH_SCALE_FOLLOWER_WRITES (default 100000, at most the key count): writes while a follower is down.
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing; BENCH_OUT: the page.
+//   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -179,6 +180,7 @@ async function measure(system: System, count: number): Promise<Measured> {
   note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s`);
 
   for (let i = 0; i < system.members; i++) await readStall(i);
+  if (stallMeasured) note(`longest event-loop stall per member so far: ${stalls.map((seconds) => (seconds * 1000).toFixed(0)).join(' / ')} ms`);
   const stopStarted = process.hrtime.bigint();
   await Promise.all(Array.from({ length: system.members }, (_, i) => system.stopMember(i)));
   note(`all members stopped in ${elapsedSeconds(stopStarted).toFixed(1)} s`);
@@ -205,6 +207,7 @@ async function measure(system: System, count: number): Promise<Measured> {
   const catchUpSeconds = elapsedSeconds(catchUpStarted);
   note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s`);
   for (let i = 0; i < system.members; i++) await readStall(i);
+  if (stallMeasured) note(`longest event-loop stall per member: ${stalls.map((seconds) => (seconds * 1000).toFixed(0)).join(' / ')} ms`);
   return {
     keysPerSecond,
     loadSeconds,
@@ -296,7 +299,7 @@ async function run(kind: 'etcd' | 'ward', count: number): Promise<Measured> {
   const system =
     kind === 'etcd'
       ? etcdSystem(await startEtcdCluster({ members: 3, extraArgs: ['--quota-backend-bytes', String(ETCD_QUOTA_BYTES)] }))
-      : wardSystem(await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv() }));
+      : wardSystem(await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv(), cpuProfileDir: process.env.BENCH_CPU_PROF_DIR }));
   try {
     return await measure(system, count);
   } finally {

@@ -138,11 +138,19 @@ export function encodeSnapshotMetadata(m: SnapshotMetadata): Uint8Array {
  * itself, uncopied: a large state is written out without a whole-state copy.
  */
 export function encodeSnapshotChunks(s: Snapshot): [Uint8Array, Uint8Array] {
-  const size = snapshotSize(s) - s.data.length;
+  return [encodeSnapshotHead(s.metadata, s.data.length), s.data];
+}
+
+/**
+ * The head of encodeSnapshot's bytes for data of `dataBytes` bytes: what precedes the data (its
+ * metadata and length). Head + data = encodeSnapshot's bytes.
+ */
+export function encodeSnapshotHead(metadata: SnapshotMetadata, dataBytes: number): Uint8Array {
+  const size = 16 + confStateSize(metadata.confState) + 4;
   const w = sized(size);
-  writeSnapshotMetadata(w, s.metadata);
-  w.uint32le(s.data.length);
-  return [finish(w, size), s.data];
+  writeSnapshotMetadata(w, metadata);
+  w.uint32le(dataBytes);
+  return finish(w, size);
 }
 
 export function encodeSnapshot(s: Snapshot): Uint8Array {
