@@ -101,8 +101,12 @@ class Reader {
     return s;
   }
   raw(n: number, what: string): Uint8Array {
+    return new Uint8Array(this.view(n, what));
+  }
+  /** `n` bytes as a view of the input (not a copy). */
+  view(n: number, what: string): Uint8Array {
     this.need(n, what);
-    const b = new Uint8Array(this.buf.subarray(this.offset, this.offset + n));
+    const b = new Uint8Array(this.buf.buffer, this.buf.byteOffset + this.offset, n);
     this.offset += n;
     return b;
   }
@@ -211,7 +215,8 @@ export function decodeNodeSnapshot(bytes: Uint8Array): { clusterId: bigint | und
   const members = readList(r);
   const length = r.u64('state length');
   if (length !== BigInt(r.remaining)) throw new MembershipCodecError(`state length ${length} does not match the ${r.remaining} bytes left`);
-  const applier = r.raw(r.remaining, 'state');
+  // A view, not a copy: the state is decoded from it at once (a copy of a large state costs seconds).
+  const applier = r.view(r.remaining, 'state');
   r.end();
   return { clusterId, members, applier };
 }

@@ -28,7 +28,18 @@ class FakeCall extends EventEmitter {
   }
 }
 
-function fakeCore(appliedIndex: number, applier: Pick<Applier, 'snapshot'> = Applier.create()): NodeCore {
+/** The member's state as a snapshot task sees it: a real applier, or a task giving fixed chunks. */
+type StateSource = Pick<Applier, 'snapshotTask'>;
+
+/** A task that gives `chunks` (or goes stale) in one step. */
+const fixedState = (chunks: Uint8Array[], result: 'done' | 'stale' = 'done'): StateSource => ({ snapshotTask: () => ({ step: () => result, chunks }) as never });
+
+/** Lets the snapshot's turns run (the feed takes the state between event-loop turns). */
+const turns = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+function fakeCore(appliedIndex: number, applier: StateSource = Applier.create()): NodeCore {
   return {
     stateMachine: { applier, appliedIndex },
     config: { clusterId: 9n, memberId: 4n, maxTxnOpsCount: 128, eventHistoryEventsCount: 1000, maxSimpleTokensCount: 100, maxSimpleTokensPerUserCount: 10 },
@@ -42,17 +53,19 @@ const feeds = (over: Partial<{ maxFollowers: number; maxBufferedBytes: number; m
 const applied = (index: number, bytes = 4): AppliedRequest => ({ index, data: new Uint8Array(bytes).fill(index), request: {} as never, result: {} as never });
 
 describe('FollowFeeds', () => {
-  it('starts a stream with the chunked snapshot at the applied index, then sends each apply batch', () => {
+  it('starts a stream with the chunked snapshot at the applied index, then sends each apply batch', async () => {
     const f = feeds();
-    const core = fakeCore(5);
+    const applier = Applier.create();
+    const core = fakeCore(5, applier);
     const call = new FakeCall();
     void f.serve(core, call as never);
+    await turns();
     call.take();
     const chunks = call.written.filter((m) => m.snapshot);
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((m) => m.snapshot!.index === 5)).toBe(true);
     expect(chunks.map((m) => m.snapshot!.last)).toEqual([...chunks.slice(1).map(() => false), true]);
-    expect(Buffer.concat(chunks.map((m) => m.snapshot!.chunk as Buffer))).toEqual(Buffer.from(core.stateMachine.applier.snapshot()));
+    expect(Buffer.concat(chunks.map((m) => m.snapshot!.chunk as Buffer))).toEqual(Buffer.from(applier.snapshot()));
     expect(chunks[0]!.snapshot!.limits).toEqual({ max_txn_ops: 128, event_history_max_events: 1000, max_simple_tokens: 100, max_simple_tokens_per_user: 10 });
     f.applied(core, [applied(6), applied(8)], 9);
     const last = call.written.at(-1)!;
@@ -70,6 +83,7 @@ describe('FollowFeeds', () => {
     void f.serve(core, other as never);
     await expect(f.serve(core, new FakeCall() as never)).rejects.toThrow('too many requests');
     expect(f.followerCount).toBe(2);
+    await turns();
     slow.take();
     other.take();
     for (let i = 2; i < 40; i++) {
@@ -82,17 +96,20 @@ describe('FollowFeeds', () => {
     expect(other.written.at(-1)!.applied_index).toBe(39);
   });
 
-  it('sends a snapshot larger than the lag bound at the stream\'s pace, with the batches applied meanwhile behind it', () => {
-    // The state's snapshot alone is larger than maxBufferedBytes: it must still get through.
+  it('sends a snapshot larger than the lag bound at the stream\'s pace, with the batches applied meanwhile behind it', async () => {
+    // The state's snapshot alone is larger than maxBufferedBytes: it must still get through, in
+    // messages of at most chunkBytes cut from the state's own chunks (an empty one among them).
     const state = Uint8Array.from({ length: 4000 }, (_, i) => (i * 31) & 0xff);
-    const core = fakeCore(7, { snapshot: () => state });
+    const core = fakeCore(7, fixedState([state.subarray(0, 1000), state.subarray(1000, 1000), state.subarray(1000)]));
     const f = feeds({ maxBufferedBytes: 1000, chunkBytes: 64 });
     const call = new FakeCall();
     void f.serve(core, call as never);
+    // A batch applied while the state is being taken waits behind it too.
+    f.applied(core, [applied(8)], 8);
+    await turns();
     // A few chunks in flight, not the whole snapshot at once.
     expect(call.written.length).toBeGreaterThan(0);
     expect(call.written.length).toBeLessThan(state.length / 64 / 4);
-    f.applied(core, [applied(8)], 8);
     f.applied(core, [applied(9)], 9);
     expect(call.written.every((m) => m.snapshot)).toBe(true);
     call.take();
@@ -100,6 +117,7 @@ describe('FollowFeeds', () => {
     const chunks = call.written.filter((m) => m.snapshot);
     expect(Buffer.concat(chunks.map((m) => m.snapshot!.chunk as Buffer))).toEqual(Buffer.from(state));
     expect(chunks.at(-1)!.snapshot!.last).toBe(true);
+    expect(chunks.every((m) => m.snapshot!.chunk!.length > 0 && m.snapshot!.chunk!.length <= 64)).toBe(true);
     // Then the held batches, in order, after the last chunk.
     const rest = call.written.slice(chunks.length);
     expect(rest.map((m) => m.applied_index)).toEqual([8, 9]);
@@ -114,6 +132,15 @@ describe('FollowFeeds', () => {
     const served = f.serve(core, stuck as never);
     for (let i = 2; i < 20; i++) f.applied(core, [applied(i, 40)], i);
     await expect(served).rejects.toThrow('fell too far behind');
+    expect(f.followerCount).toBe(0);
+  });
+
+  it('ends the stream ABORTED when a compaction spoils the state being taken', async () => {
+    const f = feeds();
+    const call = new FakeCall();
+    const served = f.serve(fakeCore(3, fixedState([], 'stale')), call as never);
+    await expect(served).rejects.toThrow('compaction');
+    expect(call.written).toEqual([]);
     expect(f.followerCount).toBe(0);
   });
 

@@ -4,8 +4,11 @@
 // this member applied (entries it could not decode are not sent), with the same limits, so the
 // replica's state at index i is this member's state at index i.
 //
-// The snapshot goes out a few chunks at a time, the next when the stream has taken the previous
-// (a state of any size passes, at the reader's pace); batches applied meanwhile wait behind it.
+// The snapshot is taken in turns between which the member keeps serving (the state at the index
+// where it started: batches applied meanwhile wait behind it), then goes out from the state's
+// chunks, a few messages at a time, the next when the stream has taken the previous (a state of
+// any size passes, at the reader's pace, and is never copied whole). A compaction applied while it
+// is taken spoils it: the stream ends ABORTED and the replica follows again.
 //
 // Bounds: at most `maxFollowers` streams; a follower whose stream holds more than
 // `maxBufferedBytes` (or `maxBufferedMessages`) of batches unsent (written and not yet taken by
@@ -18,6 +21,7 @@ import type { Logger } from '@ward/platform/logging';
 import type { AppliedRequest } from '../state-machine';
 import type { NodeCore } from './node-core';
 import { resetStream } from './snapshot';
+import { takeInTurns } from '../snapshot-turns';
 
 type FollowCall = ServerWritableStream<FollowRequest__Output, FollowMessage>;
 
@@ -48,10 +52,13 @@ interface Message {
   readonly bytes: number;
 }
 
-/** The part of a follower's snapshot not yet written to its stream. */
+/** A follower's snapshot: being taken, then the part not yet written to its stream. */
 interface SnapshotInFlight {
-  readonly data: Buffer;
-  offset: number;
+  /** The state's chunks once taken (undefined while it is being taken). */
+  chunks: readonly Uint8Array[] | undefined;
+  /** Next chunk to send from, and where in it. */
+  chunkIndex: number;
+  chunkOffset: number;
   readonly index: number;
   readonly limits: NonNullable<FollowMessage['snapshot']>['limits'];
   /** Apply batches that came after the snapshot's index, in order, sent once it is out. */
@@ -126,9 +133,11 @@ export class FollowFeeds {
 
   private startSnapshot(core: NodeCore, follower: Follower): void {
     const state = core.stateMachine;
-    follower.snapshot = {
-      data: asBuffer(state.applier.snapshot()),
-      offset: 0,
+    const task = state.applier.snapshotTask();
+    const snapshot: SnapshotInFlight = {
+      chunks: undefined,
+      chunkIndex: 0,
+      chunkOffset: 0,
       index: state.appliedIndex,
       limits: {
         max_txn_ops: core.config.maxTxnOpsCount,
@@ -139,19 +148,39 @@ export class FollowFeeds {
       held: [],
       heldBytes: 0,
     };
-    this.sendSnapshotChunks(core, follower);
+    follower.snapshot = snapshot;
+    const dropped = (): boolean => !this.followers.has(follower) || follower.snapshot !== snapshot;
+    takeInTurns(() => task.step(), dropped).then(
+      (result) => {
+        if (result === 'dropped') return;
+        if (result === 'stale') return this.end(follower, GrpcStatus.ABORTED, 'a compaction was applied while the state was taken; follow again');
+        snapshot.chunks = task.chunks;
+        while (snapshot.chunkIndex < snapshot.chunks.length && snapshot.chunks[snapshot.chunkIndex]!.length === 0) snapshot.chunkIndex += 1;
+        this.sendSnapshotChunks(core, follower);
+      },
+      (error: unknown) => {
+        this.options.logger.error({ err: error }, 'replica feed snapshot failed');
+        this.end(follower, GrpcStatus.INTERNAL, 'the state could not be taken');
+      },
+    );
   }
 
-  /** Writes snapshot chunks while the stream holds few unsent; then the batches held behind it. */
+  /** Writes snapshot messages while the stream holds few unsent; then the batches held behind it. */
   private sendSnapshotChunks(core: NodeCore, follower: Follower): void {
     const snapshot = follower.snapshot;
-    if (snapshot === undefined || !this.followers.has(follower)) return;
-    const chunk = this.options.chunkBytes;
-    const { data, index, limits } = snapshot;
-    while (follower.unsentBytes < SNAPSHOT_CHUNKS_IN_FLIGHT * chunk) {
-      const part = data.subarray(snapshot.offset, snapshot.offset + chunk);
-      snapshot.offset += chunk;
-      const last = snapshot.offset >= data.length;
+    if (snapshot?.chunks === undefined || !this.followers.has(follower)) return;
+    const { chunks, index, limits } = snapshot;
+    const size = this.options.chunkBytes;
+    while (follower.unsentBytes < SNAPSHOT_CHUNKS_IN_FLIGHT * size) {
+      const from = chunks[snapshot.chunkIndex]!;
+      const part = asBuffer(from.subarray(snapshot.chunkOffset, snapshot.chunkOffset + size));
+      snapshot.chunkOffset += part.length;
+      // Past the end of a chunk (empty ones included), on to the next that has bytes left.
+      while (snapshot.chunkIndex < chunks.length && snapshot.chunkOffset >= chunks[snapshot.chunkIndex]!.length) {
+        snapshot.chunkIndex += 1;
+        snapshot.chunkOffset = 0;
+      }
+      const last = snapshot.chunkIndex === chunks.length;
       const message: FollowMessage = { ...header(core), applied_index: index, snapshot: { index, limits, chunk: part, last } };
       follower.unsentBytes += part.length + MESSAGE_OVERHEAD_BYTES;
       follower.call.write(message, () => this.taken(core, follower, part.length + MESSAGE_OVERHEAD_BYTES));

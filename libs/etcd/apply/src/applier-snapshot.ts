@@ -136,7 +136,8 @@ function readSnapshot(reader: BinaryReader, restorers: SnapshotRestorers): Snaps
   if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_WITH_SIGNING_KEYS) invalid('unknown snapshot version');
   const appliedIndex = reader.uvarint();
   const auth = restorers.restoreAuth(reader.bytes(SECTION_MAX_BYTES));
-  const kv = restorers.restoreKv(reader.bytes(SECTION_MAX_BYTES));
+  // The key space's section (the bulk of a large state) is decoded from a view: nothing keeps it.
+  const kv = restorers.restoreKv(reader.bytesView(SECTION_MAX_BYTES));
   readLeases(reader, restorers.leases);
   readTokens(reader, restorers.tokens, auth, appliedIndex);
   if (version === FORMAT_VERSION_WITH_SIGNING_KEYS) {

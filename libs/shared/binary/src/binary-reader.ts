@@ -175,12 +175,32 @@ export class BinaryReader {
 
   /** A length-prefixed byte string of at most `maxLengthBytes`. */
   bytes(maxLengthBytes: number): Uint8Array {
+    return this.raw(this.byteStringLength(maxLengthBytes));
+  }
+
+  /**
+   * The same as `bytes`, as a view of the input instead of a copy: for a large section decoded at
+   * once and not kept (a copy of hundreds of MB costs seconds); whoever keeps it keeps the input.
+   */
+  bytesView(maxLengthBytes: number): Uint8Array {
+    return this.rawView(this.byteStringLength(maxLengthBytes));
+  }
+
+  /** `lengthBytes` raw bytes as a view of the input (see bytesView), not a copy. */
+  rawView(lengthBytes: number): Uint8Array {
+    this.need(lengthBytes);
+    const view = this.input.subarray(this.offsetBytes, this.offsetBytes + lengthBytes);
+    this.offsetBytes += lengthBytes;
+    return view;
+  }
+
+  private byteStringLength(maxLengthBytes: number): number {
     const start = this.offsetBytes;
     const length = this.uvarint();
     if (length > maxLengthBytes) {
       throw new BinaryDecodeError('too-large', start, `byte string of ${length} bytes, limit ${maxLengthBytes}`);
     }
-    return this.raw(length);
+    return length;
   }
 
   /** A length-prefixed strict UTF-8 string of at most `maxLengthBytes` encoded bytes. */

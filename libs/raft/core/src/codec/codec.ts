@@ -203,10 +203,10 @@ function fail(r: BinaryReader, reason: string): never {
 }
 
 /** u32 length then bytes, copied (decoded values never alias the input). */
-function readBytesField(r: BinaryReader, field: string, maxBytes: number): Uint8Array {
+function readBytesField(r: BinaryReader, field: string, maxBytes: number, asView = false): Uint8Array {
   const length = r.uint32le();
   if (length > maxBytes) fail(r, `${field} of ${length} bytes exceeds the limit of ${maxBytes}`);
-  return r.raw(length);
+  return asView ? r.rawView(length) : r.raw(length);
 }
 
 /** A u32 count that must not exceed `max` nor what the remaining bytes could hold. */
@@ -290,7 +290,8 @@ export function decodeSnapshotMetadata(bytes: Uint8Array, limits: DecodeLimits =
 export function decodeSnapshot(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Snapshot {
   return decodeWhole(bytes, 'Snapshot', (r) => {
     const metadata = readSnapshotMetadata(r, limits);
-    return { metadata, data: readBytesField(r, 'snapshot data', limits.maxSnapshotBytes) };
+    // A view of the input, not a copy: a snapshot holds a whole state (a copy costs seconds).
+    return { metadata, data: readBytesField(r, 'snapshot data', limits.maxSnapshotBytes, true) };
   });
 }
 
