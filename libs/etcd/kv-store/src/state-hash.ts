@@ -1,15 +1,5 @@
 import type { BinarySink } from '@ward/shared/binary';
-
-/** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78) lookup table. */
-const CRC32C_TABLE: Uint32Array = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
+import { crc32c } from '@ward/shared/checksum';
 
 const FNV_OFFSET_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -20,24 +10,20 @@ const FNV_PRIME = 0x01000193;
  * Not cryptographic: it detects replica divergence and corruption, not tampering.
  */
 export class StateHasher implements BinarySink {
-  private crc = 0xffffffff;
+  private crc = 0;
   private fnv = FNV_OFFSET_BASIS;
 
   write(chunk: Uint8Array): void {
-    let crc = this.crc;
+    // The CRC eight bytes at a time (a snapshot hashes hundreds of MB), FNV-1a byte by byte.
+    this.crc = crc32c(chunk, this.crc);
     let fnv = this.fnv;
-    for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i]!;
-      crc = CRC32C_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-      fnv = Math.imul(fnv ^ byte, FNV_PRIME);
-    }
-    this.crc = crc;
+    for (let i = 0; i < chunk.length; i++) fnv = Math.imul(fnv ^ chunk[i]!, FNV_PRIME);
     this.fnv = fnv;
   }
 
   /** CRC-32C of the bytes so far. */
   get crc32c(): number {
-    return (this.crc ^ 0xffffffff) >>> 0;
+    return this.crc;
   }
 
   /** FNV-1a (32-bit) of the bytes so far. */
