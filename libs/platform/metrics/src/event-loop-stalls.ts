@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Metrics } from './registry';
 
 /** Resolution of the event-loop stall probe. */
@@ -13,7 +13,7 @@ export interface EventLoopStalls {
 /**
  * The longest the event loop was blocked since the last `reset`, from perf_hooks' delay histogram
  * (not reset by scrapes, unlike prom-client's lag gauges): the `event_loop_longest_stall_seconds`
- * gauge.
+ * gauge; and the longest garbage-collection pause meanwhile, `gc_longest_pause_seconds`.
  */
 export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
   const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_PROBE_RESOLUTION_MS });
@@ -23,5 +23,25 @@ export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
     help: `Longest event-loop delay since the process started serving (probe resolution ${EVENT_LOOP_PROBE_RESOLUTION_MS} ms).`,
     collect: (gauge) => gauge.set(histogram.max / 1e9),
   });
-  return { reset: () => histogram.reset(), disable: () => histogram.disable() };
+  // Garbage collection is one cause of a stall: its longest pause, to tell it from the others.
+  let longestGcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) longestGcMs = Math.max(longestGcMs, entry.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  metrics.gauge({
+    name: 'gc_longest_pause_seconds',
+    help: 'Longest garbage-collection pause since the process started serving.',
+    collect: (gauge) => gauge.set(longestGcMs / 1000),
+  });
+  return {
+    reset: () => {
+      histogram.reset();
+      longestGcMs = 0;
+    },
+    disable: () => {
+      histogram.disable();
+      gc.disconnect();
+    },
+  };
 }

@@ -45,6 +45,15 @@ describe('Metrics', () => {
       expect(await longest()).toBeGreaterThanOrEqual(0.12);
       stalls.reset();
       expect(await longest()).toBeLessThan(0.12);
+      // Garbage made in plenty is collected: some pause is seen, and forgotten on reset.
+      const gcPause = async (): Promise<number> => Number(/^ward_test_gc_longest_pause_seconds (\S+)$/m.exec(await metrics.render())?.[1]);
+      let kept: unknown[] = [];
+      for (let round = 0; round < 20; round++) kept = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `v${i}` }));
+      expect(kept).toHaveLength(200_000);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(await gcPause()).toBeGreaterThan(0);
+      stalls.reset();
+      expect(await gcPause()).toBe(0);
     } finally {
       stalls.disable();
     }

@@ -2,7 +2,8 @@
 // (txns of 128 puts of 256-byte values from 8 clients), memory (RSS) and disk per member, a range
 // over all keys in pages of 1000, a full restart until the cluster serves again, a follower that
 // was down during a run of writes catching up, and the longest event-loop stall of every ward
-// member (its `event_loop_longest_stall_seconds` gauge, read before each of its stops and at the end).
+// member (its `event_loop_longest_stall_seconds` gauge, read before each of its stops and at the end)
+// with its longest garbage-collection pause (`gc_longest_pause_seconds`).
 // Writes the "## Scale" section of docs/benchmarks.md (the other sections are kept).
 //   BENCH_SCALE_KEYS (default 1000000): key counts, comma-separated (e.g. 1000000,10000000).
 //   BENCH_SCALE_FOLLOWER_WRITES (default 100000, at most the key count): writes while a follower is down.
@@ -49,6 +50,8 @@ interface Measured {
   readonly catchUpSeconds: number;
   /** Longest event-loop stall per member (ward only), seconds. */
   readonly stallSeconds: readonly number[] | undefined;
+  /** Longest garbage-collection pause per member (ward only), seconds. */
+  readonly gcPauseSeconds: readonly number[] | undefined;
   /** Wall time of the whole run of this system at this key count. */
   readonly wallSeconds: number;
 }
@@ -68,8 +71,8 @@ interface System {
   leader(): Promise<number>;
   /** Applied raft index of member `index` (undefined while it does not answer). */
   appliedIndex(index: number): Promise<number | undefined>;
-  /** Longest event-loop stall of member `index` so far, seconds (undefined: not measured). */
-  stall(index: number): Promise<number | undefined>;
+  /** Longest event-loop stall and GC pause of member `index` so far, seconds (undefined: not measured). */
+  stall(index: number): Promise<{ readonly stall: number; readonly gcPause: number } | undefined>;
   stop(): Promise<void>;
 }
 
@@ -158,13 +161,16 @@ function diskBytes(dir: string): number {
 async function measure(system: System, count: number): Promise<Measured> {
   const runStarted = process.hrtime.bigint();
   const stalls = Array.from({ length: system.members }, () => 0);
+  const gcPauses = Array.from({ length: system.members }, () => 0);
   let stallMeasured = false;
   const readStall = async (index: number): Promise<void> => {
-    const stall = await system.stall(index);
-    if (stall === undefined) return;
+    const read = await system.stall(index);
+    if (read === undefined) return;
     stallMeasured = true;
-    stalls[index] = Math.max(stalls[index]!, stall);
+    stalls[index] = Math.max(stalls[index]!, read.stall);
+    gcPauses[index] = Math.max(gcPauses[index]!, read.gcPause);
   };
+  const ms = (seconds: readonly number[]): string => seconds.map((s) => (s * 1000).toFixed(0)).join(' / ');
   const note = (text: string): void => console.log(`${system.label.padEnd(12)} ${count} keys: ${text} (${elapsedSeconds(runStarted).toFixed(1)} s into the run)`);
 
   const loadSeconds = await writeKeys(system.clientEndpoint, 0, count, VALUE);
@@ -180,7 +186,7 @@ async function measure(system: System, count: number): Promise<Measured> {
   note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s`);
 
   for (let i = 0; i < system.members; i++) await readStall(i);
-  if (stallMeasured) note(`longest event-loop stall per member so far: ${stalls.map((seconds) => (seconds * 1000).toFixed(0)).join(' / ')} ms`);
+  if (stallMeasured) note(`longest event-loop stall per member so far: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
   const stopStarted = process.hrtime.bigint();
   await Promise.all(Array.from({ length: system.members }, (_, i) => system.stopMember(i)));
   note(`all members stopped in ${elapsedSeconds(stopStarted).toFixed(1)} s`);
@@ -207,7 +213,7 @@ async function measure(system: System, count: number): Promise<Measured> {
   const catchUpSeconds = elapsedSeconds(catchUpStarted);
   note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s`);
   for (let i = 0; i < system.members; i++) await readStall(i);
-  if (stallMeasured) note(`longest event-loop stall per member: ${stalls.map((seconds) => (seconds * 1000).toFixed(0)).join(' / ')} ms`);
+  if (stallMeasured) note(`longest event-loop stall per member: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
   return {
     keysPerSecond,
     loadSeconds,
@@ -219,6 +225,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     followerWrites,
     catchUpSeconds,
     stallSeconds: stallMeasured ? stalls : undefined,
+    gcPauseSeconds: stallMeasured ? gcPauses : undefined,
     wallSeconds: elapsedSeconds(runStarted),
   };
 }
@@ -290,7 +297,11 @@ function wardSystem(cluster: WardCluster): System {
       }
     },
     appliedIndex: async (index) => (await metrics(index))?.get('applied_index'),
-    stall: async (index) => (await metrics(index))?.get('event_loop_longest_stall_seconds'),
+    stall: async (index) => {
+      const values = await metrics(index);
+      const stall = values?.get('event_loop_longest_stall_seconds');
+      return stall === undefined ? undefined : { stall, gcPause: values!.get('gc_longest_pause_seconds') ?? 0 };
+    },
     stop: () => cluster.stop(),
   };
 }
@@ -326,6 +337,7 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
     [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
     ['longest event-loop stall per member (ms)', 'n/a (Go)', ward.stallSeconds === undefined ? 'n/a' : ward.stallSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
+    ['longest garbage-collection pause per member (ms)', 'n/a (Go)', ward.gcPauseSeconds === undefined ? 'n/a' : ward.gcPauseSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
   ];
   return [
     `### ${count.toLocaleString('en-US')} keys`,
@@ -368,7 +380,8 @@ answers through the client endpoint (ward's gateway keeps running). Then a follo
 ${Math.min(FOLLOWER_WRITES, Math.min(...KEY_COUNTS)).toLocaleString('en-US')} keys are overwritten, and the catch-up is timed from its start until its
 applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
 (the longest event-loop delay since it started serving), the maximum of its readings before each
-stop and at the end.
+stop and at the end; beside it, \`gc_longest_pause_seconds\`, the longest garbage-collection pause
+over the same time.
 
 ${results.map((r) => table(r.count, r.etcd!, r.ward!)).join('\n\n')}
 `;

@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /** Bytes of each child's combined output kept for diagnostics (the tail wins). */
@@ -33,8 +35,13 @@ export class ManagedProcess {
       cwd: options.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // WARD_PROCESS_LOG_DIR (bench and debugging runs): every process's whole output also goes to
+    // <dir>/<name>-<pid>.log.
+    const logDir = process.env.WARD_PROCESS_LOG_DIR;
+    const logFile = logDir === undefined || logDir === '' ? undefined : join(logDir, `${options.name}-${this.child.pid ?? 'unspawned'}.log`);
     const keep = (chunk: Buffer): void => {
       this.outputTail = (this.outputTail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+      if (logFile !== undefined) appendFileSync(logFile, chunk);
     };
     this.child.stdout?.on('data', keep);
     this.child.stderr?.on('data', keep);
