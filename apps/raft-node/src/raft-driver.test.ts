@@ -147,6 +147,18 @@ async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void
   }
 }
 
+/** Proposes `data` at the leader, again when a stepping-down leader drops it (it throws: nothing was appended). */
+function proposeAtLeader(members: readonly Member[], data: Uint8Array): Promise<void> {
+  return until(() => {
+    try {
+      members.find((m) => m.driver.isLeader)?.driver.propose(data);
+      return members.some((m) => m.driver.isLeader);
+    } catch {
+      return false;
+    }
+  });
+}
+
 const put = (i: number): Uint8Array =>
   encodeApplyRequest({ header: { id: BigInt(i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`k${i % 7}`), value: new TextEncoder().encode(`v${i}`) } } });
 
@@ -237,14 +249,7 @@ describe('RaftDriver snapshot triggers', () => {
     for (const m of members) m.snapshotGate = gate;
     const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
     for (let i = 1; i <= 20; i++) {
-      await until(() => {
-        try {
-          members.find((m) => m.driver.isLeader)?.driver.propose(put(i));
-          return members.some((m) => m.driver.isLeader);
-        } catch {
-          return false;
-        }
-      });
+      await proposeAtLeader(members, put(i));
       await until(() => members.every((m) => revision(m) === 1 + i));
     }
     // Each member reached its first snapshot after 5 entries and still holds its write (one at a time).
@@ -279,14 +284,7 @@ describe('RaftDriver snapshot triggers', () => {
     const taken = members.map((m) => holdSnapshotTaking(m, control));
     const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
     for (let i = 1; i <= 20; i++) {
-      await until(() => {
-        try {
-          members.find((m) => m.driver.isLeader)?.driver.propose(put(i));
-          return members.some((m) => m.driver.isLeader);
-        } catch {
-          return false;
-        }
-      });
+      await proposeAtLeader(members, put(i));
       await until(() => members.every((m) => revision(m) === 1 + i));
     }
     // Every member started one snapshot (a few entries in) and applied on while it was taken.
@@ -322,21 +320,12 @@ describe('RaftDriver snapshot triggers', () => {
     const control = { released: 0 };
     const taken = members.map((m) => holdSnapshotTaking(m, control));
     const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
-    const propose = async (data: Uint8Array): Promise<void> =>
-      until(() => {
-        try {
-          members.find((m) => m.driver.isLeader)?.driver.propose(data);
-          return members.some((m) => m.driver.isLeader);
-        } catch {
-          return false;
-        }
-      });
     for (let i = 1; i <= 8; i++) {
-      await propose(put(i));
+      await proposeAtLeader(members, put(i));
       await until(() => members.every((m) => revision(m) === 1 + i));
     }
     for (const t of taken) expect(t).toHaveLength(1);
-    await propose(encodeApplyRequest({ header: { id: 100n, username: '', authRevision: 0 }, operation: { type: 'compact', request: { revision: 8 } } }));
+    await proposeAtLeader(members, encodeApplyRequest({ header: { id: 100n, username: '', authRevision: 0 }, operation: { type: 'compact', request: { revision: 8 } } }));
     await until(() => members.every((m) => m.stateMachine.applier.keySpaceView.compactRevision === 8));
     const compactedAt = members.map((m) => m.stateMachine.appliedIndex);
     control.released = 2;
@@ -364,15 +353,7 @@ describe('RaftDriver snapshot triggers', () => {
       const data = bigPut(i);
       bytes += data.length;
       if (expected === 0 && bytes >= trigger) expected = 1 + i;
-      // a proposal a stepping-down leader drops (it throws: nothing was appended) is made again
-      await until(() => {
-        try {
-          members.find((m) => m.driver.isLeader)?.driver.propose(data);
-          return members.some((m) => m.driver.isLeader);
-        } catch {
-          return false;
-        }
-      });
+      await proposeAtLeader(members, data);
       await until(() => members.every((m) => revision(m) === 1 + i));
     }
     expect(expected).toBeGreaterThan(2);
