@@ -177,9 +177,6 @@ export class StateMachine {
   }
 }
 
-/** Keys of the key space written per step of a snapshot task. */
-export const SNAPSHOT_STEP_KEYS = 256;
-
 /**
  * A snapshot in the making, of the state at one applied index: the applier's state in steps
  * (ApplierSnapshotTask), then the member snapshot's head around its chunks. 'stale' when a
@@ -198,7 +195,8 @@ export class NodeSnapshotTask {
     private readonly applier: ApplierSnapshotTask,
   ) {}
 
-  step(budgetKeys = SNAPSHOT_STEP_KEYS): SnapshotStepResult {
+  /** Writes up to `budgetKeys` keys of the key space (default: the key space's step). */
+  step(budgetKeys?: number): SnapshotStepResult {
     if (this.chunksValue !== undefined) return 'done';
     const result = this.applier.step(budgetKeys);
     if (result === 'done') this.chunksValue = encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks });

@@ -154,8 +154,8 @@ export class FollowFeeds {
       (result) => {
         if (result === 'dropped') return;
         if (result === 'stale') return this.end(follower, GrpcStatus.ABORTED, 'a compaction was applied while the state was taken; follow again');
-        snapshot.chunks = task.chunks;
-        while (snapshot.chunkIndex < snapshot.chunks.length && snapshot.chunks[snapshot.chunkIndex]!.length === 0) snapshot.chunkIndex += 1;
+        // Empty chunks carry nothing: every message then has bytes, and the last one ends the state.
+        snapshot.chunks = task.chunks.filter((chunk) => chunk.length > 0);
         this.sendSnapshotChunks(core, follower);
       },
       (error: unknown) => {
@@ -175,8 +175,7 @@ export class FollowFeeds {
       const from = chunks[snapshot.chunkIndex]!;
       const part = asBuffer(from.subarray(snapshot.chunkOffset, snapshot.chunkOffset + size));
       snapshot.chunkOffset += part.length;
-      // Past the end of a chunk (empty ones included), on to the next that has bytes left.
-      while (snapshot.chunkIndex < chunks.length && snapshot.chunkOffset >= chunks[snapshot.chunkIndex]!.length) {
+      if (snapshot.chunkOffset === from.length) {
         snapshot.chunkIndex += 1;
         snapshot.chunkOffset = 0;
       }

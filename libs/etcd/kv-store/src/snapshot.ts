@@ -116,8 +116,8 @@ export function encodeKeySpaceChunks(space: KeySpace): Uint8Array[] {
   return task.chunks;
 }
 
-/** Keys written per step unless the caller says otherwise (a few ms of work at 256-byte values). */
-export const SNAPSHOT_DEFAULT_STEP = 4096;
+/** Keys written per step unless the caller says otherwise (about a millisecond at 256-byte values). */
+export const SNAPSHOT_DEFAULT_STEP = 256;
 
 /**
  * How a step of a snapshot task ended: more to do; done (the chunks are ready); or stale, when the
@@ -136,7 +136,6 @@ export type SnapshotStepResult = 'more' | 'done' | 'stale';
  * task makes it stale. The head (revisions, event floor, key count) is taken at the start.
  */
 export class KeySpaceSnapshotTask {
-  readonly revision: number;
   private readonly head: Header;
   private readonly sink = new ChunkSink();
   private readonly hasher = new StateHasher();
@@ -149,7 +148,6 @@ export class KeySpaceSnapshotTask {
 
   constructor(private readonly space: KeySpace) {
     this.head = headOf(space);
-    this.revision = this.head.currentRevision;
     this.writer = new BinaryWriter({ sink: new TeeSink([this.sink, this.hasher]), initialCapacityBytes: SNAPSHOT_CHUNK_BYTES, handsOverChunks: true });
     writeHead(this.writer, this.head);
   }
@@ -161,7 +159,8 @@ export class KeySpaceSnapshotTask {
     if (this.space.compactRevision !== this.head.compactRevision) return (this.state = 'stale');
     let visited = 0;
     let last: ByteString | null = null;
-    const { writer, chain, revision } = this;
+    const { writer, chain } = this;
+    const revision = this.head.currentRevision;
     this.space.index.scan(this.cursor!, null, (key, latest) => {
       if (visited === budget) return false;
       visited++;

@@ -202,7 +202,7 @@ function fail(r: BinaryReader, reason: string): never {
   throw new BinaryDecodeError('invalid-value', r.offset, reason);
 }
 
-/** u32 length then bytes, copied (decoded values never alias the input). */
+/** u32 length then bytes, copied (decoded values never alias the input), or `asView` a view of the input. */
 function readBytesField(r: BinaryReader, field: string, maxBytes: number, asView = false): Uint8Array {
   const length = r.uint32le();
   if (length > maxBytes) fail(r, `${field} of ${length} bytes exceeds the limit of ${maxBytes}`);
