@@ -162,6 +162,14 @@ function proposeAtLeader(members: readonly Member[], data: Uint8Array): Promise<
 const put = (i: number): Uint8Array =>
   encodeApplyRequest({ header: { id: BigInt(i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`k${i % 7}`), value: new TextEncoder().encode(`v${i}`) } } });
 
+/** Puts 1..count one at a time, each applied by every member before the next (revision 1 + i). */
+async function putEach(members: readonly Member[], count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    await proposeAtLeader(members, put(i));
+    await until(() => members.every((m) => m.stateMachine.applier.keySpaceView.currentRevision === 1 + i));
+  }
+}
+
 describe('RaftDriver', () => {
   it('elects, replicates and applies identically; followers never answer before their Ready is durable', async () => {
     const { members } = await startMembers(1000);
@@ -247,11 +255,7 @@ describe('RaftDriver snapshot triggers', () => {
     let release = (): void => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     for (const m of members) m.snapshotGate = gate;
-    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
-    for (let i = 1; i <= 20; i++) {
-      await proposeAtLeader(members, put(i));
-      await until(() => members.every((m) => revision(m) === 1 + i));
-    }
+    await putEach(members, 20);
     // Each member reached its first snapshot after 5 entries and still holds its write (one at a time).
     for (const m of members) expect([m.snapshotsHeld, m.snapshots.length]).toEqual([1, 0]);
     release();
@@ -277,16 +281,17 @@ describe('RaftDriver snapshot triggers', () => {
     return taken;
   };
 
-  it('takes a local snapshot in turns: the member commits and applies between them, and the snapshot holds the state at its index', async () => {
+  /** Three members snapshotting every 5 entries, a leader known, every snapshot's taking held. */
+  const startHeldMembers = async (): Promise<{ members: Member[]; control: { released: number }; taken: number[][] }> => {
     const { members } = await startMembers(5);
     await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
     const control = { released: 0 };
-    const taken = members.map((m) => holdSnapshotTaking(m, control));
-    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
-    for (let i = 1; i <= 20; i++) {
-      await proposeAtLeader(members, put(i));
-      await until(() => members.every((m) => revision(m) === 1 + i));
-    }
+    return { members, control, taken: members.map((m) => holdSnapshotTaking(m, control)) };
+  };
+
+  it('takes a local snapshot in turns: the member commits and applies between them, and the snapshot holds the state at its index', async () => {
+    const { members, control, taken } = await startHeldMembers();
+    await putEach(members, 20);
     // Every member started one snapshot (a few entries in) and applied on while it was taken.
     for (const [i, m] of members.entries()) {
       expect(taken[i]).toHaveLength(1);
@@ -315,15 +320,8 @@ describe('RaftDriver snapshot triggers', () => {
   });
 
   it('drops a local snapshot a compaction overtook while it was taken, and takes another of the state after it', async () => {
-    const { members } = await startMembers(5);
-    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
-    const control = { released: 0 };
-    const taken = members.map((m) => holdSnapshotTaking(m, control));
-    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
-    for (let i = 1; i <= 8; i++) {
-      await proposeAtLeader(members, put(i));
-      await until(() => members.every((m) => revision(m) === 1 + i));
-    }
+    const { members, control, taken } = await startHeldMembers();
+    await putEach(members, 8);
     for (const t of taken) expect(t).toHaveLength(1);
     await proposeAtLeader(members, encodeApplyRequest({ header: { id: 100n, username: '', authRevision: 0 }, operation: { type: 'compact', request: { revision: 8 } } }));
     await until(() => members.every((m) => m.stateMachine.applier.keySpaceView.compactRevision === 8));
