@@ -3,16 +3,18 @@
 // into 1 MiB chunks that are never joined) in turns of 10 ms with the event loop let run between
 // them, at WARD_BENCH_KEYS keys (default 1,000,000) of 35-byte keys and 256-byte
 // values. Reports the time, the longest step and the longest event-loop delay seen meanwhile
-// (what a member serving during the snapshot would wait; issue 20). Three rounds.
+// (what a member serving during the snapshot would wait; issue 20), then the time to boot a state
+// machine from those bytes (what a member's restart and a follower's install of the leader's
+// snapshot decode, in one step). Three rounds.
 //   npx tsx apps/raft-node/bench/snapshot.bench.ts        (or: npx nx run raft-node:bench)
 // On a machine whose fresh memory is dear (a Firecracker guest with free-page reporting costs
 // ~35 µs per first-touched 4 KiB page), each whole-state copy into new memory costs seconds; the
 // chunks are such memory too.
 import { Applier } from '@ward/etcd/apply';
 import { encodeSnapshotHead } from '@ward/raft/core';
-import { chunksByteLength } from '@ward/shared/binary';
+import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 import { MemberList } from '../src/membership/member-list';
-import { NodeSnapshotTask } from '../src/state-machine';
+import { NodeSnapshotTask, StateMachine } from '../src/state-machine';
 import { takeInTurns } from '../src/snapshot-turns';
 import type { SnapshotStepResult } from '@ward/etcd/kv-store';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -35,6 +37,7 @@ for (let n = 0; n < KEYS; n++) {
 console.log(`${KEYS} keys applied in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
 const CONF_STATE = { voters: [1n], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
+const BOOT_OPTIONS = { applier: {}, maxEntryBytes: 1 << 20, onUndecodable: () => undefined, initialMembers: [], initialConfState: CONF_STATE, clusterId: 1n };
 
 async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
@@ -65,6 +68,15 @@ async function main(): Promise<void> {
         `(${steps} steps ${(stepped - started).toFixed(0)} ms, longest step ${longestStepMs.toFixed(1)} ms, ` +
         `longest event-loop delay ${(delay.max / 1e6).toFixed(1)} ms, file head ${head.length} B ${(done - stepped).toFixed(1)} ms)`,
     );
+    // The member reads the file into one buffer before decoding it; that read is not timed here.
+    const data = joinChunks(chunks);
+    const cpuBefore = process.cpuUsage();
+    const restoreStarted = performance.now();
+    const restored = StateMachine.boot(BOOT_OPTIONS, { data, metadata: { index: KEYS, term: 1, confState: CONF_STATE } });
+    const restoreMs = performance.now() - restoreStarted;
+    const cpu = process.cpuUsage(cpuBefore);
+    if (restored.applier.keySpaceView.currentRevision !== KEYS + 1) throw new Error(`restored revision ${restored.applier.keySpaceView.currentRevision}, not ${KEYS + 1}`);
+    console.log(`round ${round}: restored in ${restoreMs.toFixed(0)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, garbage collection threads included)`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes } from './index';
+import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes, latin1IntoBytes } from './index';
+import { portableLatin1FromBytes, portableLatin1IntoBytes } from './latin1';
 
 function reasonOf(run: () => unknown): string | undefined {
   try {
@@ -213,6 +214,60 @@ describe('binary strings', () => {
       { numRuns: 100 },
     );
     expect(reasonOf(() => new BinaryReader(Uint8Array.of(1)).latin1(2))).toBe('truncated');
+  });
+
+  // The reference: one code unit per byte, and a byte per code unit's low 8 bits.
+  const referenceFromBytes = (bytes: Uint8Array): string => Array.from(bytes, (byte) => String.fromCharCode(byte)).join('');
+  const referenceIntoBytes = (text: string, target: Uint8Array, offset: number, from: number, to: number): void => {
+    for (let i = from; i < to; i++) target[offset + i - from] = text.charCodeAt(i) & 0xff;
+  };
+
+  it('decodes exactly as one code unit per byte, from any view of a larger buffer', () => {
+    const every = Uint8Array.from({ length: 256 }, (_, i) => i);
+    expect(latin1FromBytes(every)).toBe(referenceFromBytes(every));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), fc.nat(), fc.nat(), (bytes, a, b) => {
+        const start = bytes.length === 0 ? 0 : a % (bytes.length + 1);
+        const end = start + (bytes.length === 0 ? 0 : b % (bytes.length - start + 1));
+        const view = bytes.subarray(start, end);
+        const expected = referenceFromBytes(view);
+        const text = latin1FromBytes(view);
+        expect(text).toBe(expected);
+        expect(portableLatin1FromBytes(view)).toBe(expected);
+        // A copy: changing the bytes afterwards does not change the string.
+        view.fill(0x2a);
+        expect(text).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('encodes exactly the low byte of each code unit of text[from, to) at an offset of any view, and nothing around it', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 300 }), fc.nat(), fc.nat(), fc.nat({ max: 40 }), (units, a, b, pad) => {
+        const text = String.fromCharCode(...units);
+        const from = text.length === 0 ? 0 : a % (text.length + 1);
+        const to = from + (text.length === 0 ? 0 : b % (text.length - from + 1));
+        const backing = new Uint8Array(to - from + 2 * pad + 8).fill(0x5c);
+        const target = backing.subarray(4, backing.length - 4);
+        const expected = backing.slice();
+        referenceIntoBytes(text, expected.subarray(4, expected.length - 4), pad, from, to);
+        expect(latin1IntoBytes(text, target, pad, from, to)).toBe(pad + to - from);
+        expect(backing).toEqual(expected);
+        const portable = backing.slice().fill(0x5c);
+        portableLatin1IntoBytes(text, portable.subarray(4, portable.length - 4), pad, from, to);
+        expect(portable).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses to write past the end of the target instead of writing short', () => {
+    const target = new Uint8Array(8);
+    expect(() => latin1IntoBytes('abcdef', target, 4)).toThrow(RangeError);
+    expect(target).toEqual(new Uint8Array(8));
+    expect(latin1IntoBytes('abcd', target, 4)).toBe(8);
+    expect(latin1IntoBytes('', target, 8)).toBe(8);
   });
 });
 

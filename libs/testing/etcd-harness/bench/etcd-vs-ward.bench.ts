@@ -10,6 +10,7 @@
 //   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads (by name prefix);
 //   `auth-flood` is the Authenticate-flood scenario (bench/auth-flood.ts), which writes its own
 //   section of the page: run alone, it replaces only that section.
+//   BENCH_CLIENTS=1 (or 16,64) runs only those client counts.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 //   BENCH_GATEWAY_ENV=NAME=value,... passes GATEWAY_* settings to ward's gateway (A/B runs, e.g.
 //   GATEWAY_READ_REPLICA=false).
@@ -34,8 +35,10 @@ import { benchGatewayEnv } from './gateway-env';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
-const CONCURRENCIES = [1, 16, 64] as const;
-const AUTH_CONCURRENCIES = [1, 16] as const;
+const CLIENT_FILTER = process.env.BENCH_CLIENTS?.split(',').map(Number);
+const clients = (counts: readonly number[]): number[] => counts.filter((count) => CLIENT_FILTER === undefined || CLIENT_FILTER.includes(count));
+const CONCURRENCIES = clients([1, 16, 64]);
+const AUTH_CONCURRENCIES = clients([1, 16]);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
 const WORKLOAD_FILTER = process.env.BENCH_WORKLOADS?.split(',');
 const USER = { name: 'bench', password: 'bench-pw-7' } as const;
@@ -66,7 +69,7 @@ const WORKLOADS: Workload[] = [
   { name: 'put', operation: put, concurrencies: CONCURRENCIES, credentials: USER, warmup: 20 },
   { name: 'range (linearizable)', operation: rangeLinearizable, concurrencies: CONCURRENCIES, credentials: USER, warmup: 20 },
   { name: 'range (serializable)', operation: rangeSerializable, concurrencies: CONCURRENCIES, credentials: USER, warmup: 20 },
-  { name: `put, ${WIDE_PERMISSIONS.toLocaleString('en-US')} permissions`, operation: put, concurrencies: [16], credentials: WIDE_USER, warmup: 20 },
+  { name: `put, ${WIDE_PERMISSIONS.toLocaleString('en-US')} permissions`, operation: put, concurrencies: clients([16]), credentials: WIDE_USER, warmup: 20 },
   { name: 'authenticate', operation: authenticate, concurrencies: AUTH_CONCURRENCIES, credentials: undefined, warmup: 2 },
 ].filter((workload) => WORKLOAD_FILTER === undefined || WORKLOAD_FILTER.some((name) => workload.name.startsWith(name)));
 
