@@ -1,8 +1,9 @@
 import { HashKvTask } from './hash-kv';
-import { fromByteString, toByteString } from './byte-string';
+import { EMPTY_BYTE_STRING, fromByteString, toByteString } from './byte-string';
 import { compactKeySpace } from './compaction';
 import { KVCompactedError } from './errors';
 import { KeySpace } from './key-space';
+import type { KeyRecord } from './key-record';
 import { toKeySpan } from './key-span';
 import { executeRange } from './range-read';
 import {
@@ -240,10 +241,15 @@ export class KVStore {
   /**
    * An incremental 16-hex-digit digest of the state, O(1) to read and kept up to date by every
    * change: identical on every replica that applied the same changes, cheap enough to compare
-   * after every entry. `hash()` is the exact one (over the canonical snapshot), O(state).
+   * after every entry. The first read after a restore sums it from the state, O(state), once. `hash()` is the exact one (over the canonical snapshot), O(state).
    */
   digest(): string {
     const space = this.space;
+    space.digest.sumLanes((visit) =>
+      space.index.scan(EMPTY_BYTE_STRING, null, (key, newest) => {
+        for (let record: KeyRecord | null = newest; record !== null; record = record.prev) visit(key, record);
+      }),
+    );
     return space.digest.hex(space.currentRevision, space.compactRevision, space.history.floorRevision);
   }
 

@@ -216,7 +216,8 @@ function decodeChecked(bytes: Uint8Array): KeySpace {
   const leases = new LeaseIndex();
   const eventKeys: ByteString[] = [];
   const eventRecords: KeyRecord[] = [];
-  const digest = new StateDigest();
+  // Sizes only: the sums are taken from the state when first read (StateDigest.deferred).
+  const digest = StateDigest.deferred();
   let liveKeys = 0;
   for (let i = 0; i < header.keyCount; i++) {
     const key = readByteString(body);

@@ -52,4 +52,34 @@ describe('StateDigest (incremental multiset digest)', () => {
     const digest = new StateDigest();
     expect(new Set([digest.hex(1, -1, 1), digest.hex(2, -1, 1), digest.hex(1, 0, 1), digest.hex(1, -1, 2)]).size).toBe(4);
   });
+
+  it('deferred: counts sizes at once and sums the lanes only when asked, to what an eager digest holds', () => {
+    fc.assert(
+      fc.property(fc.array(recordArb, { maxLength: 20 }), (records) => {
+        const eager = new StateDigest();
+        const deferred = StateDigest.deferred();
+        for (const { key, record } of records) {
+          eager.add(key, record);
+          deferred.add(key, record);
+        }
+        expect(deferred.retainedBytes).toBe(eager.retainedBytes);
+        expect(deferred.summed).toBe(false);
+        expect(() => deferred.hex(5, -1, 1)).toThrow(/deferred/);
+        deferred.sumLanes((visit) => {
+          for (const { key, record } of records) visit(key, record);
+        });
+        expect(deferred.hex(5, -1, 1)).toBe(eager.hex(5, -1, 1));
+        // Kept in step from then on; a second sum changes nothing.
+        if (records.length > 0) {
+          eager.remove(records[0]!.key, records[0]!.record);
+          deferred.remove(records[0]!.key, records[0]!.record);
+        }
+        deferred.sumLanes(() => {
+          throw new Error('summed twice');
+        });
+        expect(deferred.hex(5, -1, 1)).toBe(eager.hex(5, -1, 1));
+        expect(deferred.retainedBytes).toBe(eager.retainedBytes);
+      }),
+    );
+  });
 });

@@ -4,7 +4,7 @@ import type { KeyRecord } from './key-record';
 // An incremental digest of the key space: the sum (mod 2^32, in two independent lanes) of a hash
 // of every retained (key, record) pair, mixed with the revision counters when read. Adding a
 // record adds its hash, compaction subtracts the hashes of what it drops, so the digest costs
-// O(1) per change and O(1) to read, and two states holding the same records at the same
+// O(1) per change and O(1) to read (after a restore, O(state) once: see StateDigest.deferred), and two states holding the same records at the same
 // revisions have the same digest whatever the order of their histories' construction.
 // Not cryptographic: it detects replica divergence, not tampering.
 
@@ -116,29 +116,68 @@ export function recordSizeBytes(key: ByteString, record: KeyRecord): number {
 /**
  * The running sums, and the size of the records they cover (`retainedBytes`: the measure the
  * backend quota compares; compaction lowers it at once, no defragmentation needed).
+ *
+ * A digest made by `deferred()` (a state being restored from a snapshot) counts sizes only: hashing
+ * every key and value was two fifths of a large snapshot's decode, and nothing reads the sums at
+ * boot.
+ * They are summed from the state the first time they are needed (`sumLanes`), and kept in step
+ * from then on.
  */
 export class StateDigest {
   private laneA = 0;
   private laneB = 0;
   private bytes = 0;
+  private lanesKnown = true;
+
+  /** A digest whose sums are not kept until `sumLanes` is called; sizes are. */
+  static deferred(): StateDigest {
+    const digest = new StateDigest();
+    digest.lanesKnown = false;
+    return digest;
+  }
 
   /** The summed `recordSizeBytes` of every retained record. */
   get retainedBytes(): number {
     return this.bytes;
   }
 
+  /** False while the sums are deferred: `sumLanes` must run before `hex`. */
+  get summed(): boolean {
+    return this.lanesKnown;
+  }
+
+  /**
+   * Sums the lanes over every retained record, which `forEachRecord` hands to its callback once
+   * each (sizes are already counted). Does nothing when they are already known.
+   */
+  sumLanes(forEachRecord: (visit: (key: ByteString, record: KeyRecord) => void) => void): void {
+    if (this.lanesKnown) return;
+    let laneA = 0;
+    let laneB = 0;
+    forEachRecord((key, record) => {
+      hashRecord(key, record);
+      laneA = (laneA + fmix(recordHasher.a)) >>> 0;
+      laneB = (laneB + fmix(recordHasher.b)) >>> 0;
+    });
+    this.laneA = laneA;
+    this.laneB = laneB;
+    this.lanesKnown = true;
+  }
+
   add(key: ByteString, record: KeyRecord): void {
+    this.bytes += recordSizeBytes(key, record);
+    if (!this.lanesKnown) return;
     hashRecord(key, record);
     this.laneA = (this.laneA + fmix(recordHasher.a)) >>> 0;
     this.laneB = (this.laneB + fmix(recordHasher.b)) >>> 0;
-    this.bytes += recordSizeBytes(key, record);
   }
 
   remove(key: ByteString, record: KeyRecord): void {
+    this.bytes -= recordSizeBytes(key, record);
+    if (!this.lanesKnown) return;
     hashRecord(key, record);
     this.laneA = (this.laneA - fmix(recordHasher.a)) >>> 0;
     this.laneB = (this.laneB - fmix(recordHasher.b)) >>> 0;
-    this.bytes -= recordSizeBytes(key, record);
   }
 
   /** Subtracts every record of a chain from `first` down (records compaction drops). */
@@ -148,6 +187,7 @@ export class StateDigest {
 
   /** 16 hex digits: the sums mixed with the revision counters. */
   hex(currentRevision: number, compactRevision: number, floorRevision: number): string {
+    if (!this.lanesKnown) throw new Error('StateDigest.hex: the sums are deferred (call sumLanes first)');
     const hasher = new LaneHasher();
     hasher.number(this.laneA);
     hasher.number(this.laneB);
