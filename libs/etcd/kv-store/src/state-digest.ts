@@ -4,8 +4,9 @@ import type { KeyRecord } from './key-record';
 // An incremental digest of the key space: the sum (mod 2^32, in two independent lanes) of a hash
 // of every retained (key, record) pair, mixed with the revision counters when read. Adding a
 // record adds its hash, compaction subtracts the hashes of what it drops, so the digest costs
-// O(1) per change and O(1) to read (after a restore, O(state) once: see StateDigest.deferred), and two states holding the same records at the same
-// revisions have the same digest whatever the order of their histories' construction.
+// O(1) per change and O(1) to read (after a restore, O(state) once: see StateDigest.deferred),
+// and two states holding the same records at the same revisions have the same digest whatever the
+// order of their histories' construction.
 // Not cryptographic: it detects replica divergence, not tampering.
 
 const LANE_A_SEED = 0x811c9dc5;
@@ -117,11 +118,10 @@ export function recordSizeBytes(key: ByteString, record: KeyRecord): number {
  * The running sums, and the size of the records they cover (`retainedBytes`: the measure the
  * backend quota compares; compaction lowers it at once, no defragmentation needed).
  *
- * A digest made by `deferred()` (a state being restored from a snapshot) counts sizes only: hashing
- * every key and value was two fifths of a large snapshot's decode, and nothing reads the sums at
- * boot.
- * They are summed from the state the first time they are needed (`sumLanes`), and kept in step
- * from then on.
+ * A digest made by `deferred()` (a state being restored from a snapshot) counts sizes only:
+ * hashing every key and value was two fifths of a large snapshot's decode, and nothing reads the
+ * sums at boot. They are summed from the state the first time they are needed (`sumLanes`), and
+ * kept in step from then on.
  */
 export class StateDigest {
   private laneA = 0;
