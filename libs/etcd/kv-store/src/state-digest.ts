@@ -152,32 +152,27 @@ export class StateDigest {
    */
   sumLanes(forEachRecord: (visit: (key: ByteString, record: KeyRecord) => void) => void): void {
     if (this.lanesKnown) return;
-    let laneA = 0;
-    let laneB = 0;
-    forEachRecord((key, record) => {
-      hashRecord(key, record);
-      laneA = (laneA + fmix(recordHasher.a)) >>> 0;
-      laneB = (laneB + fmix(recordHasher.b)) >>> 0;
-    });
-    this.laneA = laneA;
-    this.laneB = laneB;
+    this.laneA = 0;
+    this.laneB = 0;
+    forEachRecord((key, record) => this.sum(key, record, 1));
     this.lanesKnown = true;
   }
 
   add(key: ByteString, record: KeyRecord): void {
     this.bytes += recordSizeBytes(key, record);
-    if (!this.lanesKnown) return;
-    hashRecord(key, record);
-    this.laneA = (this.laneA + fmix(recordHasher.a)) >>> 0;
-    this.laneB = (this.laneB + fmix(recordHasher.b)) >>> 0;
+    if (this.lanesKnown) this.sum(key, record, 1);
   }
 
   remove(key: ByteString, record: KeyRecord): void {
     this.bytes -= recordSizeBytes(key, record);
-    if (!this.lanesKnown) return;
+    if (this.lanesKnown) this.sum(key, record, -1);
+  }
+
+  /** Adds (`sign` 1) or subtracts (-1) one record's hashes to the lanes. */
+  private sum(key: ByteString, record: KeyRecord, sign: 1 | -1): void {
     hashRecord(key, record);
-    this.laneA = (this.laneA - fmix(recordHasher.a)) >>> 0;
-    this.laneB = (this.laneB - fmix(recordHasher.b)) >>> 0;
+    this.laneA = (this.laneA + sign * fmix(recordHasher.a)) >>> 0;
+    this.laneB = (this.laneB + sign * fmix(recordHasher.b)) >>> 0;
   }
 
   /** Subtracts every record of a chain from `first` down (records compaction drops). */
