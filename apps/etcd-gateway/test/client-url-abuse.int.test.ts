@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@ward/testing/etcd-harness';
 import type { Gateway } from '../src/index';
 import type { EtcdTestClient } from '../src/testing/etcd-client';
-import { HTTP2_PREFACE } from '../src/client-port/shared-listener';
+import { HTTP2_PREFACE } from '@ward/platform/grpc-server';
 import { bytes, must, startWardCluster, type WardCluster } from './support/ward-cluster';
 
 let ward: WardCluster;

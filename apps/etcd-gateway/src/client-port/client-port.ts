@@ -1,12 +1,12 @@
 // The client port, whole: the shared listener, the gRPC server it hands HTTP/2 connections to,
 // and an HTTP/1.1 server of its own (no port of its own) with what etcd serves on its client URL:
 // the JSON gateway under /v3 and /v3beta with the streaming routes, /version, /health, /metrics.
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { GrpcServer, TlsMaterial } from '@ward/platform/grpc-server';
+import { HTTP2_PREFACE, startSharedListener, type GrpcServer, type SharedListener, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import { CORS_HEADERS, registerClientRoutes } from '../http/client-routes';
 import { registerJsonGateway, type JsonGatewayOptions } from '../http/json-gateway';
-import { startSharedListener, type SharedListener } from './shared-listener';
 
 /** The API prefixes etcd 3.4 serves its JSON gateway under. */
 export const CLIENT_API_PREFIXES = ['/v3', '/v3beta'] as const;
@@ -54,14 +54,23 @@ export async function startClientPort(options: ClientPortOptions): Promise<Clien
   // this one never listens (the shared listener hands it its connections), so it is told it is,
   // or a client sending its headers a byte at a time would keep its connection for ever.
   http.server.emit('listening');
+  const takeHttp = (socket: Duplex): void => {
+    http.server.emit('connection', socket);
+    // The HTTP server reads in flowing mode; the listener hands sockets over paused.
+    socket.resume();
+  };
   const listener = await startSharedListener({
     host: options.host,
     port: options.port,
     tls: options.tls === null ? null : { ...options.tls, requireClientCertificate: options.requireClientCertificate },
     sniffTimeoutMs: options.sniffTimeoutMs,
     maxConnectionsCount: options.maxConnectionsCount,
-    grpc: (socket) => options.grpc.injectConnection(socket),
-    http: (socket) => http.server.emit('connection', socket),
+    protocols: [
+      { name: 'grpc', preface: HTTP2_PREFACE, alpn: 'h2', take: (socket) => options.grpc.injectConnection(socket) },
+      { name: 'http', alpn: 'http/1.1', take: takeHttp },
+    ],
+    // Anything that is not HTTP/2 is HTTP/1.x's to answer (or refuse), as on etcd's client URL.
+    fallback: { name: 'http', take: takeHttp },
   });
   let closing: Promise<void> | undefined;
   return {

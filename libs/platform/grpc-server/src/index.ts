@@ -10,3 +10,4 @@ export type {
   UnaryHandler,
 } from './handlers';
 export { TlsConfigError, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsFiles, type TlsMaterial } from './tls';
+export { HTTP2_PREFACE, protocolOf, startSharedListener, type SharedListener, type SharedListenerOptions, type SharedProtocol } from './shared-listener';

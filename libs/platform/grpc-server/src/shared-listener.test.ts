@@ -6,16 +6,33 @@ import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestPki } from '@ward/testing/cluster';
-import { HTTP2_PREFACE, protocolOf, startSharedListener, type SharedListener } from './shared-listener';
+import { HTTP2_PREFACE, protocolOf, startSharedListener, type SharedListener, type SharedListenerOptions, type SharedProtocol } from './shared-listener';
+
+const FRAMES_PREFACE = Buffer.from('PRX frames/1\r\n', 'latin1');
 
 describe('protocolOf', () => {
+  const grpc: SharedProtocol = { name: 'grpc', preface: HTTP2_PREFACE, take: () => undefined };
+  const frames: SharedProtocol = { name: 'frames', preface: FRAMES_PREFACE, take: () => undefined };
+  const http: SharedProtocol = { name: 'http', take: () => undefined };
+
   it('tells the HTTP/2 preface from anything else, waiting while the bytes are a prefix of it', () => {
-    expect(protocolOf(HTTP2_PREFACE)).toBe('grpc');
-    expect(protocolOf(Buffer.concat([HTTP2_PREFACE, Buffer.from([0, 0, 0])]))).toBe('grpc');
-    expect(protocolOf(HTTP2_PREFACE.subarray(0, 3))).toBeUndefined();
-    expect(protocolOf(Buffer.from('POST /v3/kv/range HTTP/1.1\r\n'))).toBe('http');
-    expect(protocolOf(Buffer.from('PRI * HTTP/1.1'))).toBe('http');
-    expect(protocolOf(Buffer.from('G'))).toBe('http');
+    const protocols = [grpc, http];
+    expect(protocolOf(HTTP2_PREFACE, protocols)).toBe(grpc);
+    expect(protocolOf(Buffer.concat([HTTP2_PREFACE, Buffer.from([0, 0, 0])]), protocols)).toBe(grpc);
+    expect(protocolOf(HTTP2_PREFACE.subarray(0, 3), protocols)).toBeUndefined();
+    expect(protocolOf(Buffer.from('POST /v3/kv/range HTTP/1.1\r\n'), protocols)).toBeNull();
+    expect(protocolOf(Buffer.from('PRI * HTTP/1.1'), protocols)).toBeNull();
+    expect(protocolOf(Buffer.from('G'), protocols)).toBeNull();
+  });
+
+  it('waits while the bytes are a prefix of any preface, and picks the one they complete', () => {
+    const protocols = [grpc, frames];
+    // Both prefaces start with "PR".
+    expect(protocolOf(Buffer.from('PR'), protocols)).toBeUndefined();
+    expect(protocolOf(Buffer.from('PRX'), protocols)).toBeUndefined();
+    expect(protocolOf(Buffer.concat([FRAMES_PREFACE, Buffer.from('data')]), protocols)).toBe(frames);
+    expect(protocolOf(HTTP2_PREFACE, protocols)).toBe(grpc);
+    expect(protocolOf(Buffer.from('PRY'), protocols)).toBeNull();
   });
 });
 
@@ -47,6 +64,17 @@ afterEach(async () => {
   listener = undefined;
 });
 
+/** The client port's protocols: gRPC by preface or h2, HTTP/1.1 by ALPN and for anything else. */
+function clientPort(take: (protocol: string) => (socket: Duplex) => void): Pick<SharedListenerOptions, 'protocols' | 'fallback'> {
+  return {
+    protocols: [
+      { name: 'grpc', preface: HTTP2_PREFACE, alpn: 'h2', take: take('grpc') },
+      { name: 'http', alpn: 'http/1.1', take: take('http') },
+    ],
+    fallback: { name: 'http', take: take('http') },
+  };
+}
+
 async function until(probe: () => boolean): Promise<void> {
   while (!probe()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
@@ -54,7 +82,7 @@ async function until(probe: () => boolean): Promise<void> {
 describe('startSharedListener, plaintext', () => {
   it('hands a connection with the preface to gRPC and others to HTTP, with every byte, even when the first bytes come one at a time', async () => {
     const { received, take } = recorder();
-    listener = await startSharedListener({ host: '127.0.0.1', port: 0, tls: null, sniffTimeoutMs: 10_000, maxConnectionsCount: 10, grpc: take('grpc'), http: take('http') });
+    listener = await startSharedListener({ host: '127.0.0.1', port: 0, tls: null, sniffTimeoutMs: 10_000, maxConnectionsCount: 10, ...clientPort(take) });
     const h2 = connect(listener.port, '127.0.0.1');
     sockets.push(h2);
     for (const byte of HTTP2_PREFACE) {
@@ -71,9 +99,36 @@ describe('startSharedListener, plaintext', () => {
     expect(listener.sniffingCount()).toBe(0);
   });
 
+  it('without a fallback, hands each preface to its protocol and closes a connection that matches none', async () => {
+    const { received, take } = recorder();
+    listener = await startSharedListener({
+      host: '127.0.0.1',
+      port: 0,
+      tls: null,
+      sniffTimeoutMs: 10_000,
+      maxConnectionsCount: 10,
+      protocols: [
+        { name: 'grpc', preface: HTTP2_PREFACE, take: take('grpc') },
+        { name: 'frames', preface: FRAMES_PREFACE, take: take('frames') },
+      ],
+    });
+    const frames = connect(listener.port, '127.0.0.1');
+    const stranger = connect(listener.port, '127.0.0.1');
+    sockets.push(frames, stranger);
+    frames.write(Buffer.concat([FRAMES_PREFACE, Buffer.from('one END')]));
+    const closed = new Promise((resolve) => stranger.on('close', resolve));
+    stranger.write('GET / HTTP/1.1\r\n\r\n');
+    await closed;
+    await until(() => received.length === 1);
+    expect(received[0]!.protocol).toBe('frames');
+    expect((await received[0]!.bytes).toString('latin1')).toBe(`${FRAMES_PREFACE.toString('latin1')}one END`);
+    await until(() => listener!.sniffingCount() === 0);
+    expect(received).toHaveLength(1);
+  });
+
   it('closes a connection that does not tell its protocol in time, and hands it to nobody', async () => {
     const { received, take } = recorder();
-    listener = await startSharedListener({ host: '127.0.0.1', port: 0, tls: null, sniffTimeoutMs: 200, maxConnectionsCount: 10, grpc: take('grpc'), http: take('http') });
+    listener = await startSharedListener({ host: '127.0.0.1', port: 0, tls: null, sniffTimeoutMs: 200, maxConnectionsCount: 10, ...clientPort(take) });
     const slow = connect(listener.port, '127.0.0.1');
     sockets.push(slow);
     slow.write(HTTP2_PREFACE.subarray(0, 10));
@@ -99,8 +154,7 @@ describe('startSharedListener, TLS', () => {
       tls: { cert: pki.server.cert, key: pki.server.key, ca: pki.ca.cert, requireClientCertificate: false },
       sniffTimeoutMs: 10_000,
       maxConnectionsCount: 10,
-      grpc: take('grpc'),
-      http: take('http'),
+      ...clientPort(take),
     });
     const open = (alpn: string[] | undefined, text: string): void => {
       const socket = tlsConnect({ host: '127.0.0.1', port: listener!.port, ca: pki.ca.cert, servername: 'localhost', ...(alpn === undefined ? {} : { ALPNProtocols: alpn }) }, () => socket.write(text));

@@ -1,10 +1,11 @@
-// The client port as etcd serves it: one listener, two protocols. A connection whose first bytes
-// are the HTTP/2 connection preface goes to the gRPC server, anything else to the HTTP/1.1 server
-// (the JSON gateway, /version, /health, /metrics). Under TLS the listener terminates TLS itself and
-// dispatches on the ALPN protocol the client chose (h2: gRPC; http/1.1: HTTP), falling back to the
-// first decrypted bytes when the client offered none. Deciding costs at most the preface's 24
-// bytes and `sniffTimeoutMs`: a connection that sends less in that time is closed, so a slow
-// client cannot hold sockets open before either server's own timeouts apply.
+// One listener, several protocols: a connection goes to the protocol its first bytes announce (a
+// preface such as HTTP/2's), or under TLS to the one its client chose by ALPN, falling back to the
+// first decrypted bytes when the client offered none. Bytes that match no preface go to the
+// fallback protocol, or the connection is closed when there is none. Deciding costs at most the
+// longest preface and `sniffTimeoutMs`: a connection that sends less in that time is closed, so a
+// slow client cannot hold sockets open before any server's own timeouts apply. The etcd-gateway's
+// client port serves gRPC and HTTP/1.1 this way (as etcd's client URL does); a raft-node's peer
+// port serves gRPC and the raft frame stream.
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
@@ -12,7 +13,16 @@ import type { Duplex } from 'node:stream';
 /** What every HTTP/2 client sends first (RFC 9113 §3.4). */
 export const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 
-export type ClientProtocol = 'grpc' | 'http';
+export interface SharedProtocol {
+  /** A name for tests and logs. */
+  readonly name: string;
+  /** The first bytes that select this protocol; none: selected by ALPN or as the fallback only. */
+  readonly preface?: Buffer;
+  /** The ALPN protocol id that selects it under TLS (offered by the server in this order). */
+  readonly alpn?: string;
+  /** Takes a connection, paused, with the bytes read so far back in the stream. */
+  readonly take: (socket: Duplex) => void;
+}
 
 export interface SharedListenerOptions {
   readonly host: string;
@@ -24,10 +34,9 @@ export interface SharedListenerOptions {
   readonly sniffTimeoutMs: number;
   /** Connections open at once on the port; more are refused at accept. */
   readonly maxConnectionsCount: number;
-  /** Takes a connection that speaks HTTP/2 (gRPC); the bytes read so far are back in the stream. */
-  readonly grpc: (socket: Duplex) => void;
-  /** Takes a connection that speaks HTTP/1.x. */
-  readonly http: (socket: Duplex) => void;
+  readonly protocols: readonly SharedProtocol[];
+  /** Takes connections whose first bytes match no preface; none: they are closed. */
+  readonly fallback?: SharedProtocol;
 }
 
 export interface SharedListener {
@@ -42,17 +51,26 @@ export interface SharedListener {
 }
 
 /**
- * The protocol the bytes read so far tell, or undefined while they are a strict prefix of the
- * HTTP/2 preface (more bytes are needed to tell).
+ * The protocol the bytes read so far select: one whose preface they start with, undefined while
+ * they are a strict prefix of some preface (more bytes are needed to tell), null when they match
+ * none (the fallback's, if any).
  */
-export function protocolOf(bytes: Buffer): ClientProtocol | undefined {
-  const n = Math.min(bytes.length, HTTP2_PREFACE.length);
-  if (bytes.subarray(0, n).compare(HTTP2_PREFACE.subarray(0, n)) !== 0) return 'http';
-  return n === HTTP2_PREFACE.length ? 'grpc' : undefined;
+export function protocolOf(bytes: Buffer, protocols: readonly SharedProtocol[]): SharedProtocol | null | undefined {
+  let undecided = false;
+  for (const protocol of protocols) {
+    const preface = protocol.preface;
+    if (preface === undefined) continue;
+    const n = Math.min(bytes.length, preface.length);
+    if (bytes.subarray(0, n).compare(preface.subarray(0, n)) !== 0) continue;
+    if (n === preface.length) return protocol;
+    undecided = true;
+  }
+  return undecided ? undefined : null;
 }
 
-/** Binds the shared client port. */
+/** Binds the shared port. */
 export async function startSharedListener(options: SharedListenerOptions): Promise<SharedListener> {
+  const byAlpn = new Map(options.protocols.flatMap((p) => (p.alpn === undefined ? [] : [[p.alpn, p] as const])));
   for (const name of ['sniffTimeoutMs', 'maxConnectionsCount'] as const) {
     if (!Number.isSafeInteger(options[name]) || options[name] <= 0) throw new TypeError(`startSharedListener: ${name} must be a positive integer, got ${options[name]}`);
   }
@@ -60,14 +78,9 @@ export async function startSharedListener(options: SharedListenerOptions): Promi
   /** Every accepted connection still open (the TCP sockets, under TLS too). */
   const open = new Set<Socket>();
 
-  const hand = (socket: Duplex, protocol: ClientProtocol): void => {
+  const hand = (socket: Duplex, protocol: SharedProtocol): void => {
     sniffing.delete(socket);
-    if (protocol === 'grpc') options.grpc(socket);
-    else {
-      options.http(socket);
-      // The HTTP server reads in flowing mode; the preface check paused the socket.
-      socket.resume();
-    }
+    protocol.take(socket);
   };
 
   /** Reads until the first bytes tell the protocol, then hands the socket over with those bytes unread. */
@@ -76,14 +89,20 @@ export async function startSharedListener(options: SharedListenerOptions): Promi
     let seen: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
-      const protocol = protocolOf(seen);
+      const protocol = protocolOf(seen, options.protocols);
       if (protocol === undefined) return;
       socket.removeListener('data', onData);
       socket.removeListener('close', onClose);
       socket.pause();
       clearTimeout(timer);
+      const chosen = protocol ?? options.fallback;
+      if (chosen === undefined) {
+        sniffing.delete(socket);
+        socket.destroy();
+        return;
+      }
       socket.unshift(seen);
-      hand(socket, protocol);
+      hand(socket, chosen);
     };
     const onClose = (): void => {
       clearTimeout(timer);
@@ -119,19 +138,16 @@ export async function startSharedListener(options: SharedListenerOptions): Promi
       ...(tls.ca === null ? {} : { ca: tls.ca }),
       requestCert: tls.requireClientCertificate,
       rejectUnauthorized: tls.requireClientCertificate,
-      ALPNProtocols: ['h2', 'http/1.1'],
+      ALPNProtocols: [...byAlpn.keys()],
       handshakeTimeout: options.sniffTimeoutMs,
       noDelay: true,
     });
     tlsServer.on('secureConnection', (socket: TLSSocket) => {
       swallow(socket);
-      const alpn = socket.alpnProtocol;
-      if (alpn === 'h2') {
+      const chosen = typeof socket.alpnProtocol === 'string' ? byAlpn.get(socket.alpnProtocol) : undefined;
+      if (chosen !== undefined) {
         socket.pause();
-        hand(socket, 'grpc');
-      } else if (alpn === 'http/1.1') {
-        socket.pause();
-        hand(socket, 'http');
+        hand(socket, chosen);
       } else sniff(socket, deadline(socket));
     });
     // A failed handshake is the client's problem; the socket is already destroyed.
