@@ -4,7 +4,7 @@
  * typed {@link RaftNodeConfig} that createRaftNode takes.
  */
 import { DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER } from '@ward/etcd/apply';
-import { ConfigError, defineConfig, goTogether, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
+import { ConfigError, bool, defineConfig, goTogether, int, list, loadConfig, oneOf, string, type ConfigValues } from '@ward/platform/config';
 import type { LogLevel } from '@ward/platform/logging';
 import { clusterIdOf, parseHostPort, parseMemberId, parseMembers, type HostPort, type MemberSpec } from './members';
 
@@ -29,6 +29,10 @@ export const RAFT_NODE_CONFIG = defineConfig({
     apiListenAddress: string({ default: '', maxLengthChars: 300, why: "Where the internal API listens; empty: this member's api address from the member list." }),
     peerListenAddress: string({ default: '', maxLengthChars: 300, why: "Where the peer service listens; empty: this member's peer address from the member list." }),
     httpAddress: string({ default: '127.0.0.1:0', maxLengthChars: 300, why: 'Health, readiness and metrics (HTTP); port 0 picks a free port.' }),
+    peerFrameStream: bool({
+      default: true,
+      why: "Send raft messages to peers on the frame stream (length-prefixed frames on a plain TCP or TLS connection) instead of gRPC; every peer port accepts both. Set false on every member while members of a version without the frame stream are still in the cluster.",
+    }),
     tickMs: int({ default: 100, min: 1, max: 10_000, why: "Length of one raft tick (etcd's --heartbeat-interval)." }),
     electionTicks: int({ default: 10, min: 2, max: 1000, why: 'Ticks without a leader before campaigning; randomized to [n, 2n) (etcd: 10 x 100 ms).' }),
     heartbeatTicks: int({ default: 1, min: 1, max: 100, why: 'Ticks between leader heartbeats; must be below electionTicks.' }),
@@ -106,6 +110,8 @@ export interface RaftNodeConfig {
   readonly dataDir: string;
   readonly apiListen: HostPort;
   readonly peerListen: HostPort;
+  /** Raft messages to peers on the frame stream (true) or gRPC's Send stream. */
+  readonly peerFrameStream: boolean;
   readonly httpListen: HostPort;
   readonly tickMs: number;
   readonly electionTicks: number;

@@ -5,7 +5,7 @@ import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 import { RawNode, votersConfState, type Message, type NodeId, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft, SnapshotDataStream } from '@ward/raft/storage';
-import { RaftMessenger, transportMetricsHooks } from '@ward/raft/transport';
+import { RaftMessenger, transportMetricsHooks, type FrameStreamTls } from '@ward/raft/transport';
 import { SeededRng } from '@ward/shared/clock';
 import type { RaftNodeConfig } from './config';
 import { formatMemberId, type MemberSpec } from './members';
@@ -99,10 +99,11 @@ export function createMessenger(
   snapshotData: (snapshot: Snapshot) => Promise<SnapshotDataStream>,
   metrics: Metrics,
   logger: Logger,
-  credentials?: ChannelCredentials,
+  tls?: { readonly credentials: ChannelCredentials; readonly material: FrameStreamTls },
 ): RaftMessenger {
   return new RaftMessenger({
-    ...(credentials === undefined ? {} : { credentials }),
+    ...(tls === undefined ? {} : { credentials: tls.credentials, frameStreamTls: tls.material }),
+    frameStream: config.peerFrameStream,
     localId: config.memberId,
     clusterId: config.clusterId,
     peers: peersOf(config, members),

@@ -8,7 +8,7 @@ import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 import { ConfChangeTransition, ConfChangeType, NO_NODE, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft } from '@ward/raft/storage';
-import type { RaftMessenger } from '@ward/raft/transport';
+import type { FrameStreamTls, RaftMessenger } from '@ward/raft/transport';
 import type { Clock } from '@ward/shared/clock';
 import { AppliedWaiters } from './applied-waiters';
 import { ChangeWaiters } from './membership/change-waiters';
@@ -51,6 +51,8 @@ export interface MemberInputs {
   readonly clock: Clock;
   /** How to reach the peers (TLS with this member's certificate); default plaintext. */
   readonly peerCredentials?: ChannelCredentials;
+  /** The TLS material behind `peerCredentials`, for the peer frame stream. */
+  readonly peerTls?: FrameStreamTls;
 }
 
 export class Member implements NodeCore {
@@ -105,7 +107,7 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, inputs.peerCredentials);
+    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, inputs.peerCredentials === undefined || inputs.peerTls === undefined ? undefined : { credentials: inputs.peerCredentials, material: inputs.peerTls });
     this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.quota = new BackendQuota(effectiveQuotaBytes(config.quotaBackendBytes, getHeapStatistics().heap_size_limit), () => this.stateMachine.applier.keySpaceView.retainedBytes);

@@ -119,12 +119,12 @@ function internalTls(config: RaftNodeConfig): TlsMaterial | null {
 
 async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock, tls: TlsMaterial | null): Promise<RaftNode> {
   const serverCredentials = tls === null ? undefined : tlsServerCredentials(tls, true);
-  const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerCredentials: tlsChannelCredentials(tls) }) });
+  const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerCredentials: tlsChannelCredentials(tls), peerTls: tls }) });
   const peer = await startPeerServer(member.messenger.transport, {
     host: config.peerListen.host,
     port: config.peerListen.port,
     logger: logger.child({ component: 'peer' }),
-    ...(serverCredentials === undefined ? {} : { credentials: serverCredentials }),
+    ...(tls === null ? {} : { tls }),
   });
   const api = await startApi(config, member, logger, metrics, serverCredentials);
   const http = createHttpServer({ logger: logger.child({ component: 'http' }), metrics, bodyLimitBytes: 64 * 1024, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, readiness: () => member.isReady() });

@@ -1,10 +1,12 @@
+import type { Duplex } from 'node:stream';
 import { status as GrpcStatus, type ServerReadableStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { crc32c } from '@ward/shared/checksum';
 import { GrpcStatusError, type ClientStreamHandler, type ServiceHandlers } from '@ward/platform/grpc-server';
 import { FrameInvalidError } from './errors';
 import { decodeBatch, decodeSnapshotFrame, type FrameRoute, type SnapshotHeader } from './frame-codec';
 import type { TransportHooks } from './hooks';
-import type { TransportLimits } from './options';
+import { serveFrameStream } from './frame-stream';
+import { maxFrameBytes, type KeepaliveOptions, type TransportLimits } from './options';
 import { EMPTY_RESPONSE, peerServiceDefinition } from './peer-service';
 
 /** What the node does with what arrives. */
@@ -27,6 +29,8 @@ export interface PeerServiceOptions {
   readonly limits: TransportLimits;
   readonly receiver: PeerReceiver;
   readonly hooks: TransportHooks;
+  /** The frame stream's liveness byte interval (the sender's keepalive). */
+  readonly keepalive: KeepaliveOptions;
 }
 
 /** Counters of the receiving side. */
@@ -41,11 +45,12 @@ export interface ReceiveStats {
 }
 
 /**
- * The server side of the peer service, as handlers for `@ward/platform/grpc-server`. Malformed,
- * oversized or misrouted frames end the offending stream with INVALID_ARGUMENT or
- * FAILED_PRECONDITION; nothing a peer sends can crash the process.
+ * The server side of the peer service, as handlers for `@ward/platform/grpc-server`, and of the
+ * frame stream (frame-stream.ts), which carries the same batch frames. Malformed, oversized or
+ * misrouted frames end the offending gRPC stream with INVALID_ARGUMENT or FAILED_PRECONDITION, and
+ * close the offending frame-stream connection; nothing a peer sends can crash the process.
  */
-export function createPeerService(options: PeerServiceOptions): { definition: ServiceDefinition; handlers: ServiceHandlers; stats: ReceiveStats } {
+export function createPeerService(options: PeerServiceOptions): { definition: ServiceDefinition; handlers: ServiceHandlers; frameStream: (socket: Duplex) => void; stats: ReceiveStats } {
   const stats: ReceiveStats = { receivedMessages: 0, receivedBatches: 0, receivedBytes: 0, rejectedFrames: 0, snapshotsReceived: 0, snapshotChunksReceived: 0, inboundSnapshots: 0 };
   const reject = (reason: string, code: GrpcStatus): GrpcStatusError => {
     stats.rejectedFrames++;
@@ -56,16 +61,27 @@ export function createPeerService(options: PeerServiceOptions): { definition: Se
     if (route.clusterId !== options.clusterId) throw reject(`frame for cluster ${route.clusterId.toString(16)}, this is ${options.clusterId.toString(16)}`, GrpcStatus.FAILED_PRECONDITION);
     if (route.to !== options.localId) throw reject(`frame for member ${route.to.toString(16)}, this is ${options.localId.toString(16)}`, GrpcStatus.FAILED_PRECONDITION);
   };
-  const send: ClientStreamHandler<Buffer, Buffer> = (call) =>
-    readStream(call, reject, async (frame) => {
-      const batch = decodeOrReject(() => decodeBatch(frame, options.limits), reject);
-      checkRoute(batch);
-      stats.receivedBatches++;
-      stats.receivedMessages += batch.messages.length;
-      stats.receivedBytes += frame.length;
-      options.hooks.onReceived?.(batch.from, batch.messages.length, frame.length);
-      await options.receiver.onMessages(batch.from, batch.messages);
-    }).then(() => EMPTY_RESPONSE);
+  /** One batch frame, from either stream; throws (a GrpcStatusError) on a frame it refuses. */
+  const receiveBatch = (frame: Buffer): void | Promise<void> => {
+    const batch = decodeOrReject(() => decodeBatch(frame, options.limits), reject);
+    checkRoute(batch);
+    stats.receivedBatches++;
+    stats.receivedMessages += batch.messages.length;
+    stats.receivedBytes += frame.length;
+    options.hooks.onReceived?.(batch.from, batch.messages.length, frame.length);
+    return options.receiver.onMessages(batch.from, batch.messages);
+  };
+  const send: ClientStreamHandler<Buffer, Buffer> = (call) => readStream(call, reject, async (frame) => receiveBatch(frame)).then(() => EMPTY_RESPONSE);
+  const frameStream = (socket: Duplex): void =>
+    serveFrameStream(socket, {
+      maxFrameBytes: maxFrameBytes(options.limits),
+      keepalive: options.keepalive,
+      onFrame: receiveBatch,
+      onOversized: (reason) => {
+        stats.rejectedFrames++;
+        options.hooks.onRejected?.(reason);
+      },
+    });
   const sendSnapshot: ClientStreamHandler<Buffer, Buffer> = async (call) => {
     const onSnapshot = options.receiver.onSnapshot;
     if (onSnapshot === undefined) throw reject('this member does not accept snapshots', GrpcStatus.UNIMPLEMENTED);
@@ -83,7 +99,7 @@ export function createPeerService(options: PeerServiceOptions): { definition: Se
       stats.inboundSnapshots--;
     }
   };
-  return { definition: peerServiceDefinition, handlers: { Send: send, SendSnapshot: sendSnapshot }, stats };
+  return { definition: peerServiceDefinition, handlers: { Send: send, SendSnapshot: sendSnapshot }, frameStream, stats };
 }
 
 type Reject = (reason: string, code: GrpcStatus) => GrpcStatusError;

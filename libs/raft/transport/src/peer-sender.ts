@@ -21,14 +21,56 @@ export interface PeerSendStats {
   readonly connected: boolean;
 }
 
+/** One open stream of frames to a peer: a gRPC client stream, or a frame stream on a socket. */
+export interface FrameLink {
+  /** Sends a frame; false when the stream wants no more until `onDrain`. */
+  write(frame: Uint8Array): boolean;
+  /** Ends the stream; frames not yet sent may be lost. */
+  close(): void;
+}
+
+/** What a link reports, each asynchronously: open (writable), drained, ended (once, with why). */
+export interface LinkEvents {
+  onOpen(): void;
+  onDrain(): void;
+  onEnd(error: unknown): void;
+}
+
+/** Connects (bounded by its own timeout) and opens a stream; every outcome comes as an event. */
+export type OpenLink = (events: LinkEvents) => FrameLink;
+
+/** Frames on the peer service's gRPC `Send` stream (the frame stream's fallback). */
+export function grpcLink(client: Client, connectTimeoutMs: number): OpenLink {
+  return (events) => {
+    let call: ClientWritableStream<Uint8Array> | undefined;
+    let closed = false;
+    client.waitForReady(Date.now() + connectTimeoutMs, (error) => {
+      if (closed) return;
+      if (error) {
+        events.onEnd(error);
+        return;
+      }
+      call = client.makeClientStreamRequest<Uint8Array, Buffer>(SEND_PATH, serializeFrame, deserializeFrame, new Metadata(), {}, (failure) => events.onEnd(failure ?? new Error('peer ended the message stream')));
+      call.on('drain', () => events.onDrain());
+      events.onOpen();
+    });
+    return {
+      write: (frame) => call!.write(frame),
+      close: () => {
+        closed = true;
+        call?.end();
+      },
+    };
+  };
+}
+
 export interface PeerSenderOptions {
   readonly peer: bigint;
   readonly route: FrameRoute;
-  readonly client: Client;
+  /** How a stream to the peer is opened. */
+  readonly open: OpenLink;
   readonly limits: TransportLimits;
   readonly backoff: BackoffOptions;
-  /** How long to wait for a connection before counting an attempt as failed. */
-  readonly connectTimeoutMs: number;
   readonly hooks: TransportHooks;
   readonly random: () => number;
 }
@@ -36,14 +78,13 @@ export interface PeerSenderOptions {
 type State = 'idle' | 'connecting' | 'open' | 'waiting' | 'closed';
 
 /**
- * One peer's outgoing messages: a bounded queue drained into a long-lived client stream in batch
- * frames. `send` never blocks: when the queue is full (a slow or unreachable peer) the message is
+ * One peer's outgoing messages: a bounded queue drained into a long-lived stream in batch frames. `send` never blocks: when the queue is full (a slow or unreachable peer) the message is
  * dropped and counted. A failed stream is reopened after a jittered exponential backoff.
  */
 export class PeerSender {
   private readonly queue: MessageQueue;
   private state: State = 'idle';
-  private call: ClientWritableStream<Uint8Array> | undefined;
+  private link: FrameLink | undefined;
   private writable = false;
   private flushScheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -76,8 +117,8 @@ export class PeerSender {
     clearTimeout(this.retryTimer);
     const dropped = this.queue.clear();
     if (dropped > 0) this.options.hooks.onDropped?.(this.options.peer, dropped, 'closed');
-    this.call?.end();
-    this.call = undefined;
+    this.link?.close();
+    this.link = undefined;
   }
 
   private drop(count: number, reason: DropReason): false {
@@ -99,12 +140,12 @@ export class PeerSender {
 
   private flush(): void {
     if (this.state === 'idle') this.connect();
-    if (this.state !== 'open' || this.call === undefined) return;
+    if (this.state !== 'open' || this.link === undefined) return;
     const { maxBatchMessages, maxBatchBytes } = this.options.limits;
     while (this.writable && this.queue.length > 0) {
       const batch = this.queue.take(maxBatchMessages, maxBatchBytes);
       const frame = encodeBatch(this.options.route, batch);
-      this.writable = this.call.write(frame);
+      this.writable = this.link.write(frame);
       this.counters.sentMessages += batch.length;
       this.counters.sentBytes += frame.length;
       this.counters.sentBatches++;
@@ -112,43 +153,34 @@ export class PeerSender {
     }
   }
 
-  /** Waits (bounded) for a connection, then opens the stream; a failure schedules a retry. */
+  /** Opens a stream (its connection bounded by the link's timeout); a failure schedules a retry. */
   private connect(): void {
     this.state = 'connecting';
-    this.options.client.waitForReady(Date.now() + this.options.connectTimeoutMs, (error) => {
-      if (this.state !== 'connecting') return;
-      if (error) this.retry(error);
-      else this.openStream();
+    const link: FrameLink = this.options.open({
+      onOpen: () => {
+        if (this.link !== link || this.state !== 'connecting') return;
+        this.writable = true;
+        this.state = 'open';
+        this.openedAtMs = performance.now();
+        this.scheduleFlush();
+      },
+      onDrain: () => {
+        if (this.link !== link) return;
+        this.writable = true;
+        this.scheduleFlush();
+      },
+      onEnd: (error) => this.onStreamEnd(link, error),
     });
+    this.link = link;
   }
 
-  private openStream(): void {
-    const call = this.options.client.makeClientStreamRequest<Uint8Array, Buffer>(
-      SEND_PATH,
-      serializeFrame,
-      deserializeFrame,
-      new Metadata(),
-      {},
-      (error) => this.onStreamEnd(call, error ?? new Error('peer ended the message stream')),
-    );
-    call.on('drain', () => {
-      if (this.call !== call) return;
-      this.writable = true;
-      this.scheduleFlush();
-    });
-    this.call = call;
-    this.writable = true;
-    this.state = 'open';
-    this.openedAtMs = performance.now();
-    this.scheduleFlush();
-  }
-
-  private onStreamEnd(call: ClientWritableStream<Uint8Array>, error: unknown): void {
-    if (this.call !== call || this.state === 'closed') return;
-    this.call = undefined;
+  private onStreamEnd(link: FrameLink, error: unknown): void {
+    if (this.link !== link || this.state === 'closed') return;
+    this.link = undefined;
     this.writable = false;
     // A stream that lived longer than the longest backoff was healthy: start the backoff over.
-    if (performance.now() - this.openedAtMs > this.options.backoff.maxMs) this.attempt = 0;
+    if (this.openedAtMs > 0 && performance.now() - this.openedAtMs > this.options.backoff.maxMs) this.attempt = 0;
+    this.openedAtMs = 0;
     this.retry(error);
   }
 

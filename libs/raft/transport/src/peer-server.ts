@@ -1,7 +1,8 @@
-import type { ServerCredentials } from '@grpc/grpc-js';
-import { createGrpcServer, type GrpcServer } from '@ward/platform/grpc-server';
+import type { Duplex } from 'node:stream';
+import { HTTP2_PREFACE, createGrpcServer, startSharedListener } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
+import { PEER_FRAMES_ALPN, PEER_FRAMES_PREFACE, type FrameStreamTls } from './frame-stream';
 import type { PeerTransport } from './transport';
 
 export interface PeerServerOptions {
@@ -15,16 +16,25 @@ export interface PeerServerOptions {
   readonly keepaliveTimeoutMs?: number;
   /** Concurrent streams per connection. Default 64. */
   readonly maxConcurrentStreams?: number;
-  /** TLS (e.g. requiring a client certificate from the cluster's CA); default plaintext. */
-  readonly credentials?: ServerCredentials;
+  /** Connections open at once on the port (gRPC and frame streams). Default 1,024. */
+  readonly maxConnectionsCount?: number;
+  /** A connection that has not told its protocol (TLS handshake included) within this is closed. Default 10,000 ms. */
+  readonly handshakeTimeoutMs?: number;
+  /** TLS requiring a client certificate from the cluster's CA; default plaintext. */
+  readonly tls?: FrameStreamTls;
+}
+
+export interface PeerServer {
+  /** Stops accepting; gRPC calls get `graceMs` to finish, then every connection is cut. */
+  stop(graceMs: number): Promise<void>;
 }
 
 /**
- * Starts a gRPC server serving only the peer service, with frame limits taken from the
- * transport. Resolves to the server and the bound port.
+ * Serves the peer port: gRPC (the peer service, with frame limits taken from the transport) and
+ * the frame stream, told apart by their first bytes, or under TLS by ALPN.
  */
-export async function startPeerServer(transport: PeerTransport, options: PeerServerOptions): Promise<{ server: GrpcServer; port: number }> {
-  const server = createGrpcServer({
+export async function startPeerServer(transport: PeerTransport, options: PeerServerOptions): Promise<{ server: PeerServer; port: number }> {
+  const grpc = createGrpcServer({
     host: options.host,
     port: options.port,
     maxReceiveMessageBytes: transport.maxFrameBytes,
@@ -34,9 +44,38 @@ export async function startPeerServer(transport: PeerTransport, options: PeerSer
     maxConcurrentStreams: options.maxConcurrentStreams ?? 64,
     logger: options.logger,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-    ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
   });
-  server.addService(transport.service.definition, transport.service.handlers);
-  const port = await server.start();
-  return { server, port };
+  grpc.addService(transport.service.definition, transport.service.handlers);
+  const frameStreams = new Set<Duplex>();
+  const listener = await startSharedListener({
+    host: options.host,
+    port: options.port,
+    tls: options.tls === undefined ? null : { ...options.tls, requireClientCertificate: true },
+    sniffTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+    maxConnectionsCount: options.maxConnectionsCount ?? 1024,
+    protocols: [
+      { name: 'grpc', preface: HTTP2_PREFACE, alpn: 'h2', take: (socket) => grpc.injectConnection(socket) },
+      {
+        name: 'frames',
+        preface: PEER_FRAMES_PREFACE,
+        alpn: PEER_FRAMES_ALPN,
+        take: (socket) => {
+          frameStreams.add(socket);
+          socket.once('close', () => frameStreams.delete(socket));
+          transport.service.frameStream(socket);
+        },
+      },
+    ],
+  });
+  let stopping: Promise<void> | undefined;
+  const server: PeerServer = {
+    stop(graceMs) {
+      stopping ??= (async () => {
+        for (const socket of frameStreams) socket.destroy();
+        await Promise.all([listener.close(graceMs), grpc.stop(graceMs)]);
+      })();
+      return stopping;
+    },
+  };
+  return { server, port: listener.port };
 }

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { ChannelCredentials, Client, ServiceDefinition } from '@grpc/grpc-js';
 import type { ServiceHandlers } from '@ward/platform/grpc-server';
 import type { BackoffOptions } from './backoff';
@@ -6,7 +7,8 @@ import { SnapshotBusyError, TransportClosedError, UnknownPeerError } from './err
 import type { TransportHooks } from './hooks';
 import { DEFAULT_KEEPALIVE, maxFrameBytes, resolveBackoff, resolveLimits, type KeepaliveOptions, type TransportLimits } from './options';
 import { createPeerService, type PeerReceiver, type ReceiveStats } from './peer-receiver';
-import { PeerSender, type PeerSendStats } from './peer-sender';
+import { frameStreamLink, type FrameStreamTls } from './frame-stream';
+import { PeerSender, grpcLink, type PeerSendStats } from './peer-sender';
 import { sendSnapshotStream } from './snapshot-sender';
 
 export interface PeerTransportOptions {
@@ -23,8 +25,16 @@ export interface PeerTransportOptions {
   readonly keepalive?: Partial<KeepaliveOptions>;
   /** Wait for a connection this long before counting an attempt as failed. Default 2,000 ms. */
   readonly connectTimeoutMs?: number;
-  /** How to reach peers: e.g. TLS with this member's certificate; default plaintext. */
+  /** How to reach peers over gRPC (snapshots; messages too without the frame stream): e.g. TLS with this member's certificate; default plaintext. */
   readonly credentials?: ChannelCredentials;
+  /**
+   * Send messages on the frame stream (frame-stream.ts) instead of the peer service's gRPC `Send`
+   * stream. Default true. Every peer port accepts both; turn it off while members of a version
+   * without it are still in the cluster.
+   */
+  readonly frameStream?: boolean;
+  /** TLS of the frame stream: the material behind `credentials`. Required with TLS `credentials`; without it messages stay on gRPC. */
+  readonly frameStreamTls?: FrameStreamTls;
   readonly hooks?: TransportHooks;
   /** Randomness for backoff jitter, a float in [0, 1). Default Math.random. */
   readonly random?: () => number;
@@ -44,7 +54,8 @@ export interface TransportStats {
 interface Peer {
   readonly address: string;
   readonly sender: PeerSender;
-  readonly client: Client;
+  /** The gRPC connection of messages, when they do not travel on the frame stream. */
+  readonly client: Client | undefined;
   /** A separate connection for snapshots, so a large transfer does not hold up messages. */
   readonly snapshotClient: Client;
   snapshotInFlight: boolean;
@@ -52,15 +63,15 @@ interface Peer {
 }
 
 /**
- * Raft's peer transport over gRPC: opaque message bytes to member ids, batched into frames on one
- * long-lived stream per peer, with a bounded queue per peer (drop and count beyond it: a slow
+ * Raft's peer transport: opaque message bytes to member ids, batched into frames on one
+ * long-lived stream per peer (the frame stream on its own TCP or TLS connection, or gRPC's `Send`), with a bounded queue per peer (drop and count beyond it: a slow
  * peer never blocks the sender or the others), reconnects with jittered exponential backoff, and
- * snapshots streamed in chunks on their own connection. Register `service` on a gRPC server to
- * receive.
+ * snapshots streamed in chunks on their own gRPC connection. Serve `service` on the peer port to
+ * receive (startPeerServer).
  */
 export class PeerTransport {
   /** The peer service: register it on this member's peer gRPC server. */
-  readonly service: { readonly definition: ServiceDefinition; readonly handlers: ServiceHandlers };
+  readonly service: { readonly definition: ServiceDefinition; readonly handlers: ServiceHandlers; readonly frameStream: (socket: Duplex) => void };
   readonly limits: TransportLimits;
   private readonly peers = new Map<bigint, Peer>();
   private readonly receiveStats: ReceiveStats;
@@ -77,8 +88,8 @@ export class PeerTransport {
     this.hooks = options.hooks ?? {};
     const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
     if (!Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0) throw new TypeError('PeerTransport: connectTimeoutMs must be positive');
-    const service = createPeerService({ localId: options.localId, clusterId: options.clusterId ?? 0n, limits: this.limits, receiver: options.receiver, hooks: this.hooks });
-    this.service = { definition: service.definition, handlers: service.handlers };
+    const service = createPeerService({ localId: options.localId, clusterId: options.clusterId ?? 0n, limits: this.limits, receiver: options.receiver, hooks: this.hooks, keepalive: this.keepalive });
+    this.service = { definition: service.definition, handlers: service.handlers, frameStream: service.frameStream };
     this.receiveStats = service.stats;
     for (const [id, address] of options.peers ?? []) this.setPeer(id, address);
   }
@@ -97,15 +108,19 @@ export class PeerTransport {
     if (existing?.address === address) return;
     if (existing !== undefined) this.removePeer(id);
     const frameBytes = maxFrameBytes(this.limits);
-    const client = createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
+    const connectTimeoutMs = this.options.connectTimeoutMs ?? 2000;
+    const onFrameStream = this.options.frameStream !== false && (this.options.credentials === undefined || this.options.frameStreamTls !== undefined);
+    const client = onFrameStream ? undefined : createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
     const snapshotClient = createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
     const sender = new PeerSender({
       peer: id,
       route: { clusterId: this.options.clusterId ?? 0n, from: this.options.localId, to: id },
-      client,
+      open:
+        client === undefined
+          ? frameStreamLink({ address, tls: this.options.frameStreamTls ?? null, connectTimeoutMs, keepalive: this.keepalive })
+          : grpcLink(client, connectTimeoutMs),
       limits: this.limits,
       backoff: this.backoff,
-      connectTimeoutMs: this.options.connectTimeoutMs ?? 2000,
       hooks: this.hooks,
       random: this.options.random ?? Math.random,
     });
@@ -118,7 +133,7 @@ export class PeerTransport {
     if (peer === undefined) return;
     this.peers.delete(id);
     peer.sender.close();
-    peer.client.close();
+    peer.client?.close();
     peer.snapshotClient.close();
   }
 

@@ -1,6 +1,5 @@
 import { createLogger } from '@ward/platform/logging';
-import type { GrpcServer } from '@ward/platform/grpc-server';
-import { PeerTransport, startPeerServer, type PeerReceiver, type PeerTransportOptions } from '../src/index';
+import { PeerTransport, startPeerServer, type PeerReceiver, type PeerTransportOptions, type PeerServer, type FrameStreamTls } from '../src/index';
 
 export const silentLogger = createLogger({ name: 'transport-test', level: 'silent' });
 
@@ -8,7 +7,7 @@ export const silentLogger = createLogger({ name: 'transport-test', level: 'silen
 export interface TestMember {
   readonly id: bigint;
   readonly transport: PeerTransport;
-  server: GrpcServer;
+  server: PeerServer;
   port: number;
   readonly received: { from: bigint; message: Uint8Array }[];
   restart(): Promise<void>;
@@ -17,7 +16,7 @@ export interface TestMember {
 
 export async function startMember(
   id: bigint,
-  options: Partial<PeerTransportOptions> & { receiver?: PeerReceiver; port?: number } = {},
+  options: Partial<PeerTransportOptions> & { receiver?: PeerReceiver; port?: number; serverTls?: FrameStreamTls } = {},
 ): Promise<TestMember> {
   const received: { from: bigint; message: Uint8Array }[] = [];
   const receiver: PeerReceiver = options.receiver ?? {
@@ -26,7 +25,8 @@ export async function startMember(
     },
   };
   const transport = new PeerTransport({ backoff: { initialMs: 20, maxMs: 200 }, connectTimeoutMs: 500, ...options, localId: id, receiver });
-  const started = await startPeerServer(transport, { host: '127.0.0.1', port: options.port ?? 0, logger: silentLogger });
+  const serve = (port: number) => startPeerServer(transport, { host: '127.0.0.1', port, logger: silentLogger, ...(options.serverTls === undefined ? {} : { tls: options.serverTls }) });
+  const started = await serve(options.port ?? 0);
   const member: TestMember = {
     id,
     transport,
@@ -34,7 +34,7 @@ export async function startMember(
     port: started.port,
     received,
     async restart() {
-      const again = await startPeerServer(transport, { host: '127.0.0.1', port: member.port, logger: silentLogger });
+      const again = await serve(member.port);
       member.server = again.server;
     },
     async close() {

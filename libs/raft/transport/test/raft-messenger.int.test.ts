@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MessageType, encodeMessage, message, votersConfState, type Message } from '@ward/raft/core';
-import type { GrpcServer } from '@ward/platform/grpc-server';
-import { RaftMessenger, startPeerServer, type RaftMessengerOptions } from '../src/index';
+import { RaftMessenger, startPeerServer, type RaftMessengerOptions, type PeerServer } from '../src/index';
 import { silentLogger, waitFor } from './helpers';
 
 interface Node {
   readonly messenger: RaftMessenger;
-  readonly server: GrpcServer;
+  readonly server: PeerServer;
   readonly port: number;
   readonly inbox: Message[];
   readonly snapshotStatus: [bigint, boolean][];

@@ -7,13 +7,19 @@ afterEach(async () => {
   await Promise.all(members.splice(0).map((m) => m.close()));
 });
 
-async function member(...args: Parameters<typeof startMember>): Promise<TestMember> {
-  const started = await startMember(...args);
-  members.push(started);
-  return started;
-}
+// The stalled-receiver case sends enough that its overflow must be dropped: more than the stalled
+// connection holds (gRPC: its HTTP/2 flow-control windows; the frame stream: the kernel's socket
+// buffers, a few MiB on loopback) plus the sender's queue.
+describe.each([
+  { link: 'the frame stream', frameStream: true, floodMessageBytes: 4096 },
+  { link: "gRPC's Send stream", frameStream: false, floodMessageBytes: 1024 },
+])('PeerTransport over loopback, messages on $link', ({ frameStream, floodMessageBytes }) => {
+  async function member(id: bigint, options: Parameters<typeof startMember>[1] = {}): Promise<TestMember> {
+    const started = await startMember(id, { frameStream, ...options });
+    members.push(started);
+    return started;
+  }
 
-describe('PeerTransport over loopback gRPC', () => {
   it('delivers messages in order with their bytes intact, tagged with the sender', async () => {
     const a = await member(1n);
     const b = await member(2n);
@@ -54,15 +60,15 @@ describe('PeerTransport over loopback gRPC', () => {
     const fast = await member(3n);
     a.transport.setPeer(2n, `127.0.0.1:${slow.port}`);
     a.transport.setPeer(3n, `127.0.0.1:${fast.port}`);
-    // 10,000 messages of 1 KiB to each peer, 100 per round, a round every few ms.
+    // 10,000 messages to each peer, 100 per round, a round every few ms.
     const total = 10_000;
     const perRound = 100;
     let sendingMs = 0;
     for (let round = 0; round < total / perRound; round++) {
       for (let i = round * perRound; i < (round + 1) * perRound; i++) {
         const startedMs = performance.now();
-        a.transport.send(2n, message(i, 1024));
-        a.transport.send(3n, message(i, 1024));
+        a.transport.send(2n, message(i, floodMessageBytes));
+        a.transport.send(3n, message(i, floodMessageBytes));
         sendingMs += performance.now() - startedMs;
       }
       await new Promise((resolve) => setTimeout(resolve, 3));

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '@ward/platform/logging';
-import type { GrpcServer } from '@ward/platform/grpc-server';
-import { PeerTransport, startPeerServer, type PeerTransportOptions } from '@ward/raft/transport';
+import { PeerTransport, startPeerServer, type PeerTransportOptions, type PeerServer } from '@ward/raft/transport';
 import { startNetProxy, type NetProxy } from '../src/index';
 
 /**
@@ -10,7 +9,7 @@ import { startNetProxy, type NetProxy } from '../src/index';
  */
 interface TestMember {
   readonly transport: PeerTransport;
-  readonly server: GrpcServer;
+  readonly server: PeerServer;
   readonly port: number;
   readonly received: { message: Uint8Array }[];
   close(): Promise<void>;

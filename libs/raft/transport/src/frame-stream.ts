@@ -1,0 +1,229 @@
+// The frame stream: a peer's batch frames on a plain TCP (or TLS) connection to the peer port,
+// without HTTP/2 and gRPC around them. The peer port tells it from HTTP/2 by its preface (or, under
+// TLS, by its ALPN id); snapshots stay on gRPC.
+//
+//   sender -> receiver: PEER_FRAMES_PREFACE, then ([length u32 LE][batch frame])*
+//   receiver -> sender: one byte (0) every keepalive interval, so a sender finds a silently dead
+//                       connection (its writes alone could sit in the kernel for minutes)
+//
+// A frame longer than the receiver's bound, or one that does not decode, closes the connection;
+// the sender reconnects with its backoff, as after any failure.
+import { connect as netConnect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
+import { FrameInvalidError } from './errors';
+import type { KeepaliveOptions } from './options';
+import type { FrameLink, LinkEvents, OpenLink } from './peer-sender';
+
+/** What a frame stream starts with: its first byte already differs from HTTP/2's preface. */
+export const PEER_FRAMES_PREFACE = Buffer.from('WARD-RAFT-FRAMES/1\r\n', 'latin1');
+/** The ALPN id of the frame stream under TLS. */
+export const PEER_FRAMES_ALPN = 'ward-raft-frames/1';
+
+const LENGTH_BYTES = 4;
+const ALIVE = Buffer.of(0);
+
+/** TLS of a frame-stream connection: this member's certificate and key, and the cluster CA. */
+export interface FrameStreamTls {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer | null;
+}
+
+/**
+ * Cuts a byte stream into length-prefixed frames. Bytes are kept as the chunks that brought them
+ * and joined once per frame, so a large frame arriving in many chunks is copied once.
+ */
+export class FrameStreamReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+
+  constructor(private readonly maxFrameBytes: number) {}
+
+  /** The frames these bytes complete, in order; throws FrameInvalidError on a frame over the bound. */
+  push(chunk: Buffer): Buffer[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const frames: Buffer[] = [];
+    while (this.buffered >= LENGTH_BYTES) {
+      const length = this.peekLength();
+      if (length > this.maxFrameBytes) throw new FrameInvalidError(`frame of ${length} bytes exceeds ${this.maxFrameBytes}`);
+      if (this.buffered < LENGTH_BYTES + length) break;
+      frames.push(this.take(LENGTH_BYTES + length).subarray(LENGTH_BYTES));
+    }
+    return frames;
+  }
+
+  private peekLength(): number {
+    const first = this.chunks[0]!;
+    if (first.length >= LENGTH_BYTES) return first.readUInt32LE(0);
+    const joined = Buffer.concat(this.chunks);
+    this.chunks = [joined];
+    return joined.readUInt32LE(0);
+  }
+
+  private take(bytes: number): Buffer {
+    const first = this.chunks[0]!;
+    let taken: Buffer;
+    if (first.length >= bytes) {
+      taken = first.subarray(0, bytes);
+      if (first.length === bytes) this.chunks.shift();
+      else this.chunks[0] = first.subarray(bytes);
+    } else {
+      const joined = Buffer.concat(this.chunks);
+      taken = joined.subarray(0, bytes);
+      this.chunks = joined.length === bytes ? [] : [joined.subarray(bytes)];
+    }
+    this.buffered -= bytes;
+    return taken;
+  }
+}
+
+/** `host:port` (the host in brackets for IPv6) into its parts. */
+export function splitAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const host = address.slice(0, colon);
+  return { host: host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host, port: Number(address.slice(colon + 1)) };
+}
+
+export interface FrameStreamLinkOptions {
+  readonly address: string;
+  /** TLS towards the peer (its certificate must chain to `ca` and name the address's host). */
+  readonly tls: FrameStreamTls | null;
+  readonly connectTimeoutMs: number;
+  readonly keepalive: KeepaliveOptions;
+}
+
+/** Opens frame streams to one peer address, for PeerSender. */
+export function frameStreamLink(options: FrameStreamLinkOptions): OpenLink {
+  const { host, port } = splitAddress(options.address);
+  return (events: LinkEvents): FrameLink => {
+    const socket: Socket =
+      options.tls === null
+        ? netConnect({ host, port, noDelay: true })
+        : tlsConnect({
+            host,
+            port,
+            cert: options.tls.cert,
+            key: options.tls.key,
+            ...(options.tls.ca === null ? {} : { ca: options.tls.ca }),
+            ALPNProtocols: [PEER_FRAMES_ALPN],
+            ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+          });
+    const { timeMs, timeoutMs } = options.keepalive;
+    let failure: unknown;
+    let lastHeardMs = performance.now();
+    let liveness: NodeJS.Timeout | undefined;
+    const connectTimer = setTimeout(() => socket.destroy(new Error(`no connection to ${options.address} within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
+    socket.once(options.tls === null ? 'connect' : 'secureConnect', () => {
+      clearTimeout(connectTimer);
+      socket.setNoDelay(true);
+      socket.setKeepAlive(true, timeMs);
+      socket.write(PEER_FRAMES_PREFACE);
+      lastHeardMs = performance.now();
+      liveness = setInterval(() => {
+        if (performance.now() - lastHeardMs > timeMs + timeoutMs) socket.destroy(new Error(`peer ${options.address} silent for ${timeMs + timeoutMs} ms`));
+      }, timeoutMs);
+      events.onOpen();
+    });
+    socket.on('data', () => {
+      lastHeardMs = performance.now();
+    });
+    socket.on('drain', () => events.onDrain());
+    socket.on('error', (error) => {
+      failure ??= error;
+    });
+    socket.once('close', () => {
+      clearTimeout(connectTimer);
+      clearInterval(liveness);
+      events.onEnd(failure ?? new Error(`peer ${options.address} closed the frame stream`));
+    });
+    return {
+      write(frame) {
+        const prefix = Buffer.allocUnsafe(LENGTH_BYTES);
+        prefix.writeUInt32LE(frame.length, 0);
+        socket.cork();
+        socket.write(prefix);
+        const writable = socket.write(frame);
+        socket.uncork();
+        return writable;
+      },
+      close() {
+        // Queued frames are dropped with the sender; nothing waits for them.
+        socket.destroy();
+      },
+    };
+  };
+}
+
+export interface FrameStreamServeOptions {
+  readonly maxFrameBytes: number;
+  readonly keepalive: KeepaliveOptions;
+  /**
+   * Handles one frame; a returned promise holds back the next frames (and the socket's reads)
+   * until it settles. A throw or rejection closes the connection (the handler reports it).
+   */
+  readonly onFrame: (frame: Buffer) => void | Promise<void>;
+  /** The stream was closed for a frame over the bound. */
+  readonly onOversized: (reason: string) => void;
+}
+
+/**
+ * Serves one accepted frame-stream connection (the peer port hands it over with the preface
+ * unread): frames are handed to `onFrame` in order, and a byte goes back every keepalive interval.
+ */
+export function serveFrameStream(socket: Duplex, options: FrameStreamServeOptions): void {
+  const reader = new FrameStreamReader(options.maxFrameBytes);
+  let prefaceLeft = PEER_FRAMES_PREFACE.length;
+  const ready: Buffer[] = [];
+  let waiting = false;
+  (socket as Partial<Socket>).setKeepAlive?.(true, options.keepalive.timeMs);
+  const alive = setInterval(() => socket.write(ALIVE), options.keepalive.timeMs);
+  const fail = (): void => {
+    ready.length = 0;
+    socket.destroy();
+  };
+  /** Hands ready frames over in order; pauses the socket while a handler's promise is pending. */
+  const drain = (): void => {
+    while (ready.length > 0 && !waiting) {
+      let pending: void | Promise<void>;
+      try {
+        pending = options.onFrame(ready.shift()!);
+      } catch {
+        fail();
+        return;
+      }
+      if (pending !== undefined) {
+        waiting = true;
+        socket.pause();
+        pending.then(
+          () => {
+            waiting = false;
+            socket.resume();
+            drain();
+          },
+          fail,
+        );
+      }
+    }
+  };
+  socket.on('data', (chunk: Buffer) => {
+    if (prefaceLeft > 0) {
+      const skipped = Math.min(prefaceLeft, chunk.length);
+      prefaceLeft -= skipped;
+      chunk = chunk.subarray(skipped);
+      if (chunk.length === 0) return;
+    }
+    try {
+      ready.push(...reader.push(chunk));
+    } catch (error) {
+      options.onOversized((error as FrameInvalidError).reason);
+      fail();
+      return;
+    }
+    drain();
+  });
+  socket.on('error', () => socket.destroy());
+  socket.once('close', () => clearInterval(alive));
+  socket.resume();
+}
