@@ -104,9 +104,20 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
     }));
     const proxies = new Map<string, P>();
     if (options.proxy !== undefined) {
+      // The members' ports were picked and let go; a proxy bound to port 0 may be handed one of
+      // them again. Such a proxy is replaced (bounded), or two members would share an address.
+      const taken = new Set(ports);
+      const proxyTo = async (targetPort: number): Promise<P> => {
+        for (let attempt = 0; attempt < 10; attempt++) {
+          const proxy = await options.proxy!({ targetHost: '127.0.0.1', targetPort });
+          if (!taken.has(proxy.port)) return proxy;
+          await proxy.close();
+        }
+        throw new Error('LocalCluster: no proxy port apart from the members\' ports in 10 attempts');
+      };
       for (const from of members) {
         for (const to of members) {
-          if (from !== to) proxies.set(`${from.id}->${to.id}`, await options.proxy({ targetHost: '127.0.0.1', targetPort: to.peerPort }));
+          if (from !== to) proxies.set(`${from.id}->${to.id}`, await proxyTo(to.peerPort));
         }
       }
     }
