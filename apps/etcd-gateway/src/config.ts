@@ -88,10 +88,6 @@ export const gatewayConfigSchema = defineConfig({
     grpcMaxSendBytes: int({ default: 256 * 1024 * 1024, min: 1024 * 1024, max: 256 * 1024 * 1024, why: 'largest response sent (a big Range)' }),
     grpcServeUnaryDirectly: bool({ default: true, why: "serve plain unary gRPC calls straight off their HTTP/2 streams; off: every call goes through grpc-js's call machinery (for comparison)" }),
     httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),
-    nodeExchangeSocket: bool({
-      default: true,
-      why: "carry Propose and Read to a member on an Exchange connection of their own (length-prefixed protobuf frames on TCP or TLS to its internal API port) instead of a gRPC stream; off while members of a version without it are in the cluster",
-    }),
     readReplica: bool({
       default: true,
       why: 'keep a read replica of the state (fed by one member) and answer Range and read-only Txn from it: serializable at once, linearizable after a ReadIndex round shared by concurrent reads; off: every read goes to a member',

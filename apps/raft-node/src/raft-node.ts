@@ -4,8 +4,8 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
-import { HTTP2_PREFACE, createGrpcServer, loadTlsMaterial, startSharedListener, tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
-import { EXCHANGE_ALPN, EXCHANGE_PREFACE, ExchangeConnection } from '@ward/etcd/node-calls';
+import type { ServerCredentials } from '@grpc/grpc-js';
+import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { createMetrics, watchEventLoopStalls, type Metrics } from '@ward/platform/metrics';
@@ -18,7 +18,6 @@ import { Member } from './member';
 import { maxEntryBytesOf } from './member-parts';
 import { formatMemberId } from './members';
 import { joinedConfig } from './membership/join';
-import { serveExchange } from './service/exchange';
 import { nodeServiceHandlers } from './service/node-service';
 
 const MIB = 1024 * 1024;
@@ -119,6 +118,7 @@ function internalTls(config: RaftNodeConfig): TlsMaterial | null {
 }
 
 async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock, tls: TlsMaterial | null): Promise<RaftNode> {
+  const serverCredentials = tls === null ? undefined : tlsServerCredentials(tls, true);
   const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerCredentials: tlsChannelCredentials(tls), peerTls: tls }) });
   const peer = await startPeerServer(member.messenger.transport, {
     host: config.peerListen.host,
@@ -126,7 +126,7 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
     logger: logger.child({ component: 'peer' }),
     ...(tls === null ? {} : { tls }),
   });
-  const api = await startApi(config, member, logger, metrics, tls);
+  const api = await startApi(config, member, logger, metrics, serverCredentials);
   const http = createHttpServer({ logger: logger.child({ component: 'http' }), metrics, bodyLimitBytes: 64 * 1024, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, readiness: () => member.isReady() });
   await http.listen({ host: config.httpListen.host, port: config.httpListen.port });
   const httpPort = (http.server.address() as { port: number }).port;
@@ -159,59 +159,20 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
   };
 }
 
-/** Connections open at once on the internal API port (gateways, token-services, members). */
-const API_MAX_CONNECTIONS_COUNT = 10_000;
-/** Exchange answers waiting in one connection's socket beyond this close it (a gateway that stopped reading). */
-const EXCHANGE_MAX_BUFFERED_BYTES = 64 * MIB;
-/** How long a new connection to the API port has to tell its protocol (TLS handshake included). */
-const API_HANDSHAKE_TIMEOUT_MS = 10_000;
-const API_KEEPALIVE_TIME_MS = 10_000;
-
-/**
- * The internal API port: gRPC (wardnode.Node) and Exchange connections (@ward/etcd/node-calls),
- * told apart by their first bytes, or under TLS by ALPN; with TLS only callers whose certificate
- * chains to the cluster CA get in.
- */
-async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, metrics: Metrics, tls: TlsMaterial | null): Promise<{ server: { stop(graceMs: number): Promise<void> }; port: number }> {
-  const maxReceiveBytes = config.maxRequestBytes + GRPC_OVERHEAD_BYTES;
-  const grpc = createGrpcServer({
+async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, metrics: Metrics, credentials: ServerCredentials | undefined): Promise<{ server: GrpcServer; port: number }> {
+  const server = createGrpcServer({
     host: config.apiListen.host,
     port: config.apiListen.port,
-    maxReceiveMessageBytes: maxReceiveBytes,
+    maxReceiveMessageBytes: config.maxRequestBytes + GRPC_OVERHEAD_BYTES,
     maxSendMessageBytes: 256 * MIB,
-    keepaliveTimeMs: API_KEEPALIVE_TIME_MS,
+    keepaliveTimeMs: 10_000,
     keepaliveTimeoutMs: 5_000,
     maxConcurrentStreams: config.maxGrpcStreamsCount,
     logger: logger.child({ component: 'api' }),
     metrics,
+    ...(credentials === undefined ? {} : { credentials }),
   });
-  grpc.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
-  const exchangeLogger = logger.child({ component: 'exchange' });
-  const listener = await startSharedListener({
-    host: config.apiListen.host,
-    port: config.apiListen.port,
-    tls: tls === null ? null : { ...tls, requireClientCertificate: true },
-    sniffTimeoutMs: API_HANDSHAKE_TIMEOUT_MS,
-    maxConnectionsCount: API_MAX_CONNECTIONS_COUNT,
-    protocols: [
-      { name: 'grpc', preface: HTTP2_PREFACE, alpn: 'h2', take: (socket) => grpc.injectConnection(socket) },
-      {
-        name: 'exchange',
-        preface: EXCHANGE_PREFACE,
-        alpn: EXCHANGE_ALPN,
-        take: (socket) => {
-          const connection = new ExchangeConnection(socket, { maxReceiveBytes, maxBufferedBytes: EXCHANGE_MAX_BUFFERED_BYTES, keepaliveTimeMs: API_KEEPALIVE_TIME_MS });
-          void serveExchange(member, connection, exchangeLogger).finally(() => connection.close());
-        },
-      },
-    ],
-  });
-  let stopping: Promise<void> | undefined;
-  const server = {
-    stop(graceMs: number): Promise<void> {
-      stopping ??= Promise.all([grpc.stop(graceMs), listener.close(graceMs)]).then(() => undefined);
-      return stopping;
-    },
-  };
-  return { server, port: listener.port };
+  server.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
+  const port = await server.start();
+  return { server, port };
 }

@@ -1,14 +1,12 @@
 // Two grpc-js channels to one raft-node's internal API (wardnode.Node): one for the unary calls
-// (and the one Exchange stream that carries Propose and Read, unless an Exchange connection of its
-// own carries them), one for the long-lived streams (Watch, Snapshot). Each channel has a subchannel pool of its own,
+// (and the one Exchange stream that carries Propose and Read), one for the long-lived streams
+// (Watch, Snapshot). Each channel has a subchannel pool of its own,
 // so each is its own HTTP/2 connection: streams can neither use up the member's per-connection
 // stream limit (RAFT_NODE_MAX_GRPC_STREAMS_COUNT) that unary calls need, nor hold the connection's
 // flow-control window while Propose and Read wait behind them.
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
-import { ExchangeSocket } from '@ward/etcd/node-calls';
-import type { TlsMaterial } from '@ward/platform/grpc-server';
-import { NodeExchange, type ExchangeCallKind, type ExchangeStream } from './node-exchange';
+import { NodeExchange, type ExchangeCallKind } from './node-exchange';
 
 export interface NodeConnectionOptions {
   /** Largest answer accepted from a node (a big Range). */
@@ -19,15 +17,7 @@ export interface NodeConnectionOptions {
   readonly keepaliveTimeoutMs: number;
   /** TLS with the gateway's certificate when the raft-nodes take only mutual TLS; default plaintext. */
   readonly credentials?: ChannelCredentials;
-  /**
-   * Propose and Read on an Exchange connection of their own (@ward/etcd/node-calls), with this
-   * TLS material (null: plaintext; it must match `credentials`); absent: on a gRPC stream.
-   */
-  readonly exchangeSocket?: { readonly tls: TlsMaterial | null };
 }
-
-/** How long an Exchange connection may take to connect (TLS handshake included). */
-const EXCHANGE_CONNECT_TIMEOUT_MS = 2000;
 
 /** The unary methods of wardnode.Node. */
 export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'MemberChange' | 'Lease' | 'Maintain';
@@ -67,19 +57,7 @@ export class NodeConnection {
   ) {
     this.client = nodeClient(address, options, 'unary');
     this.streamClient = nodeClient(address, options, 'streams');
-    const socket = options.exchangeSocket;
-    const open =
-      socket === undefined
-        ? () => this.client.Exchange() as unknown as ExchangeStream
-        : () =>
-            new ExchangeSocket({
-              address,
-              tls: socket.tls,
-              maxReceiveBytes: options.maxReceiveBytes,
-              connectTimeoutMs: EXCHANGE_CONNECT_TIMEOUT_MS,
-              keepalive: { timeMs: options.keepaliveTimeMs, timeoutMs: options.keepaliveTimeoutMs },
-            });
-    this.exchange = new NodeExchange(open, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
+    this.exchange = new NodeExchange(this.client, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
   }
 
   /** A Propose or Read on the member's Exchange stream; rejects like `call` (grpc-js status codes). */

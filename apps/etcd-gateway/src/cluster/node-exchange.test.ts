@@ -1,13 +1,10 @@
-// NodeExchange against a scripted Exchange server, over real gRPC and over an Exchange connection
-// of its own (@ward/etcd/node-calls): calls of one turn share a message, answers find their
-// callers in any order, and every way a call can end without an answer ends it with the code the
-// unary call would have had.
-import { createServer, type Server as NetServer } from 'node:net';
+// NodeExchange over real gRPC against a scripted Exchange server: calls of one turn share a
+// message, answers find their callers in any order, and every way a call can end without an
+// answer ends it with the code the unary call would have had.
 import { credentials, Server, ServerCredentials, status as Status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExchangeConnection, ExchangeSocket } from '@ward/etcd/node-calls';
 import { wardNodeGrpc, wardNodeServiceDefinition, type NodeClient } from '@ward/etcd/proto';
-import { NodeExchange, isNotServed, type ExchangeStream as ClientExchangeStream } from './node-exchange';
+import { NodeExchange, isNotServed } from './node-exchange';
 
 interface Call {
   id: string;
@@ -15,14 +12,12 @@ interface Call {
   propose?: { entry: Buffer };
   read?: { entry: Buffer };
 }
-type ExchangeStream = ServerDuplexStream<{ calls: Call[] }, { answers: object[] }> | ExchangeConnection;
+type ExchangeStream = ServerDuplexStream<{ calls: Call[] }, { answers: object[] }>;
 
 interface Scripted {
   readonly messages: Call[][];
   readonly streams: ExchangeStream[];
   client: NodeClient;
-  /** Where Exchange connections of their own are served. */
-  socketPort: number;
   stop(): void;
 }
 
@@ -39,7 +34,7 @@ async function scripted(onCalls: (stream: ExchangeStream, calls: Call[]) => void
   const unimplemented = (_call: unknown, callback: (error: object) => void): void => callback({ code: Status.UNIMPLEMENTED });
   const handlers: Record<string, unknown> = {};
   for (const name of Object.keys(wardNodeServiceDefinition())) handlers[name] = unimplemented;
-  const serve = (stream: ExchangeStream): void => {
+  handlers['Exchange'] = (stream: ExchangeStream) => {
     streams.push(stream);
     stream.on('data', (message: { calls: Call[] }) => {
       messages.push(message.calls);
@@ -47,14 +42,6 @@ async function scripted(onCalls: (stream: ExchangeStream, calls: Call[]) => void
     });
     stream.on('error', () => undefined);
   };
-  handlers['Exchange'] = serve;
-  const connections: ExchangeConnection[] = [];
-  const socketServer: NetServer = createServer((socket) => {
-    const connection = new ExchangeConnection(socket, { maxReceiveBytes: 16 * 1024 * 1024, maxBufferedBytes: 16 * 1024 * 1024, keepaliveTimeMs: 10_000 });
-    connections.push(connection);
-    serve(connection);
-  });
-  const socketPort = await new Promise<number>((resolve) => socketServer.listen(0, '127.0.0.1', () => resolve((socketServer.address() as { port: number }).port)));
   server.addService(wardNodeServiceDefinition(), handlers as never);
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
   const Node = wardNodeGrpc().Node;
@@ -63,29 +50,17 @@ async function scripted(onCalls: (stream: ExchangeStream, calls: Call[]) => void
     messages,
     streams,
     client,
-    socketPort,
     stop: () => {
       client.close();
       server.forceShutdown();
-      for (const connection of connections) connection.destroy();
-      socketServer.close();
     },
   };
   open.push(result);
   return result;
 }
 
-type Link = 'grpc' | 'socket';
-
-function opener(server: Scripted, link: Link): () => ClientExchangeStream {
-  if (link === 'grpc') return () => server.client.Exchange() as unknown as ClientExchangeStream;
-  return () => new ExchangeSocket({ address: `127.0.0.1:${server.socketPort}`, tls: null, maxReceiveBytes: 16 * 1024 * 1024, connectTimeoutMs: 2000, keepalive: { timeMs: 10_000, timeoutMs: 5000 } });
-}
-
-/** Breaks a stream from the member's side, as a member that went away would. */
-function breakStream(stream: ExchangeStream): void {
-  if (stream instanceof ExchangeConnection) stream.destroy();
-  else stream.emit('error', { code: Status.UNAVAILABLE, details: 'member went away' });
+function exchangeOf(server: Scripted): NodeExchange {
+  return new NodeExchange(server.client, { maxSendBytes: 4 * 1024 * 1024, nowMs: Date.now });
 }
 
 const propose = (text: string) => ({ propose: { entry: Buffer.from(text), timeout_ms: 1000 } });
@@ -98,9 +73,7 @@ function codeOf(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe.each(['grpc', 'socket'] as const)('NodeExchange on %s', (link) => {
-  const exchangeOf = (server: Scripted, maxSendBytes = 4 * 1024 * 1024): NodeExchange => new NodeExchange(opener(server, link), { maxSendBytes, nowMs: Date.now });
-
+describe('NodeExchange', () => {
   it('sends the calls of one event-loop turn in one message and matches answers given in reverse order', async () => {
     const server = await scripted((stream, calls) => stream.write({ answers: [...calls].reverse().map(answerOf) }));
     const exchange = exchangeOf(server);
@@ -133,7 +106,7 @@ describe.each(['grpc', 'socket'] as const)('NodeExchange on %s', (link) => {
     const server = await scripted((stream, calls) => {
       if (breakNext) {
         breakNext = false;
-        breakStream(stream);
+        stream.emit('error', { code: Status.UNAVAILABLE, details: 'member went away' });
         return;
       }
       stream.write({ answers: calls.map(answerOf) });
@@ -197,7 +170,7 @@ describe.each(['grpc', 'socket'] as const)('NodeExchange on %s', (link) => {
 
   it('a batch is cut before it would pass the channel message limit', async () => {
     const server = await scripted((stream, calls) => stream.write({ answers: calls.map(answerOf) }));
-    const exchange = exchangeOf(server, 10_000);
+    const exchange = new NodeExchange(server.client, { maxSendBytes: 10_000, nowMs: Date.now });
     const deadline = Date.now() + 5000;
     const big = 'x'.repeat(4000);
     await Promise.all([1, 2, 3, 4, 5].map((n) => exchange.call(propose(`${big}${n}`), deadline)));

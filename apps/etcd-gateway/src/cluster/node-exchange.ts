@@ -6,9 +6,9 @@
 // (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled one as
 // CANCELLED. A stream the member ends with status OK (it stops: see serveBatchedCalls' drain)
 // fails its unanswered calls as UNAVAILABLE marked not served (isNotServed): safe to re-send.
-import { status as Status } from '@grpc/grpc-js';
+import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';
-import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
+import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
 
 /** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
 export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
@@ -19,18 +19,7 @@ const DEADLINE_GRACE_MS = 100;
 /** Framing allowance per call on top of its entry. */
 const CALL_OVERHEAD_BYTES = 64;
 
-/**
- * One Exchange stream to a member: grpc-js's client duplex stream, or an Exchange connection of its
- * own (@ward/etcd/node-calls' ExchangeSocket). 'data' brings an ExchangeAnswers; 'end' with no
- * 'error' before it is the member's OK end; 'error' is any other end.
- */
-export interface ExchangeStream {
-  write(message: ExchangeCalls): unknown;
-  on(event: 'data', listener: (message: ExchangeAnswers__Output) => void): unknown;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'end', listener: () => void): unknown;
-  cancel(): void;
-}
+type ExchangeStream = ClientDuplexStream<ExchangeCalls, ExchangeAnswers__Output>;
 
 interface Pending {
   readonly resolve: (answer: NodeResponse__Output) => void;
@@ -82,8 +71,7 @@ export class NodeExchange {
   private closed = false;
 
   constructor(
-    /** Opens a new stream to the member (the previous one has ended). */
-    private readonly open: () => ExchangeStream,
+    private readonly client: NodeClient,
     private readonly options: NodeExchangeOptions,
   ) {}
 
@@ -157,7 +145,7 @@ export class NodeExchange {
 
   private openStream(): ExchangeStream {
     if (this.stream !== undefined) return this.stream;
-    const stream = this.open();
+    const stream = this.client.Exchange() as unknown as ExchangeStream;
     const pending = this.pending;
     this.stream = stream;
     stream.on('data', (message: ExchangeAnswers__Output) => {

@@ -9,11 +9,8 @@ import type { GatewayConfig } from '../config';
 
 type TlsFiles = Pick<GatewayConfig, 'certFile' | 'keyFile' | 'trustedCaFile'>;
 
-/**
- * The TLS of the gateway → raft-node connections, when GATEWAY_NODE_TLS_* are set: the material
- * (for Exchange connections) and the channel credentials built from it (for gRPC).
- */
-export function nodeTls(config: Pick<GatewayConfig, 'nodeTlsCertFile' | 'nodeTlsKeyFile' | 'nodeTlsCaFile'>): { readonly material: TlsMaterial; readonly credentials: ChannelCredentials } | undefined {
+/** The credentials of the gateway → raft-node channels: mutual TLS when GATEWAY_NODE_TLS_* are set. */
+export function nodeChannelCredentials(config: Pick<GatewayConfig, 'nodeTlsCertFile' | 'nodeTlsKeyFile' | 'nodeTlsCaFile'>): ChannelCredentials | undefined {
   if (config.nodeTlsCertFile === '') return undefined;
   const material = loadTlsMaterial({
     certFile: config.nodeTlsCertFile,
@@ -21,7 +18,7 @@ export function nodeTls(config: Pick<GatewayConfig, 'nodeTlsCertFile' | 'nodeTls
     caFile: config.nodeTlsCaFile,
     names: { cert: 'GATEWAY_NODE_TLS_CERT_FILE', key: 'GATEWAY_NODE_TLS_KEY_FILE', ca: 'GATEWAY_NODE_TLS_CA_FILE' },
   });
-  return { material, credentials: tlsChannelCredentials(material) };
+  return tlsChannelCredentials(material);
 }
 
 /**

@@ -2,10 +2,8 @@
 // exactly as its unary method serves it (propose.ts, read.ts); answers go back batched.
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { ExchangeAnswers, ExchangeCall__Output, ExchangeCalls__Output, NodeResponse } from '@ward/etcd/proto';
-import { GrpcStatusError, serveBatchedCalls } from '@ward/platform/grpc-server';
-import type { Logger } from '@ward/platform/logging';
+import { GrpcStatusError, serveBatchedCalls, type CallContext } from '@ward/platform/grpc-server';
 import { status } from '@grpc/grpc-js';
-import type { ExchangeConnection } from '@ward/etcd/node-calls';
 import { wireErrorAnswer } from './answers';
 import type { NodeCore } from './node-core';
 import { propose } from './propose';
@@ -25,18 +23,14 @@ function serveCall(core: NodeCore, call: ExchangeCall__Output): Promise<NodeResp
   return Promise.reject(new GrpcStatusError(status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read'));
 }
 
-/**
- * Serves one Exchange stream: grpc-js's, or an Exchange connection on the API port
- * (@ward/etcd/node-calls' ExchangeConnection, which behaves as the subset of it used here).
- */
-export function serveExchange(core: NodeCore, stream: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers> | ExchangeConnection, logger: Logger): Promise<void> {
+export function serveExchange(core: NodeCore, stream: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext): Promise<void> {
   return serveBatchedCalls(stream as never, {
     serve: (call: ExchangeCall__Output) => serveCall(core, call),
     overloaded: wireErrorAnswer('TooManyRequests'),
     answerBytes: (answer: NodeResponse) => (answer.response?.length ?? 0) + ANSWER_OVERHEAD_BYTES,
     maxInFlightCount: MAX_EXCHANGE_IN_FLIGHT_COUNT,
     maxBatchBytes: MAX_EXCHANGE_ANSWER_BATCH_BYTES,
-    logger,
+    logger: context.logger,
     // A stopping member answers what it serves, then ends the stream with OK: the gateway sends
     // the calls left unanswered elsewhere (they were never served).
     drain: core.stopping,

@@ -48,7 +48,7 @@ function memberHandlers(core: NodeCore): ServiceHandlers {
   return {
     Propose: (request: ProposeRequest__Output) => propose(core, request),
     Read: (request: ReadRequest__Output) => read(core, request),
-    Exchange: (call: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext) => serveExchange(core, call, context.logger),
+    Exchange: (call: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext) => serveExchange(core, call, context),
     Watch: (call: ServerDuplexStream<NodeWatchRequest__Output, NodeWatchResponse>) => core.watches.serve(call),
     AuthCheck: (request: AuthCheckRequest__Output) => authCheck(core, request),
     ResolveToken: (request: ResolveTokenRequest__Output) => resolveToken(core, request),

@@ -11,4 +11,3 @@ export type {
 } from './handlers';
 export { TlsConfigError, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsFiles, type TlsMaterial } from './tls';
 export { HTTP2_PREFACE, protocolOf, startSharedListener, type SharedListener, type SharedListenerOptions, type SharedProtocol } from './shared-listener';
-export { FRAME_LENGTH_BYTES, FrameReader, FrameTooLargeError, splitAddress, writeFrame } from './frames';

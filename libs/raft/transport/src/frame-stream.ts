@@ -11,7 +11,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import { FrameReader, FrameTooLargeError, splitAddress, writeFrame } from '@ward/platform/grpc-server';
+import { FrameInvalidError } from './errors';
 import type { KeepaliveOptions } from './options';
 import type { FrameLink, LinkEvents, OpenLink } from './peer-sender';
 
@@ -20,6 +20,7 @@ export const PEER_FRAMES_PREFACE = Buffer.from('WARD-RAFT-FRAMES/1\r\n', 'latin1
 /** The ALPN id of the frame stream under TLS. */
 export const PEER_FRAMES_ALPN = 'ward-raft-frames/1';
 
+const LENGTH_BYTES = 4;
 const ALIVE = Buffer.of(0);
 
 /** TLS of a frame-stream connection: this member's certificate and key, and the cluster CA. */
@@ -27,6 +28,62 @@ export interface FrameStreamTls {
   readonly cert: Buffer;
   readonly key: Buffer;
   readonly ca: Buffer | null;
+}
+
+/**
+ * Cuts a byte stream into length-prefixed frames. Bytes are kept as the chunks that brought them
+ * and joined once per frame, so a large frame arriving in many chunks is copied once.
+ */
+export class FrameStreamReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+
+  constructor(private readonly maxFrameBytes: number) {}
+
+  /** The frames these bytes complete, in order; throws FrameInvalidError on a frame over the bound. */
+  push(chunk: Buffer): Buffer[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const frames: Buffer[] = [];
+    while (this.buffered >= LENGTH_BYTES) {
+      const length = this.peekLength();
+      if (length > this.maxFrameBytes) throw new FrameInvalidError(`frame of ${length} bytes exceeds ${this.maxFrameBytes}`);
+      if (this.buffered < LENGTH_BYTES + length) break;
+      frames.push(this.take(LENGTH_BYTES + length).subarray(LENGTH_BYTES));
+    }
+    return frames;
+  }
+
+  private peekLength(): number {
+    const first = this.chunks[0]!;
+    if (first.length >= LENGTH_BYTES) return first.readUInt32LE(0);
+    const joined = Buffer.concat(this.chunks);
+    this.chunks = [joined];
+    return joined.readUInt32LE(0);
+  }
+
+  private take(bytes: number): Buffer {
+    const first = this.chunks[0]!;
+    let taken: Buffer;
+    if (first.length >= bytes) {
+      taken = first.subarray(0, bytes);
+      if (first.length === bytes) this.chunks.shift();
+      else this.chunks[0] = first.subarray(bytes);
+    } else {
+      const joined = Buffer.concat(this.chunks);
+      taken = joined.subarray(0, bytes);
+      this.chunks = joined.length === bytes ? [] : [joined.subarray(bytes)];
+    }
+    this.buffered -= bytes;
+    return taken;
+  }
+}
+
+/** `host:port` (the host in brackets for IPv6) into its parts. */
+export function splitAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const host = address.slice(0, colon);
+  return { host: host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host, port: Number(address.slice(colon + 1)) };
 }
 
 export interface FrameStreamLinkOptions {
@@ -82,7 +139,15 @@ export function frameStreamLink(options: FrameStreamLinkOptions): OpenLink {
       events.onEnd(failure ?? new Error(`peer ${options.address} closed the frame stream`));
     });
     return {
-      write: (frame) => writeFrame(socket, frame),
+      write(frame) {
+        const prefix = Buffer.allocUnsafe(LENGTH_BYTES);
+        prefix.writeUInt32LE(frame.length, 0);
+        socket.cork();
+        socket.write(prefix);
+        const writable = socket.write(frame);
+        socket.uncork();
+        return writable;
+      },
       close() {
         // Queued frames are dropped with the sender; nothing waits for them.
         socket.destroy();
@@ -108,7 +173,7 @@ export interface FrameStreamServeOptions {
  * unread): frames are handed to `onFrame` in order, and a byte goes back every keepalive interval.
  */
 export function serveFrameStream(socket: Duplex, options: FrameStreamServeOptions): void {
-  const reader = new FrameReader(options.maxFrameBytes);
+  const reader = new FrameStreamReader(options.maxFrameBytes);
   let prefaceLeft = PEER_FRAMES_PREFACE.length;
   const ready: Buffer[] = [];
   let waiting = false;
@@ -152,7 +217,7 @@ export function serveFrameStream(socket: Duplex, options: FrameStreamServeOption
     try {
       ready.push(...reader.push(chunk));
     } catch (error) {
-      options.onOversized(error instanceof FrameTooLargeError ? error.message : 'unreadable frame');
+      options.onOversized((error as FrameInvalidError).reason);
       fail();
       return;
     }

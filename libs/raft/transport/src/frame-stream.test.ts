@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FrameReader, FrameTooLargeError, splitAddress } from './frames';
+import { FrameInvalidError } from './errors';
+import { FrameStreamReader, splitAddress } from './frame-stream';
 
 function framed(frames: readonly Buffer[]): Buffer {
   return Buffer.concat(
@@ -23,13 +24,13 @@ function rng(seed: number): () => number {
   };
 }
 
-describe('FrameReader', () => {
+describe('FrameStreamReader', () => {
   it('gives back every frame whole and in order, however the bytes are cut into chunks', () => {
     for (let seed = 1; seed <= 200; seed++) {
       const random = rng(seed);
       const frames = Array.from({ length: 1 + Math.floor(random() * 20) }, (_, i) => Buffer.from(Array.from({ length: Math.floor(random() * 3000) }, (_, j) => (i * 31 + j) & 0xff)));
       const bytes = framed(frames);
-      const reader = new FrameReader(4096);
+      const reader = new FrameStreamReader(4096);
       const out: Buffer[] = [];
       for (let at = 0; at < bytes.length; ) {
         // Chunks of 1 byte to a few KiB: cuts inside length prefixes and frames alike.
@@ -42,12 +43,12 @@ describe('FrameReader', () => {
   });
 
   it('refuses a frame over its bound as soon as the length prefix is in', () => {
-    const reader = new FrameReader(100);
+    const reader = new FrameStreamReader(100);
     expect(reader.push(framed([Buffer.alloc(100)]))).toHaveLength(1);
     const prefix = Buffer.alloc(4);
     prefix.writeUInt32LE(101, 0);
     expect(reader.push(prefix.subarray(0, 2))).toEqual([]);
-    expect(() => reader.push(prefix.subarray(2))).toThrow(FrameTooLargeError);
+    expect(() => reader.push(prefix.subarray(2))).toThrow(FrameInvalidError);
   });
 });
 
