@@ -78,8 +78,9 @@ export interface PeerSenderOptions {
 type State = 'idle' | 'connecting' | 'open' | 'waiting' | 'closed';
 
 /**
- * One peer's outgoing messages: a bounded queue drained into a long-lived stream in batch frames. `send` never blocks: when the queue is full (a slow or unreachable peer) the message is
- * dropped and counted. A failed stream is reopened after a jittered exponential backoff.
+ * One peer's outgoing messages: a bounded queue drained into a long-lived stream in batch frames.
+ * `send` never blocks: when the queue is full (a slow or unreachable peer) the message is dropped
+ * and counted. A failed stream is reopened after a jittered exponential backoff.
  */
 export class PeerSender {
   private readonly queue: MessageQueue;
