@@ -1,11 +1,12 @@
 // The parts of a member built from its configuration and what boot found on disk.
 import { randomInt } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
+import type { TlsMaterial } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 import { RawNode, votersConfState, type Message, type NodeId, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft, SnapshotDataStream } from '@ward/raft/storage';
-import { RaftMessenger, transportMetricsHooks, type FrameStreamTls } from '@ward/raft/transport';
+import { RaftMessenger, transportMetricsHooks } from '@ward/raft/transport';
 import { SeededRng } from '@ward/shared/clock';
 import type { RaftNodeConfig } from './config';
 import { formatMemberId, type MemberSpec } from './members';
@@ -99,7 +100,7 @@ export function createMessenger(
   snapshotData: (snapshot: Snapshot) => Promise<SnapshotDataStream>,
   metrics: Metrics,
   logger: Logger,
-  tls?: { readonly credentials: ChannelCredentials; readonly material: FrameStreamTls },
+  tls?: { readonly credentials: ChannelCredentials; readonly material: TlsMaterial },
 ): RaftMessenger {
   return new RaftMessenger({
     ...(tls === undefined ? {} : { credentials: tls.credentials, frameStreamTls: tls.material }),

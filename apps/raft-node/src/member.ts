@@ -4,11 +4,12 @@ import { credentials as grpcCredentials, type ChannelCredentials } from '@grpc/g
 import type { NodeMemberListResponse__Output, NodeStatusResponse__Output } from '@ward/etcd/proto';
 import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
+import { tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 import { ConfChangeTransition, ConfChangeType, NO_NODE, type NodeId, type RawNode, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft } from '@ward/raft/storage';
-import type { FrameStreamTls, RaftMessenger } from '@ward/raft/transport';
+import type { RaftMessenger } from '@ward/raft/transport';
 import type { Clock } from '@ward/shared/clock';
 import { AppliedWaiters } from './applied-waiters';
 import { ChangeWaiters } from './membership/change-waiters';
@@ -49,10 +50,8 @@ export interface MemberInputs {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly clock: Clock;
-  /** How to reach the peers (TLS with this member's certificate); default plaintext. */
-  readonly peerCredentials?: ChannelCredentials;
-  /** The TLS material behind `peerCredentials`, for the peer frame stream. */
-  readonly peerTls?: FrameStreamTls;
+  /** How to reach the peers (TLS with this member's certificate and the cluster CA); default plaintext. */
+  readonly peerTls?: TlsMaterial;
 }
 
 export class Member implements NodeCore {
@@ -107,7 +106,9 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, inputs.peerCredentials === undefined || inputs.peerTls === undefined ? undefined : { credentials: inputs.peerCredentials, material: inputs.peerTls });
+    this.peerCredentials = inputs.peerTls === undefined ? undefined : tlsChannelCredentials(inputs.peerTls);
+    const peerTls = this.peerCredentials === undefined ? undefined : { credentials: this.peerCredentials, material: inputs.peerTls! };
+    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, peerTls);
     this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.quota = new BackendQuota(effectiveQuotaBytes(config.quotaBackendBytes, getHeapStatistics().heap_size_limit), () => this.stateMachine.applier.keySpaceView.retainedBytes);
@@ -130,7 +131,6 @@ export class Member implements NodeCore {
     this.snapshotBytes = booted.snapshot?.data.length ?? 0;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
     this.removal = new Promise((resolve) => (this.resolveRemoval = resolve));
-    this.peerCredentials = inputs.peerCredentials;
     this.driver = this.createDriver(booted);
     if (this.stateMachine.members.isRemoved(config.memberId)) this.markRemoved(this.stateMachine.appliedIndex);
   }

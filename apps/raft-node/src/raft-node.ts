@@ -119,7 +119,7 @@ function internalTls(config: RaftNodeConfig): TlsMaterial | null {
 
 async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock, tls: TlsMaterial | null): Promise<RaftNode> {
   const serverCredentials = tls === null ? undefined : tlsServerCredentials(tls, true);
-  const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerCredentials: tlsChannelCredentials(tls), peerTls: tls }) });
+  const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerTls: tls }) });
   const peer = await startPeerServer(member.messenger.transport, {
     host: config.peerListen.host,
     port: config.peerListen.port,

@@ -11,6 +11,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
+import type { TlsMaterial } from '@ward/platform/grpc-server';
 import { FrameInvalidError } from './errors';
 import type { KeepaliveOptions } from './options';
 import type { FrameLink, LinkEvents, OpenLink } from './peer-sender';
@@ -22,13 +23,6 @@ export const PEER_FRAMES_ALPN = 'ward-raft-frames/1';
 
 const LENGTH_BYTES = 4;
 const ALIVE = Buffer.of(0);
-
-/** TLS of a frame-stream connection: this member's certificate and key, and the cluster CA. */
-export interface FrameStreamTls {
-  readonly cert: Buffer;
-  readonly key: Buffer;
-  readonly ca: Buffer | null;
-}
 
 /**
  * Cuts a byte stream into length-prefixed frames. Bytes are kept as the chunks that brought them
@@ -88,8 +82,8 @@ export function splitAddress(address: string): { host: string; port: number } {
 
 export interface FrameStreamLinkOptions {
   readonly address: string;
-  /** TLS towards the peer (its certificate must chain to `ca` and name the address's host). */
-  readonly tls: FrameStreamTls | null;
+  /** TLS towards the peer: this member's certificate and key, and the cluster CA its certificate must chain to (naming the address's host). */
+  readonly tls: TlsMaterial | null;
   readonly connectTimeoutMs: number;
   readonly keepalive: KeepaliveOptions;
 }

@@ -22,7 +22,6 @@ export type { PeerSendStats } from './peer-sender';
 export type { PeerStats, PeerTransportOptions, TransportStats } from './transport';
 export { PeerTransport } from './transport';
 export type { PeerServer, PeerServerOptions } from './peer-server';
-export type { FrameStreamTls } from './frame-stream';
 export { PEER_FRAMES_ALPN, PEER_FRAMES_PREFACE } from './frame-stream';
 export { startPeerServer } from './peer-server';
 export type { RaftMessengerOptions } from './raft-messenger';

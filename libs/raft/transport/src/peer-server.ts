@@ -1,8 +1,8 @@
 import type { Duplex } from 'node:stream';
-import { HTTP2_PREFACE, createGrpcServer, startSharedListener } from '@ward/platform/grpc-server';
+import { HTTP2_PREFACE, createGrpcServer, startSharedListener, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
-import { PEER_FRAMES_ALPN, PEER_FRAMES_PREFACE, type FrameStreamTls } from './frame-stream';
+import { PEER_FRAMES_ALPN, PEER_FRAMES_PREFACE } from './frame-stream';
 import type { PeerTransport } from './transport';
 
 export interface PeerServerOptions {
@@ -21,7 +21,7 @@ export interface PeerServerOptions {
   /** A connection that has not told its protocol (TLS handshake included) within this is closed. Default 10,000 ms. */
   readonly handshakeTimeoutMs?: number;
   /** TLS requiring a client certificate from the cluster's CA; default plaintext. */
-  readonly tls?: FrameStreamTls;
+  readonly tls?: TlsMaterial;
 }
 
 export interface PeerServer {

@@ -1,13 +1,13 @@
 import type { Duplex } from 'node:stream';
 import type { ChannelCredentials, Client, ServiceDefinition } from '@grpc/grpc-js';
-import type { ServiceHandlers } from '@ward/platform/grpc-server';
+import type { ServiceHandlers, TlsMaterial } from '@ward/platform/grpc-server';
 import type { BackoffOptions } from './backoff';
 import { createPeerClient } from './channel';
 import { SnapshotBusyError, TransportClosedError, UnknownPeerError } from './errors';
 import type { TransportHooks } from './hooks';
 import { DEFAULT_KEEPALIVE, maxFrameBytes, resolveBackoff, resolveLimits, type KeepaliveOptions, type TransportLimits } from './options';
 import { createPeerService, type PeerReceiver, type ReceiveStats } from './peer-receiver';
-import { frameStreamLink, type FrameStreamTls } from './frame-stream';
+import { frameStreamLink } from './frame-stream';
 import { PeerSender, grpcLink, type PeerSendStats } from './peer-sender';
 import { sendSnapshotStream } from './snapshot-sender';
 
@@ -34,7 +34,7 @@ export interface PeerTransportOptions {
    */
   readonly frameStream?: boolean;
   /** TLS of the frame stream: the material behind `credentials`. Required with TLS `credentials`; without it messages stay on gRPC. */
-  readonly frameStreamTls?: FrameStreamTls;
+  readonly frameStreamTls?: TlsMaterial;
   readonly hooks?: TransportHooks;
   /** Randomness for backoff jitter, a float in [0, 1). Default Math.random. */
   readonly random?: () => number;
@@ -78,6 +78,9 @@ export class PeerTransport {
   private readonly backoff: BackoffOptions;
   private readonly keepalive: KeepaliveOptions;
   private readonly hooks: TransportHooks;
+  private readonly connectTimeoutMs: number;
+  /** Messages go on the frame stream (decided once from the options), else on gRPC's Send. */
+  private readonly onFrameStream: boolean;
   private closed = false;
 
   constructor(private readonly options: PeerTransportOptions) {
@@ -86,8 +89,9 @@ export class PeerTransport {
     this.backoff = resolveBackoff(options.backoff);
     this.keepalive = { ...DEFAULT_KEEPALIVE, ...options.keepalive };
     this.hooks = options.hooks ?? {};
-    const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
-    if (!Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0) throw new TypeError('PeerTransport: connectTimeoutMs must be positive');
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 2000;
+    if (!Number.isFinite(this.connectTimeoutMs) || this.connectTimeoutMs <= 0) throw new TypeError('PeerTransport: connectTimeoutMs must be positive');
+    this.onFrameStream = options.frameStream !== false && (options.credentials === undefined || options.frameStreamTls !== undefined);
     const service = createPeerService({ localId: options.localId, clusterId: options.clusterId ?? 0n, limits: this.limits, receiver: options.receiver, hooks: this.hooks, keepalive: this.keepalive });
     this.service = { definition: service.definition, handlers: service.handlers, frameStream: service.frameStream };
     this.receiveStats = service.stats;
@@ -108,9 +112,8 @@ export class PeerTransport {
     if (existing?.address === address) return;
     if (existing !== undefined) this.removePeer(id);
     const frameBytes = maxFrameBytes(this.limits);
-    const connectTimeoutMs = this.options.connectTimeoutMs ?? 2000;
-    const onFrameStream = this.options.frameStream !== false && (this.options.credentials === undefined || this.options.frameStreamTls !== undefined);
-    const client = onFrameStream ? undefined : createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
+    const connectTimeoutMs = this.connectTimeoutMs;
+    const client = this.onFrameStream ? undefined : createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
     const snapshotClient = createPeerClient(address, frameBytes, this.keepalive, this.backoff, this.options.credentials);
     const sender = new PeerSender({
       peer: id,

@@ -7,7 +7,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { credentials } from '@grpc/grpc-js';
 import { createTestPki } from '@ward/testing/cluster';
 import { encodeBatch } from '../src/frame-codec';
-import { PEER_FRAMES_ALPN, PEER_FRAMES_PREFACE, type FrameStreamTls } from '../src/index';
+import type { TlsMaterial } from '@ward/platform/grpc-server';
+import { PEER_FRAMES_ALPN, PEER_FRAMES_PREFACE } from '../src/index';
 import { message, startMember, waitFor, type TestMember } from './helpers';
 
 const members: TestMember[] = [];
@@ -121,7 +122,7 @@ describe('the peer frame stream', () => {
 });
 
 describe('the peer frame stream over mutual TLS', () => {
-  let tls: FrameStreamTls;
+  let tls: TlsMaterial;
   let ca: Buffer;
   beforeAll(() => {
     const dir = mkdtempSync(join(tmpdir(), 'frame-stream-tls-'));

@@ -1,5 +1,6 @@
 import { createLogger } from '@ward/platform/logging';
-import { PeerTransport, startPeerServer, type PeerReceiver, type PeerTransportOptions, type PeerServer, type FrameStreamTls } from '../src/index';
+import type { TlsMaterial } from '@ward/platform/grpc-server';
+import { PeerTransport, startPeerServer, type PeerReceiver, type PeerTransportOptions, type PeerServer } from '../src/index';
 
 export const silentLogger = createLogger({ name: 'transport-test', level: 'silent' });
 
@@ -16,7 +17,7 @@ export interface TestMember {
 
 export async function startMember(
   id: bigint,
-  options: Partial<PeerTransportOptions> & { receiver?: PeerReceiver; port?: number; serverTls?: FrameStreamTls } = {},
+  options: Partial<PeerTransportOptions> & { receiver?: PeerReceiver; port?: number; serverTls?: TlsMaterial } = {},
 ): Promise<TestMember> {
   const received: { from: bigint; message: Uint8Array }[] = [];
   const receiver: PeerReceiver = options.receiver ?? {
