@@ -189,6 +189,34 @@ describe('ClusterClient', () => {
       expect(cluster.currentTarget).toBe(fresh.address);
     });
 
+    it('a replaced leader is passed over while the new one cannot be reached yet: a call never lands on a silent old leader', async () => {
+      let hangReads = false;
+      const old = await node({ onRead: () => (hangReads ? new Promise(() => undefined) : undefined) });
+      const other = await node();
+      // The new leader's port refuses connections for now (a member just restarted, its channel
+      // in reconnect backoff, as the gateway sees it).
+      const fresh = await node();
+      fresh.kill();
+      const cluster = client([old.address, other.address, fresh.address], { requestTimeoutMs: 10_000 });
+      cluster.watchLeaders();
+      await cluster.propose(put('a'));
+      expect(cluster.currentTarget).toBe(old.address);
+      await watched(other);
+      hangReads = true;
+      const started = Date.now();
+      const reading = cluster.read(range('a'), false);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(old.options.calls['Read']).toBe(1);
+      other.announceLeader(fresh.address, 5);
+      await reading;
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(old.options.calls['Read']).toBe(1);
+      expect(other.options.calls['Read']).toBe(1);
+      // Once the old leader speaks again (its own watch names the new leader), it is a member like any other.
+      old.announceLeader(fresh.address, 5);
+      await vi.waitFor(() => expect(cluster.deposedLeader).toBeUndefined());
+    });
+
     it('an older term, or no leader, changes nothing', async () => {
       const a = await node();
       const b = await node();

@@ -116,6 +116,13 @@ export class ClusterClient {
   private leaderAddress: string | undefined;
   /** The highest term in which a member's leader watch named a leader (0: none yet). */
   private leaderTerm = 0;
+  /** The leader the members' watches named last (kept when calls move on from an unreachable one). */
+  private namedLeaderAddress: string | undefined;
+  /**
+   * The leader a newer term's leader replaced, until its own leader watch speaks again: a leader
+   * that went silent keeps its connections open, so a call sent there would wait for its deadline.
+   */
+  private deposedAddress: string | undefined;
   private readonly leaderWatches = new Map<string, LeaderWatch>();
   private cursor = 0;
   private highestAppliedIndexValue = 0;
@@ -128,7 +135,15 @@ export class ClusterClient {
 
   /** The address the next leader-bound request goes to (for logs and tests). */
   get currentTarget(): string {
-    return this.leaderAddress ?? this.options.endpoints[this.cursor % this.options.endpoints.length]!;
+    if (this.leaderAddress !== undefined) return this.leaderAddress;
+    const endpoints = this.options.endpoints;
+    const address = endpoints[this.cursor % endpoints.length]!;
+    return address === this.deposedAddress && endpoints.length > 1 ? endpoints[(this.cursor + 1) % endpoints.length]! : address;
+  }
+
+  /** The replaced leader calls pass over for now (for tests). */
+  get deposedLeader(): string | undefined {
+    return this.deposedAddress;
   }
 
   /** Proposes an encoded ApplyRequest; resolves to the encoded etcd response. */
@@ -324,7 +339,7 @@ export class ClusterClient {
   async leaderStatus(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
     const status = await this.status(signal);
     const address = status.leader_address;
-    if (status.leader_id === status.member_id || status.leader_id === '0' || address === '') return status;
+    if (status.leader_id === status.member_id || status.leader_id === '0' || address === '' || address === this.deposedAddress) return status;
     if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return status;
     try {
       const leader = await this.connectionTo(address).call<NodeStatusResponse__Output>('Status', {}, this.nowMs() + CONNECT_WAIT_MS, signal);
@@ -380,6 +395,7 @@ export class ClusterClient {
     watch.stream = stream;
     stream.on('data', (status: NodeStatusResponse__Output) => {
       watch.retryMs = LEADER_WATCH_MIN_RETRY_MS;
+      if (address === this.deposedAddress) this.deposedAddress = undefined;
       this.onLeaderView(status);
     });
     const ended = (): void => {
@@ -406,10 +422,13 @@ export class ClusterClient {
     if (term === this.leaderTerm && this.leaderAddress !== undefined) return;
     if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return;
     this.leaderTerm = term;
-    const previous = this.leaderAddress;
+    const previous = this.leaderAddress ?? this.namedLeaderAddress;
     this.leaderAddress = address;
+    this.namedLeaderAddress = address;
+    if (this.deposedAddress === address) this.deposedAddress = undefined;
     if (previous === undefined || previous === address) return;
     this.options.logger.info({ leader: address, term, previous }, 'a member names a new leader');
+    this.deposedAddress = previous;
     this.connections.get(previous)?.abandonIdempotent();
   }
 
