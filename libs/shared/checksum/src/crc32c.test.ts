@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { crc32c, crc32cPortable } from './crc32c';
+import { NATIVE_CRC_FROM_BYTES, crc32c, crc32cPortable, crc32cTable } from './crc32c';
 
 /** Bit-at-a-time reference, independent of the table construction. */
 function crc32cBitwise(bytes: Uint8Array, previous = 0): number {
@@ -57,6 +57,27 @@ describe('crc32c', () => {
         expect(crc32c(backing, 0, shift, shift + bytes.length)).toBe(expected);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('long ranges (the native path) agree with the table and the bitwise reference, at any offset, seed and chaining', () => {
+    const backing = Uint8Array.from({ length: 3 * NATIVE_CRC_FROM_BYTES }, (_, i) => (i * 131 + (i >>> 9)) & 0xff);
+    const reference = backing.subarray(5, 5 + NATIVE_CRC_FROM_BYTES + 3);
+    expect(crc32c(reference, 0x1234)).toBe(crc32cBitwise(reference, 0x1234));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: NATIVE_CRC_FROM_BYTES }),
+        fc.integer({ min: NATIVE_CRC_FROM_BYTES - 2, max: 2 * NATIVE_CRC_FROM_BYTES }),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        (start, length, seed) => {
+          const end = start + length;
+          expect(crc32c(backing, seed, start, end)).toBe(crc32cTable(backing, seed, start, end));
+          expect(crc32c(backing.subarray(start, end), seed)).toBe(crc32cTable(backing, seed, start, end));
+          // A short piece after a long one continues the long one's checksum.
+          expect(crc32c(backing, crc32c(backing, seed, start, end), end, end + 7)).toBe(crc32cTable(backing, seed, start, end + 7));
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 

@@ -1,11 +1,20 @@
 /**
- * CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), slice-by-8, in plain TypeScript.
+ * CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): slice-by-8 in plain TypeScript for short
+ * ranges, the hardware CRC instruction (through `@node-rs/crc32`) for long ones.
  *
  * `crc32c(bytes, previous)` continues a running checksum the way Go's `crc32.Update` does: the
  * value passed in and the value returned are both finalised (inverted) checksums, so
  * `crc32c(b, crc32c(a)) === crc32c(concat(a, b))`. The WAL uses that to chain records: each
  * record's checksum covers its own bytes and, through the seed, every record before it.
  */
+import { crc32c as hardwareCrc32c } from '@node-rs/crc32';
+
+/**
+ * From this many bytes on, the native call. Below it the call into native code costs about what
+ * it saves (WAL records, peer frames); above it the hardware instruction runs 4x faster here
+ * (snapshot files and chunks, whole-state checksums of hundreds of MB).
+ */
+export const NATIVE_CRC_FROM_BYTES = 64 * 1024;
 
 const POLYNOMIAL_REFLECTED = 0x82f63b78;
 const TABLE_COUNT = 8;
@@ -41,6 +50,12 @@ export function crc32c(bytes: Uint8Array, previous = 0, start = 0, end = bytes.l
   if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= bytes.length)) {
     throw new RangeError(`crc32c: range [${start}, ${end}) is outside 0..${bytes.length}`);
   }
+  if (end - start >= NATIVE_CRC_FROM_BYTES) return hardwareCrc32c(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), previous >>> 0);
+  return crc32cTable(bytes, previous, start, end);
+}
+
+/** The table-driven CRC-32C of `bytes[start, end)` (a range already checked). Exported for the tests. */
+export function crc32cTable(bytes: Uint8Array, previous: number, start: number, end: number): number {
   let crc = ~previous;
   let i = start;
   // Single bytes until the data is 4-byte aligned in memory, then 8 bytes per step, then the rest.
