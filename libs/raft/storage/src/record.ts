@@ -157,13 +157,17 @@ function viewOf(payload: Uint8Array): DataView {
 }
 
 /** Decodes an entry payload; `data` is copied so the segment buffer can be released. */
-export function decodeEntry(payload: Uint8Array): Decoded<WalEntry> {
+/**
+ * `copy`: the entry's data gets bytes of its own; otherwise it is a view of `payload` (and keeps
+ * the buffer `payload` is a view of alive as long as the entry lives).
+ */
+export function decodeEntry(payload: Uint8Array, copy = true): Decoded<WalEntry> {
   if (payload.length < ENTRY_PAYLOAD_HEADER_BYTES) return { ok: false, reason: `entry payload of ${payload.length} bytes is too short` };
   const view = viewOf(payload);
   const index = readU64(view, 0);
   const term = readU64(view, 8);
   if (index === undefined || term === undefined) return { ok: false, reason: 'entry index or term is not a safe integer' };
-  const data = payload.slice(ENTRY_PAYLOAD_HEADER_BYTES);
+  const data = copy ? payload.slice(ENTRY_PAYLOAD_HEADER_BYTES) : payload.subarray(ENTRY_PAYLOAD_HEADER_BYTES);
   return { ok: true, value: { index, term, type: view.getUint8(16), data } };
 }
 

@@ -69,15 +69,20 @@ export async function readWal(options: WalReadOptions): Promise<WalReadResult | 
     // zero) segment element by element, which took about a second per 64 MiB segment.
     const file = await readFile(join(options.dir, segment.name));
     const bytes = new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
+    const isLast = i === segments.length - 1;
+    // A sealed segment is full of records: its entries stay views of the file's buffer (a copy of
+    // each costs as much again in fresh memory at boot, 100 MB and more behind a large snapshot).
+    // The last one is preallocated and mostly zeros: its entries are copied, so it can go.
+    const copyEntries = isLast;
     let position = 0;
     const scan = scanSegment({
       file: segment.name,
       bytes,
-      isLast: i === segments.length - 1,
+      isLast,
       expectedStartCrc: crc,
       maxPayloadBytes: options.maxPayloadBytes,
       tornWindowBytes: options.tornWindowBytes,
-      onRecord: (type, payload, offset) => replay.apply(type, payload, segment.name, offset, position++),
+      onRecord: (type, payload, offset) => replay.apply(type, payload, segment.name, offset, position++, copyEntries),
     });
     metadataSeen ||= position > 0;
     if (i < segments.length - 1 && position === 0) throw new WalCorruptError(segment.name, scan.endOffset, 'sealed segment has no metadata record');

@@ -37,8 +37,11 @@ export class WalReplay {
     this.expectedMetadata = expectedMetadata;
   }
 
-  /** Applies one record; `positionInSegment` counts records after the segment's checksum record. */
-  apply(type: number, payload: Uint8Array, file: string, offset: number, positionInSegment: number): void {
+  /**
+   * Applies one record; `positionInSegment` counts records after the segment's checksum record.
+   * `copyEntries` false: an entry's data stays a view of `payload` (see readWal).
+   */
+  apply(type: number, payload: Uint8Array, file: string, offset: number, positionInSegment: number, copyEntries = true): void {
     if (positionInSegment === 0 && type !== RecordType.Metadata) {
       throw new WalCorruptError(file, offset, 'segment header lacks its metadata record');
     }
@@ -46,7 +49,7 @@ export class WalReplay {
       case RecordType.Metadata:
         return this.applyMetadata(payload, file, offset, positionInSegment);
       case RecordType.Entry:
-        return this.applyEntry(decoded(decodeEntry(payload), file, offset), file, offset);
+        return this.applyEntry(decoded(decodeEntry(payload, copyEntries), file, offset), file, offset);
       case RecordType.HardState:
         this.hardState = decoded(decodeHardState(payload), file, offset);
         return;

@@ -50,6 +50,25 @@ describe('Wal round trip', () => {
     await third.wal.close();
   });
 
+  it('replayed entries of sealed segments are views of the segment read; those of the last segment have bytes of their own', async () => {
+    const { wal } = await Wal.open(options());
+    await wal.append(entryRecords(1, 300, 1, 100));
+    expect(wal.stats().segmentCuts).toBeGreaterThanOrEqual(2);
+    await wal.close();
+    const files = await segmentFiles(dir.path);
+    const lastFirstIndex = parseInt(files.at(-1)!.replace('.wal', '').split('-')[1]!, 16);
+    const reopened = await Wal.open(options());
+    const entries = reopened.state!.entries;
+    expect(entries.map((e) => e.index)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    for (const replayed of entries) {
+      expect(replayed).toEqual(entry(replayed.index, 1, 100));
+      // A view spans the segment's whole buffer; a copy holds just its data.
+      const ownBytes = replayed.data.buffer.byteLength === replayed.data.length;
+      expect([replayed.index, ownBytes]).toEqual([replayed.index, replayed.index >= lastFirstIndex]);
+    }
+    await reopened.wal.close();
+  });
+
   it('names segments seq-firstIndex and preallocates them to the segment size', async () => {
     const { wal } = await Wal.open(options());
     await wal.append(entryRecords(1, 200, 1, 100));
