@@ -213,8 +213,17 @@ describe('ClusterClient', () => {
       expect(old.options.calls['Read']).toBe(1);
       expect(other.options.calls['Read']).toBe(1);
       // Once the old leader speaks again (its own watch names the new leader), it is a member like any other.
+      expect(cluster.deposedLeader).toBe(old.address);
       old.announceLeader(fresh.address, 5);
       await vi.waitFor(() => expect(cluster.deposedLeader).toBeUndefined());
+      // A member that names a newer leader itself speaks, so it is not passed over; the leader
+      // it replaced (the one that is down here) is.
+      old.announceLeader(other.address, 6);
+      await vi.waitFor(() => expect(cluster.currentTarget).toBe(other.address));
+      expect(cluster.deposedLeader).toBe(fresh.address);
+      other.announceLeader(old.address, 7);
+      await vi.waitFor(() => expect(cluster.currentTarget).toBe(old.address));
+      expect(cluster.deposedLeader).toBe(fresh.address);
     });
 
     it('an older term, or no leader, changes nothing', async () => {

@@ -396,7 +396,7 @@ export class ClusterClient {
     stream.on('data', (status: NodeStatusResponse__Output) => {
       watch.retryMs = LEADER_WATCH_MIN_RETRY_MS;
       if (address === this.deposedAddress) this.deposedAddress = undefined;
-      this.onLeaderView(status);
+      this.onLeaderView(status, address);
     });
     const ended = (): void => {
       if (watch.stream !== stream) return;
@@ -414,8 +414,11 @@ export class ClusterClient {
     stream.on('end', ended);
   }
 
-  /** A member's Status from its leader watch: a leader in a newer term becomes the target. */
-  private onLeaderView(status: NodeStatusResponse__Output): void {
+  /**
+   * A member's Status from its leader watch (opened at `from`): a leader in a newer term becomes
+   * the target. The leader it replaces is passed over until it speaks, unless it is the one speaking.
+   */
+  private onLeaderView(status: NodeStatusResponse__Output, from: string): void {
     const term = Number(status.raft_term);
     const address = status.leader_address;
     if (status.leader_id === '0' || address === '' || term < this.leaderTerm) return;
@@ -428,7 +431,7 @@ export class ClusterClient {
     if (this.deposedAddress === address) this.deposedAddress = undefined;
     if (previous === undefined || previous === address) return;
     this.options.logger.info({ leader: address, term, previous }, 'a member names a new leader');
-    this.deposedAddress = previous;
+    if (previous !== from) this.deposedAddress = previous;
     this.connections.get(previous)?.abandonIdempotent();
   }
 
