@@ -77,9 +77,14 @@ export class RaftStorage {
     if (!Number.isSafeInteger(retainSnapshots) || retainSnapshots < 1) throw new TypeError(`retainSnapshots must be a positive integer, got ${retainSnapshots}`);
     if (!Number.isSafeInteger(catchUpEntries) || catchUpEntries < 0) throw new TypeError(`catchUpEntries must be a non-negative integer, got ${catchUpEntries}`);
     const { store, removedTempFiles } = await SnapshotStore.open({ dir: join(options.dir, 'snap'), ...(options.maxSnapshotBytes === undefined ? {} : { maxSnapshotBytes: options.maxSnapshotBytes }) });
+    // The newest snapshot file is read while the log is replayed: at millions of keys both are
+    // hundreds of MB, and the read runs off the event loop. It is used if the log vouches for it.
+    const newest = (await store.list())[0];
+    const prefetch = newest === undefined ? undefined : { file: newest.file, read: store.read(newest) };
+    prefetch?.read.catch(() => undefined); // its error is met when (and if) it is used
     const opened = await Wal.open({ ...options.wal, dir: join(options.dir, 'wal'), metadata: options.metadata });
     try {
-      const choice = await chooseSnapshot(store, opened.state);
+      const choice = await chooseSnapshot(store, opened.state, prefetch);
       const entries = entriesAfter(opened.state, choice.snapshot);
       const state: RecoveredState = { metadata: options.metadata, snapshot: choice.snapshot, hardState: opened.state?.hardState, entries };
       const report: BootReport = { wal: opened.repairs, brokenSnapshots: choice.broken, skippedSnapshots: choice.skipped, removedSnapshotTemps: removedTempFiles };
@@ -153,7 +158,7 @@ interface SnapshotChoice {
  * (a snapshot the log does not vouch for is not trusted: the crash may have come between the
  * file and its marker). Files that fail verification are renamed `.broken` and reported.
  */
-async function chooseSnapshot(store: SnapshotStore, log: WalReplayState | undefined): Promise<SnapshotChoice> {
+async function chooseSnapshot(store: SnapshotStore, log: WalReplayState | undefined, prefetch: { file: string; read: Promise<Buffer> } | undefined): Promise<SnapshotChoice> {
   const broken: { file: string; reason: string }[] = [];
   const skipped: { file: string; reason: string }[] = [];
   for (const info of await store.list()) {
@@ -163,7 +168,7 @@ async function chooseSnapshot(store: SnapshotStore, log: WalReplayState | undefi
       continue;
     }
     try {
-      return { snapshot: await store.load(info), broken, skipped };
+      return { snapshot: await store.load(info, info.file === prefetch?.file ? prefetch.read : undefined), broken, skipped };
     } catch (error) {
       if (!(error instanceof SnapshotCorruptError)) throw error;
       await store.markBroken(info);

@@ -106,14 +106,12 @@ export class SnapshotStore {
     return infos.sort((a, b) => b.index - a.index || b.term - a.term);
   }
 
-  /** Reads and verifies a snapshot; throws SnapshotCorruptError naming the file and the reason. */
-  async load(info: SnapshotFileInfo): Promise<StoredSnapshot> {
-    const path = join(this.dir, info.file);
-    const sizeBytes = (await stat(path)).size;
-    if (sizeBytes - SNAPSHOT_HEADER_BYTES > this.maxSnapshotBytes) {
-      throw new SnapshotCorruptError(info.file, `${sizeBytes} bytes exceed maxSnapshotBytes (${this.maxSnapshotBytes})`);
-    }
-    const file = await readFile(path);
+  /**
+   * Reads and verifies a snapshot; throws SnapshotCorruptError naming the file and the reason.
+   * `read`: the file's bytes when they are already being read (see `read`).
+   */
+  async load(info: SnapshotFileInfo, read: Promise<Buffer> = this.read(info)): Promise<StoredSnapshot> {
+    const file = await read;
     // A view, not a copy (`new Uint8Array(buffer)` copies element by element).
     const decoded = decodeSnapshotFile(new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
     if (!decoded.ok) throw new SnapshotCorruptError(info.file, decoded.reason);
@@ -121,6 +119,16 @@ export class SnapshotStore {
       throw new SnapshotCorruptError(info.file, `header says index ${decoded.position.index} term ${decoded.position.term}, unlike the file name`);
     }
     return { ...decoded.position, data: decoded.data };
+  }
+
+  /** A snapshot file's bytes, unverified; SnapshotCorruptError when it is over maxSnapshotBytes. */
+  async read(info: SnapshotFileInfo): Promise<Buffer> {
+    const path = join(this.dir, info.file);
+    const sizeBytes = (await stat(path)).size;
+    if (sizeBytes - SNAPSHOT_HEADER_BYTES > this.maxSnapshotBytes) {
+      throw new SnapshotCorruptError(info.file, `${sizeBytes} bytes exceed maxSnapshotBytes (${this.maxSnapshotBytes})`);
+    }
+    return readFile(path);
   }
 
   /**
