@@ -29,11 +29,11 @@ describe('backoffDelayMs', () => {
 describe('MessageQueue', () => {
   it('bounds count and bytes and hands out batches in FIFO order', () => {
     const queue = new MessageQueue(5, 100);
-    for (let i = 0; i < 5; i++) expect(queue.push(new Uint8Array(10).fill(i))).toBe(true);
-    expect(queue.push(new Uint8Array(1))).toBe(false);
+    for (let i = 0; i < 5; i++) expect(queue.push(new Uint8Array(10).fill(i), 0)).toBe(true);
+    expect(queue.push(new Uint8Array(1), 0)).toBe(false);
     expect(queue.take(2, 1000).map((m) => m[0])).toEqual([0, 1]);
-    expect(queue.push(new Uint8Array(71))).toBe(false);
-    expect(queue.push(new Uint8Array(70))).toBe(true);
+    expect(queue.push(new Uint8Array(71), 0)).toBe(false);
+    expect(queue.push(new Uint8Array(70), 0)).toBe(true);
     expect(queue.queuedBytes).toBe(100);
     // Byte budget: 10 + 10 fit in 25, the third does not.
     expect(queue.take(10, 25).map((m) => m[0])).toEqual([2, 3]);
@@ -49,7 +49,7 @@ describe('MessageQueue', () => {
     let next = 0;
     let expected = 0;
     for (let round = 0; round < 50; round++) {
-      for (let i = 0; i < 97; i++) queue.push(Uint8Array.of(next++ & 0xff));
+      for (let i = 0; i < 97; i++) queue.push(Uint8Array.of(next++ & 0xff), 0);
       for (const message of queue.take(83, 1 << 20)) expect(message[0]).toBe(expected++ & 0xff);
     }
     expect(queue.length).toBe(next - expected);

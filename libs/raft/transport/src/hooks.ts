@@ -1,5 +1,5 @@
 /** Why a message was not sent. */
-export type DropReason = 'queue-full' | 'too-large' | 'unknown-peer' | 'closed';
+export type DropReason = 'queue-full' | 'too-large' | 'unknown-peer' | 'closed' | 'expired';
 
 /**
  * Observers of the transport, for metrics and logs. They run synchronously on the hot path:

@@ -1,8 +1,9 @@
 import { assert } from '@ward/shared/errors';
 
-/** A bounded FIFO of messages by count and bytes. */
+/** A bounded FIFO of messages by count and bytes, each with the time it was queued. */
 export class MessageQueue {
   private items: Uint8Array[] = [];
+  private queuedAtMs: number[] = [];
   private head = 0;
   private bytes = 0;
 
@@ -19,12 +20,23 @@ export class MessageQueue {
     return this.bytes;
   }
 
-  /** Adds a message; false (nothing changes) when it would pass a limit. */
-  push(message: Uint8Array): boolean {
+  /** Adds a message queued at `nowMs`; false (nothing changes) when it would pass a limit. */
+  push(message: Uint8Array, nowMs: number): boolean {
     if (this.length >= this.maxMessages || this.bytes + message.length > this.maxBytes) return false;
     this.items.push(message);
+    this.queuedAtMs.push(nowMs);
     this.bytes += message.length;
     return true;
+  }
+
+  /** Removes the messages queued before `cutoffMs` (the oldest are first); returns how many. */
+  dropQueuedBefore(cutoffMs: number): number {
+    let end = this.head;
+    let bytes = 0;
+    while (end < this.items.length && this.queuedAtMs[end]! < cutoffMs) bytes += this.items[end++]!.length;
+    const count = end - this.head;
+    this.advance(end, bytes);
+    return count;
   }
 
   /**
@@ -41,20 +53,26 @@ export class MessageQueue {
       end++;
     }
     const taken = this.items.slice(this.head, end);
+    this.advance(end, bytes);
+    return taken;
+  }
+
+  private advance(end: number, bytes: number): void {
     this.head = end;
     this.bytes -= bytes;
     assert(this.bytes >= 0, 'message queue byte count went negative');
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
+      this.queuedAtMs = this.queuedAtMs.slice(this.head);
       this.head = 0;
     }
-    return taken;
   }
 
   /** Empties the queue; returns how many messages it held. */
   clear(): number {
     const count = this.length;
     this.items = [];
+    this.queuedAtMs = [];
     this.head = 0;
     this.bytes = 0;
     return count;

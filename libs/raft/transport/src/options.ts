@@ -6,6 +6,12 @@ export interface TransportLimits {
   readonly maxQueuedMessages: number;
   /** Bytes waiting for one peer; more are dropped. Default 64 MiB. */
   readonly maxQueuedBytes: number;
+  /**
+   * A message still queued this long after it was sent (its peer was down or slow) is dropped
+   * instead of delivered late. Default 1,000 ms (an election timeout): Raft resends what still
+   * matters, while a backlog does harm (see PeerSender).
+   */
+  readonly maxQueuedAgeMs: number;
   /** Largest single message, sent or received. Default 16 MiB. */
   readonly maxMessageBytes: number;
   /** Messages per batch frame. Default 512. */
@@ -27,6 +33,7 @@ export interface TransportLimits {
 export const DEFAULT_LIMITS: TransportLimits = Object.freeze({
   maxQueuedMessages: 4096,
   maxQueuedBytes: 64 * 1024 * 1024,
+  maxQueuedAgeMs: 1000,
   maxMessageBytes: 16 * 1024 * 1024,
   maxBatchMessages: 512,
   maxBatchBytes: 1024 * 1024,

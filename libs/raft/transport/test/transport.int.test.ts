@@ -113,6 +113,34 @@ describe.each([
     expect(unreachable[0]).toBe(2n);
   });
 
+  it('a peer back after an outage gets no backlog: messages older than maxQueuedAgeMs are dropped and counted, fresh ones delivered', async () => {
+    const dropped: Record<string, number> = {};
+    const a = await member(1n, {
+      limits: { maxQueuedAgeMs: 300 },
+      backoff: { initialMs: 50, maxMs: 50 },
+      hooks: { onDropped: (_peer, count, reason: DropReason) => (dropped[reason] = (dropped[reason] ?? 0) + count) },
+    });
+    const b = await member(2n);
+    await b.server.stop(0);
+    a.transport.setPeer(2n, `127.0.0.1:${b.port}`);
+    for (let i = 0; i < 5; i++) expect(a.transport.send(2n, message(i))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(a.transport.stats().peers[0]!.queuedMessages).toBe(5);
+    await b.restart();
+    let i = 100;
+    await waitFor(
+      () => {
+        a.transport.send(2n, message(i++));
+        return b.received.length > 0;
+      },
+      10_000,
+      'delivery once the peer is back',
+    );
+    expect(b.received.every((r) => indexOf(r.message) >= 100)).toBe(true);
+    expect(dropped['expired']).toBeGreaterThanOrEqual(5);
+    expect(a.transport.stats().peers[0]!.droppedExpired).toBe(dropped['expired']);
+  });
+
   it('reconnects with backoff after the receiver restarts on the same port', async () => {
     const reconnects: number[] = [];
     const a = await member(1n, { hooks: { onReconnect: (_peer, attempt) => reconnects.push(attempt) } });
