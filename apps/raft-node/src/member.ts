@@ -106,8 +106,8 @@ export class Member implements NodeCore {
     this.metrics = createNodeMetrics(inputs.metrics);
     this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
-    this.peerCredentials = inputs.peerTls === undefined ? undefined : tlsChannelCredentials(inputs.peerTls);
-    const peerTls = this.peerCredentials === undefined ? undefined : { credentials: this.peerCredentials, material: inputs.peerTls! };
+    const peerTls = inputs.peerTls === undefined ? undefined : { credentials: tlsChannelCredentials(inputs.peerTls), material: inputs.peerTls };
+    this.peerCredentials = peerTls?.credentials;
     this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, peerTls);
     this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);

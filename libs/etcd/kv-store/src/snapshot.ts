@@ -5,10 +5,10 @@ import { EventHistory } from './event-history';
 import { KeyRecord } from './key-record';
 import { KeySpace, NEVER_COMPACTED, keyIndexFromSorted } from './key-space';
 import { assert } from '@ward/shared/errors';
+import { crc32c } from '@ward/shared/checksum';
 import { LeaseIndex } from './lease-index';
 import { StateDigest } from './state-digest';
 import { StateHasher } from './state-hash';
-import { crc32c } from '@ward/shared/checksum';
 import { NO_LEASE } from './types';
 
 // The canonical binary image of a key space (format 1). Equal states encode to equal bytes, so

@@ -79,12 +79,13 @@ export class RaftStorage {
     const { store, removedTempFiles } = await SnapshotStore.open({ dir: join(options.dir, 'snap'), ...(options.maxSnapshotBytes === undefined ? {} : { maxSnapshotBytes: options.maxSnapshotBytes }) });
     // The newest snapshot file is read while the log is replayed: at millions of keys both are
     // hundreds of MB, and the read runs off the event loop. It is used if the log vouches for it.
-    const newest = (await store.list())[0];
+    const snapshots = await store.list();
+    const newest = snapshots[0];
     const prefetch = newest === undefined ? undefined : { file: newest.file, read: store.read(newest) };
     prefetch?.read.catch(() => undefined); // its error is met when (and if) it is used
     const opened = await Wal.open({ ...options.wal, dir: join(options.dir, 'wal'), metadata: options.metadata });
     try {
-      const choice = await chooseSnapshot(store, opened.state, prefetch);
+      const choice = await chooseSnapshot(store, snapshots, opened.state, prefetch);
       const entries = entriesAfter(opened.state, choice.snapshot);
       const state: RecoveredState = { metadata: options.metadata, snapshot: choice.snapshot, hardState: opened.state?.hardState, entries };
       const report: BootReport = { wal: opened.repairs, brokenSnapshots: choice.broken, skippedSnapshots: choice.skipped, removedSnapshotTemps: removedTempFiles };
@@ -158,10 +159,15 @@ interface SnapshotChoice {
  * (a snapshot the log does not vouch for is not trusted: the crash may have come between the
  * file and its marker). Files that fail verification are renamed `.broken` and reported.
  */
-async function chooseSnapshot(store: SnapshotStore, log: WalReplayState | undefined, prefetch: { file: string; read: Promise<Buffer> } | undefined): Promise<SnapshotChoice> {
+async function chooseSnapshot(
+  store: SnapshotStore,
+  snapshots: readonly SnapshotFileInfo[],
+  log: WalReplayState | undefined,
+  prefetch: { file: string; read: Promise<Buffer> } | undefined,
+): Promise<SnapshotChoice> {
   const broken: { file: string; reason: string }[] = [];
   const skipped: { file: string; reason: string }[] = [];
-  for (const info of await store.list()) {
+  for (const info of snapshots) {
     const unusable = whyUnusable(info, log);
     if (unusable !== undefined) {
       skipped.push({ file: info.file, reason: unusable });

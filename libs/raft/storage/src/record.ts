@@ -156,10 +156,9 @@ function viewOf(payload: Uint8Array): DataView {
   return new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
 }
 
-/** Decodes an entry payload; `data` is copied so the segment buffer can be released. */
 /**
- * `copy`: the entry's data gets bytes of its own; otherwise it is a view of `payload` (and keeps
- * the buffer `payload` is a view of alive as long as the entry lives).
+ * Decodes an entry payload. `copy`: `data` gets bytes of its own, so the segment buffer can be
+ * released; otherwise it is a view of `payload` (keeping that buffer alive as long as the entry).
  */
 export function decodeEntry(payload: Uint8Array, copy = true): Decoded<WalEntry> {
   if (payload.length < ENTRY_PAYLOAD_HEADER_BYTES) return { ok: false, reason: `entry payload of ${payload.length} bytes is too short` };

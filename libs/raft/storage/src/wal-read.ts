@@ -73,7 +73,6 @@ export async function readWal(options: WalReadOptions): Promise<WalReadResult | 
     // A sealed segment is full of records: its entries stay views of the file's buffer (a copy of
     // each costs as much again in fresh memory at boot, 100 MB and more behind a large snapshot).
     // The last one is preallocated and mostly zeros: its entries are copied, so it can go.
-    const copyEntries = isLast;
     let position = 0;
     const scan = scanSegment({
       file: segment.name,
@@ -82,7 +81,7 @@ export async function readWal(options: WalReadOptions): Promise<WalReadResult | 
       expectedStartCrc: crc,
       maxPayloadBytes: options.maxPayloadBytes,
       tornWindowBytes: options.tornWindowBytes,
-      onRecord: (type, payload, offset) => replay.apply(type, payload, segment.name, offset, position++, copyEntries),
+      onRecord: (type, payload, offset) => replay.apply(type, payload, segment.name, offset, position++, isLast),
     });
     metadataSeen ||= position > 0;
     if (i < segments.length - 1 && position === 0) throw new WalCorruptError(segment.name, scan.endOffset, 'sealed segment has no metadata record');

@@ -14,6 +14,19 @@ describe.each([
   { link: 'the frame stream', frameStream: true, floodMessageBytes: 4096 },
   { link: "gRPC's Send stream", frameStream: false, floodMessageBytes: 1024 },
 ])('PeerTransport over loopback, messages on $link', ({ frameStream, floodMessageBytes }) => {
+  /** Sends `from` messages numbered from `first`, one per poll, until `to` holds `count` in all. */
+  async function sendUntilReceived(from: TestMember, to: TestMember, first: number, count: number, what: string): Promise<void> {
+    let i = first;
+    await waitFor(
+      () => {
+        from.transport.send(to.id, message(i++));
+        return to.received.length >= count;
+      },
+      10_000,
+      what,
+    );
+  }
+
   async function member(id: bigint, options: Parameters<typeof startMember>[1] = {}): Promise<TestMember> {
     const started = await startMember(id, { frameStream, ...options });
     members.push(started);
@@ -127,15 +140,7 @@ describe.each([
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(a.transport.stats().peers[0]!.queuedMessages).toBe(5);
     await b.restart();
-    let i = 100;
-    await waitFor(
-      () => {
-        a.transport.send(2n, message(i++));
-        return b.received.length > 0;
-      },
-      10_000,
-      'delivery once the peer is back',
-    );
+    await sendUntilReceived(a, b, 100, 1, 'delivery once the peer is back');
     expect(b.received.every((r) => indexOf(r.message) >= 100)).toBe(true);
     expect(dropped['expired']).toBeGreaterThanOrEqual(5);
     expect(a.transport.stats().peers[0]!.droppedExpired).toBe(dropped['expired']);
@@ -152,15 +157,7 @@ describe.each([
     await waitFor(() => a.transport.stats().peers[0]!.connected === false, 5000, 'the stream to notice the stop');
     await b.restart();
     // Keep sending: messages queued while down, or sent after the reconnect, arrive.
-    let i = 2;
-    await waitFor(
-      () => {
-        a.transport.send(2n, message(i++));
-        return b.received.length > 1;
-      },
-      10_000,
-      'delivery after the restart',
-    );
+    await sendUntilReceived(a, b, 2, 2, 'delivery after the restart');
     expect(reconnects.length).toBeGreaterThan(0);
     expect(a.transport.stats().peers[0]!.reconnects).toBe(reconnects.length);
     expect(a.transport.stats().peers[0]!.connected).toBe(true);
