@@ -4,8 +4,9 @@ import { toHex, utf8 } from '@ward/shared/bytes';
 import type { TxnRequest } from '@ward/etcd/kv-store';
 import { ApplyError } from '../errors';
 import { toPasswordHash } from '../password-hash';
-import type { ApplyRequest, UserAddRequest } from '../request';
-import { fakeHash } from '../testing';
+import { Applier } from '../applier';
+import type { ApplyOperation, ApplyRequest, UserAddRequest } from '../request';
+import { b, fakeHash, put, range } from '../testing';
 import { DEFAULT_MAX_ENTRY_BYTES, OPERATION_TAGS, decodeApplyRequest, encodeApplyRequest } from './entry-codec';
 import { applyRequest } from './testing';
 
@@ -92,6 +93,37 @@ describe('entry codec', () => {
       operation: { type: 'put', request: { key: utf8('foo'), value: utf8('bar'), lease: -1n, prevKv: true } },
     };
     expect(toHex(encodeApplyRequest(request))).toBe('e701ac0204726f6f740702' + '03666f6f' + '03626172' + '01' + '01');
+  });
+});
+
+describe('decoded key-value requests are views of the entry', () => {
+  const header = { id: 1n, username: '', authRevision: 0 };
+  const entryOf = (operation: ApplyOperation): Buffer => Buffer.from(encodeApplyRequest({ header, operation }));
+
+  it('shares the entry bytes, and the state applied from it does not change when the entry does', () => {
+    const applier = Applier.create();
+    const putEntry = entryOf(put('k', 'first'));
+    const decoded = decodeApplyRequest(putEntry);
+    if (decoded.operation.type !== 'put') throw new Error('not a put');
+    expect(decoded.operation.request.value?.buffer).toBe(putEntry.buffer);
+    expect(applier.apply(1, decoded).ok).toBe(true);
+    putEntry.fill(0xff);
+
+    // A txn compares against the value and writes another: its operands are views too.
+    const txnEntry = entryOf({
+      type: 'txn',
+      request: { compare: [{ target: 'VALUE', result: 'EQUAL', key: b('k'), value: b('first') }], success: [{ type: 'put', request: { key: b('k'), value: b('second') } }], failure: [] },
+    });
+    const txn = decodeApplyRequest(txnEntry);
+    const result = applier.apply(2, txn);
+    expect(result.ok && result.result.type === 'txn' && result.result.response.succeeded).toBe(true);
+    txnEntry.fill(0);
+
+    const read = applier.read(decodeApplyRequest(entryOf(range('k'))));
+    if (!read.ok || read.result.type !== 'range') throw new Error('range failed');
+    expect(Buffer.from(read.result.response.kvs[0]!.key).toString()).toBe('k');
+    expect(Buffer.from(read.result.response.kvs[0]!.value).toString()).toBe('second');
+    expect(read.result.response.kvs[0]!.version).toBe(2);
   });
 });
 
