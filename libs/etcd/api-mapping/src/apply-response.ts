@@ -18,7 +18,7 @@ import {
   txnResponseFromProto,
   txnResponseToProto,
 } from './kv-response';
-import { encodePutResponseWire, encodeRangeResponseWire } from './kv-response-wire';
+import { encodeDeleteRangeResponseWire, encodePutResponseWire, encodeRangeResponseWire, encodeTxnResponseWire } from './kv-response-wire';
 import { decodeEtcdMessage, encodeEtcdMessage } from './proto-codec';
 
 /** Operations that have an etcd response message (simpleTokenExpire is internal: none). */
@@ -113,9 +113,11 @@ export function applyResponseToProto(response: ApplyResponse, revision: number, 
 
 /** {@link applyResponseToProto}, encoded: the bytes of NodeResponse.response. */
 export function encodeApplyResponse(response: ApplyResponse, revision: number, context: ResponseContext): Uint8Array {
-  // The request path's hot answers skip the proto object (kv-response-wire.ts).
+  // The KV answers skip the proto object (kv-response-wire.ts).
   if (response.type === 'range') return encodeRangeResponseWire(response.response, revision, context);
   if (response.type === 'put') return encodePutResponseWire(response.response, revision, context);
+  if (response.type === 'txn') return encodeTxnResponseWire(response.response, revision, context);
+  if (response.type === 'deleteRange') return encodeDeleteRangeResponseWire(response.response, revision, context);
   const { typeName, message } = applyResponseToProto(response, revision, context);
   return encodeEtcdMessage(typeName, message);
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { KeyValue } from '@ward/etcd/kv-store';
+import type { KeyValue, ResponseOp, TxnResponse } from '@ward/etcd/kv-store';
 import { SeededRng } from '@ward/shared/clock';
-import { encodePutResponseWire, encodeRangeResponseWire } from './kv-response-wire';
-import { putResponseToProto, rangeResponseToProto } from './kv-response';
+import { encodeDeleteRangeResponseWire, encodePutResponseWire, encodeRangeResponseWire, encodeTxnResponseWire } from './kv-response-wire';
+import { deleteRangeResponseToProto, putResponseToProto, rangeResponseToProto, txnResponseToProto } from './kv-response';
 import { decodeEtcdMessage, encodeEtcdMessage } from './proto-codec';
 import type { ResponseContext } from './header';
 
@@ -35,7 +35,21 @@ function randomContext(rng: SeededRng): ResponseContext {
   return { clusterId: ids[rng.nextInt(ids.length)]!, memberId: ids[rng.nextInt(ids.length)]!, raftTerm: randomInt(rng) };
 }
 
-describe('RangeResponse and PutResponse wire encoding', () => {
+/** A txn's responses: every kind of op, nested txns down to `depth`. */
+function randomTxn(rng: SeededRng, depth: number): TxnResponse {
+  const responses: ResponseOp[] = [];
+  for (let i = rng.nextInt(5); i > 0; i--) {
+    const revision = randomInt(rng);
+    const kind = rng.nextInt(depth > 0 ? 4 : 3);
+    if (kind === 0) responses.push({ type: 'range', response: { revision, kvs: Array.from({ length: rng.nextInt(3) }, () => randomKv(rng)), more: rng.nextInt(2) === 0, count: randomInt(rng) } });
+    else if (kind === 1) responses.push({ type: 'put', response: rng.nextInt(2) === 0 ? { revision } : { revision, prevKv: randomKv(rng) } });
+    else if (kind === 2) responses.push({ type: 'deleteRange', response: { revision, deleted: randomInt(rng), prevKvs: Array.from({ length: rng.nextInt(3) }, () => randomKv(rng)) } });
+    else responses.push({ type: 'txn', response: randomTxn(rng, depth - 1) });
+  }
+  return { revision: randomInt(rng), succeeded: rng.nextInt(2) === 0, responses };
+}
+
+describe('KV responses wire encoding', () => {
   it('decodes (protobufjs) to what the generic encoding of the proto object decodes to', () => {
     const rng = new SeededRng(20261201);
     for (let run = 0; run < 500; run++) {
@@ -50,7 +64,24 @@ describe('RangeResponse and PutResponse wire encoding', () => {
       const fastPut = encodePutResponseWire(put, revision, context);
       const genericPut = encodeEtcdMessage('etcdserverpb.PutResponse', putResponseToProto(put, context));
       expect(decodeEtcdMessage('etcdserverpb.PutResponse', fastPut)).toEqual(decodeEtcdMessage('etcdserverpb.PutResponse', genericPut));
+
+      const del = { revision, deleted: randomInt(rng), prevKvs: Array.from({ length: rng.nextInt(4) }, () => randomKv(rng)) };
+      const fastDel = encodeDeleteRangeResponseWire(del, revision, context);
+      const genericDel = encodeEtcdMessage('etcdserverpb.DeleteRangeResponse', deleteRangeResponseToProto(del, context));
+      expect(decodeEtcdMessage('etcdserverpb.DeleteRangeResponse', fastDel)).toEqual(decodeEtcdMessage('etcdserverpb.DeleteRangeResponse', genericDel));
+
+      const txn = { ...randomTxn(rng, 3), revision };
+      const fastTxn = encodeTxnResponseWire(txn, revision, context);
+      const genericTxn = encodeEtcdMessage('etcdserverpb.TxnResponse', txnResponseToProto(txn, context));
+      expect(decodeEtcdMessage('etcdserverpb.TxnResponse', fastTxn)).toEqual(decodeEtcdMessage('etcdserverpb.TxnResponse', genericTxn));
     }
+  });
+
+  it('gives a nested response a header with its revision only, and a top-level one the context', () => {
+    const nested: TxnResponse = { revision: 9, succeeded: true, responses: [{ type: 'put', response: { revision: 9 } }] };
+    const bytes = encodeTxnResponseWire(nested, 9, { clusterId: 3n, memberId: 4n, raftTerm: 5 });
+    // header {cluster_id 3, member_id 4, revision 9, raft_term 5}, succeeded, responses [{response_put {header {revision 9}}}]
+    expect(Buffer.from(bytes).toString('hex')).toBe('0a080803100418092005' + '1001' + '1a06' + '1204' + '0a021809');
   });
 
   it('leaves zero fields out as Go does, and writes the uint64 ids in full', () => {
