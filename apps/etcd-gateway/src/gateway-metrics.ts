@@ -15,6 +15,8 @@ export interface ReplicaGauges {
   readonly synced: boolean;
   readonly appliedIndex: number;
   readonly resyncs: number;
+  /** Feeds that went on from the replica's state (no snapshot). */
+  readonly resumes: number;
   /** Reads answered from the replica. */
   readonly local: number;
   /** Reads the replica could not answer in time, sent to a member. */
@@ -30,7 +32,8 @@ export function createGatewayMetrics(collectProcessMetrics: boolean): GatewayMet
   const trackReplica = (read: () => ReplicaGauges): void => {
     registry.gauge({ name: 'replica_synced', help: '1 while the read replica holds a state it serves reads from', collect: (g) => g.set(read().synced ? 1 : 0) });
     registry.gauge({ name: 'replica_applied_index', help: 'raft index the read replica has applied', collect: (g) => g.set(read().appliedIndex) });
-    registry.gauge({ name: 'replica_resyncs', help: 'times the read replica dropped its state and followed again (since start)', collect: (g) => g.set(read().resyncs) });
+    registry.gauge({ name: 'replica_resyncs', help: "times the read replica's feed ended and it followed again (since start)", collect: (g) => g.set(read().resyncs) });
+    registry.gauge({ name: 'replica_resumes', help: "times a new feed went on from the read replica's state, without a snapshot (since start)", collect: (g) => g.set(read().resumes) });
     registry.gauge({
       name: 'replica_reads',
       help: 'reads since start, by where they were answered: replica, or members (the replica could not answer in time)',

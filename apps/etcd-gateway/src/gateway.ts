@@ -215,7 +215,7 @@ async function wireApis(
       : new ReplicaReads({ cluster, replica, maxEntryBytes: maxReadEntryBytes, catchUpWaitMs: config.readReplicaCatchUpWaitMs, maxWaitingReads: MAX_REPLICA_WAITING_READS });
   if (replica !== undefined && replicaReads !== undefined) {
     const counts = replicaReads.counts;
-    w.metrics.trackReplica(() => ({ synced: replica.ready, appliedIndex: replica.appliedIndex, resyncs: replica.resyncCount, local: counts.local, fallback: counts.fallback }));
+    w.metrics.trackReplica(() => ({ synced: replica.ready, appliedIndex: replica.appliedIndex, resyncs: replica.resyncCount, resumes: replica.resumeCount, local: counts.local, fallback: counts.fallback }));
   }
   const transport = replicaReads ?? cluster;
   const executor = new RequestExecutor({ transport, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
@@ -283,7 +283,7 @@ const MAX_REPLICA_WAITING_READS = 16_384;
 /** The read replica, following a member from now on (reads go to the members until it syncs). */
 function startReadReplica(w: Wiring): ReadReplica {
   const replica = new ReadReplica({
-    open: () => w.cluster.openFollow(),
+    open: (from) => w.cluster.openFollow(from),
     // Entries the members applied and sent: any that fits the channel's message limit decodes.
     maxEntryBytes: w.config.grpcMaxSendBytes,
     maxSnapshotBytes: w.config.readReplicaMaxBytes,

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeApplyRequest } from '@ward/etcd/apply';
 import { createLogger } from '@ward/platform/logging';
-import { ConfChangeTransition, ConfChangeType, MessageType, NO_NODE, RawNode, votersConfState, type ConfChangeV2, type Message, type Ready } from '@ward/raft/core';
+import { ConfChangeTransition, ConfChangeType, EntryType, MemoryStorage, MessageType, NO_NODE, RawNode, votersConfState, type ConfChangeV2, type Message, type Ready } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { SeededRng } from '@ward/shared/clock';
-import { RaftDriver } from './raft-driver';
+import { RaftDriver, entriesAfter } from './raft-driver';
 import { StateMachine, type AppliedMembershipChange } from './state-machine';
 import type { MemberSpec } from './members';
 import { encodeChangeContext } from './membership/codec';
@@ -436,5 +436,30 @@ describe('RaftDriver membership', () => {
     expect(back.node.confState().voters).toEqual(rest[0]!.stateMachine.confState.voters);
     expect([...rest, back].flatMap((m) => m.violations)).toEqual([]);
     await stopAll([old, ...rest.filter((m) => m !== again), back]);
+  });
+});
+
+describe('entriesAfter (a replica feed going on from its index)', () => {
+  // A log compacted at 3 (term 1), holding 4..9: terms 1, 1, 2, 2, 3, 3.
+  const storage = new MemoryStorage();
+  const terms = [1, 1, 1, 1, 1, 2, 2, 3, 3];
+  storage.append(terms.map((term, i) => ({ index: i + 1, term, type: EntryType.Normal, data: new Uint8Array(10).fill(i + 1) })));
+  storage.compact(3);
+  const indexes = (entries: ReturnType<typeof entriesAfter>): number[] | undefined => entries?.map((e) => e.index);
+
+  it('gives the entries after an index whose term matches, up to the given one', () => {
+    expect(indexes(entriesAfter(storage, 5, 1, 8, 1000))).toEqual([6, 7, 8]);
+    expect(indexes(entriesAfter(storage, 3, 1, 9, 1000))).toEqual([4, 5, 6, 7, 8, 9]);
+    expect(indexes(entriesAfter(storage, 9, 3, 9, 1000))).toEqual([]);
+    // Read in pieces when the storage gives fewer at once: 60 bytes are six entries of 10.
+    expect(indexes(entriesAfter(storage, 3, 1, 9, 60))).toEqual([4, 5, 6, 7, 8, 9]);
+  });
+
+  it('gives nothing when the log differs there, no longer or not yet holds the entries, or they are too many bytes', () => {
+    expect(entriesAfter(storage, 6, 1, 9, 1000)).toBeUndefined();
+    expect(entriesAfter(storage, 2, 1, 9, 1000)).toBeUndefined();
+    expect(entriesAfter(storage, 5, 1, 10, 1000)).toBeUndefined();
+    expect(entriesAfter(storage, 8, 3, 7, 1000)).toBeUndefined();
+    expect(entriesAfter(storage, 3, 1, 9, 59)).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@
 // so they never acknowledge or vote for what is not durable. One Ready is handled at a time;
 // everything that arrives meanwhile (proposals, acks) is batched into the next Ready, which is
 // where group commit comes from.
-import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type ProgressStatus, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot } from '@ward/raft/core';
+import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type ProgressStatus, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot, type Storage } from '@ward/raft/core';
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
@@ -129,6 +129,16 @@ export class RaftDriver {
 
   get currentTerm(): number {
     return this.term;
+  }
+
+  /** Term of the entry at `index` in this member's log, undefined outside it. */
+  termAt(index: number): number | undefined {
+    return this.options.node.termAt(index);
+  }
+
+  /** The persisted entries in (`after`, `through`]: see {@link entriesAfter}. */
+  persistedEntriesAfter(after: number, term: number, through: number, maxBytes: number): Entry[] | undefined {
+    return entriesAfter(this.options.persistence.storage, after, term, through, maxBytes);
   }
 
   /** A message from a peer. Malformed or misaddressed messages are dropped (the core throws). */
@@ -341,4 +351,27 @@ export class RaftDriver {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.options.hooks.onFatal(error);
   }
+}
+
+/**
+ * The entries in (`after`, `through`] of `storage` when it holds them all, the entry at `after`
+ * has term `term` (the same log up to there: Raft's log matching) and their data fit `maxBytes`;
+ * undefined otherwise. For a feed going on from where its reader stopped.
+ */
+export function entriesAfter(storage: Storage, after: number, term: number, through: number, maxBytes: number): Entry[] | undefined {
+  if (after > through || after < storage.firstIndex() - 1 || through > storage.lastIndex()) return undefined;
+  if (storage.term(after) !== term) return undefined;
+  const entries: Entry[] = [];
+  let bytes = 0;
+  let next = after + 1;
+  while (next <= through) {
+    const piece = storage.entries(next, through + 1, Math.max(0, maxBytes - bytes));
+    for (const entry of piece) {
+      bytes += entry.data.length;
+      entries.push(entry);
+    }
+    if (bytes > maxBytes) return undefined;
+    next += piece.length;
+  }
+  return entries;
 }

@@ -135,6 +135,17 @@ export class StateMachine {
     return applied;
   }
 
+  /** True when `apply` treats `entry` as a request: a normal entry whose data decodes. */
+  isRequestEntry(entry: Entry): boolean {
+    if (entry.type !== EntryType.Normal || entry.data.length === 0) return false;
+    try {
+      decodeApplyRequest(entry.data, { maxEntryBytes: this.options.maxEntryBytes });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private applyMembership(entry: Entry, applyConfChange: ConfChangeApplier | undefined): AppliedMembershipChange | undefined {
     let cc: ConfChangeV2;
     let context: ChangeContext;

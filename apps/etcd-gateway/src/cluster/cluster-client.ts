@@ -204,11 +204,12 @@ export class ClusterClient {
    * Opens a Follow stream (a read replica's feed) at the first reachable member, starting with the
    * current target (the leader when known: it applies first), on the member's stream channel.
    */
-  async openFollow(): Promise<ClientReadableStream<FollowMessage__Output>> {
+  /** A Follow stream at the routing target, going on from `from` when given (see ReadReplica). */
+  async openFollow(from?: { readonly index: number; readonly term: number }): Promise<ClientReadableStream<FollowMessage__Output>> {
     this.assertOpen();
     for (let tries = 0; tries < this.options.endpoints.length; tries++) {
       const connection = this.connectionTo(this.currentTarget);
-      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS, 'streams')) return connection.streamClient.Follow({});
+      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS, 'streams')) return connection.streamClient.Follow(from === undefined ? {} : { from_index: from.index, from_term: from.term });
       this.moveOn(connection);
     }
     throw wireError('Unhealthy');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Applier, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import type { FollowMessage__Output } from '@ward/etcd/proto';
 import { createLogger } from '@ward/platform/logging';
-import { ReadReplica, type FollowStream } from './read-replica';
+import { ReadReplica, type FollowFrom, type FollowStream } from './read-replica';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const put = (key: string, value: string): ApplyOperation => ({ type: 'put', request: { key: utf8(key), value: utf8(value) } });
@@ -16,14 +16,17 @@ class FakeStream extends EventEmitter {
     this.cancelled = true;
   }
   send(message: Partial<FollowMessage__Output>): void {
-    this.emit('data', { cluster_id: '7', member_id: '2', raft_term: '3', applied_index: '0', snapshot: null, entries: [], ...message });
+    this.emit('data', { cluster_id: '7', member_id: '2', raft_term: '3', applied_index: '0', applied_term: '0', snapshot: null, entries: [], ...message });
   }
 }
 
-function replicaWith(streams: FakeStream[], maxSnapshotBytes = 1 << 20): ReadReplica {
+function replicaWith(streams: FakeStream[], maxSnapshotBytes = 1 << 20, froms: (FollowFrom | undefined)[] = []): ReadReplica {
   let next = 0;
   return new ReadReplica({
-    open: async () => streams[next++] as unknown as FollowStream,
+    open: async (from) => {
+      froms.push(from);
+      return streams[next++] as unknown as FollowStream;
+    },
     maxEntryBytes: 1 << 20,
     maxSnapshotBytes,
     maxWaiting: 10,
@@ -94,6 +97,67 @@ describe('ReadReplica', () => {
     expect(replica.resyncCount).toBe(1);
     replica.stop();
     expect(second.cancelled).toBe(true);
+  });
+
+  it('keeps its state when the stream ends, and goes on from it when the next stream sends entries', async () => {
+    const source = Applier.create();
+    source.apply(3, { header: { id: 3n, username: '', authRevision: 0 }, operation: put('a', '1') });
+    const streams = [new FakeStream(), new FakeStream(), new FakeStream()];
+    const froms: (FollowFrom | undefined)[] = [];
+    const replica = replicaWith(streams, 1 << 20, froms);
+    replica.start();
+    await tick();
+    streams[0]!.send({ applied_index: '3', applied_term: '2', snapshot: { index: '3', limits: null, chunk: Buffer.from(source.snapshot()), last: true } });
+    streams[0]!.send({ applied_index: '6', applied_term: '3', entries: [entry(5, put('b', '2'))] });
+    expect(replica.appliedIndex).toBe(6);
+    streams[0]!.emit('end');
+    // Not served while no stream feeds it.
+    expect(replica.ready).toBe(false);
+    expect(await replica.waitApplied(6, 10)).toBe('refused');
+    await tick(20);
+    expect(froms).toEqual([undefined, { index: 6, term: 3 }]);
+    streams[1]!.send({ member_id: '5', applied_index: '9', applied_term: '4', entries: [entry(8, put('a', '3'))] });
+    expect(replica.ready).toBe(true);
+    expect(replica.resumeCount).toBe(1);
+    expect(replica.appliedIndex).toBe(9);
+    expect(valueOf(replica, 'a')).toBe('3');
+    expect(valueOf(replica, 'b')).toBe('2');
+    expect(replica.context).toEqual({ clusterId: 7n, memberId: 5n, raftTerm: 3 });
+
+    // A member that cannot go on from there sends a snapshot: the kept state is replaced.
+    streams[1]!.emit('error', new Error('member gone'));
+    await tick(20);
+    expect(froms.at(-1)).toEqual({ index: 9, term: 4 });
+    streams[2]!.send({ applied_index: '12', applied_term: '4', snapshot: { index: '12', limits: null, chunk: Buffer.from(Applier.create().snapshot()), last: true } });
+    expect(replica.ready).toBe(true);
+    expect(replica.resumeCount).toBe(1);
+    expect(replica.appliedIndex).toBe(12);
+    expect(valueOf(replica, 'a')).toBeUndefined();
+    replica.stop();
+  });
+
+  it('does not go on from a state of another cluster, nor from one whose applied term is not known', async () => {
+    const streams = [new FakeStream(), new FakeStream(), new FakeStream(), new FakeStream()];
+    const froms: (FollowFrom | undefined)[] = [];
+    const replica = replicaWith(streams, 1 << 20, froms);
+    replica.start();
+    await tick();
+    streams[0]!.send({ applied_index: '1', applied_term: '2', snapshot: { index: '1', limits: null, chunk: Buffer.from(Applier.create().snapshot()), last: true } });
+    streams[0]!.emit('end');
+    await tick(20);
+    expect(froms.at(-1)).toEqual({ index: 1, term: 2 });
+    streams[1]!.send({ cluster_id: '8', applied_index: '2', applied_term: '2', entries: [] });
+    expect(replica.ready).toBe(false);
+    expect(streams[1]!.cancelled).toBe(true);
+    await tick(20);
+    // The mismatch dropped the state: the next stream starts from a snapshot.
+    expect(froms.at(-1)).toBeUndefined();
+    streams[2]!.send({ applied_index: '1', applied_term: '0', snapshot: { index: '1', limits: null, chunk: Buffer.from(Applier.create().snapshot()), last: true } });
+    expect(replica.ready).toBe(true);
+    streams[2]!.emit('end');
+    await tick(20);
+    expect(froms.at(-1)).toBeUndefined();
+    replica.stop();
   });
 
   it('gives up a feed that breaks its rules: entries before a snapshot, a snapshot over the bound', async () => {

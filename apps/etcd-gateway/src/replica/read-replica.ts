@@ -3,7 +3,10 @@
 // entry it applies, in log order. Its state at applied index i is the cluster's state at index i,
 // so it answers a serializable read at once and a linearizable one once it has applied the
 // cluster's read index (replica-reads.ts). It never proposes and decides nothing for the cluster:
-// if the stream breaks, the replica is not used until a new stream has brought a new snapshot.
+// if the stream breaks, the replica is not used until a new stream has brought it up to date. The
+// new stream asks to go on from the replica's applied index and that entry's term; a member whose
+// log holds that entry with that term sends the entries since (the replica keeps its state), any
+// other answer starts with a snapshot (the replica drops its state at the first chunk).
 import type { ClientReadableStream } from '@grpc/grpc-js';
 import type { ResponseContext } from '@ward/etcd/api-mapping';
 import { Applier, decodeApplyRequest, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
@@ -13,8 +16,11 @@ import type { Logger } from '@ward/platform/logging';
 export type FollowStream = ClientReadableStream<FollowMessage__Output>;
 
 export interface ReadReplicaOptions {
-  /** Opens a Follow stream at some member (rejects when none is reachable). */
-  readonly open: () => Promise<FollowStream>;
+  /**
+   * Opens a Follow stream at some member (rejects when none is reachable), asking to go on from
+   * `from` (an applied index and its entry's term) when given.
+   */
+  readonly open: (from: FollowFrom | undefined) => Promise<FollowStream>;
   /** Decoding bound of an entry: at least the members' own (they decoded it first). */
   readonly maxEntryBytes: number;
   /** Largest snapshot the replica takes (bytes); a larger state is not replicated here. */
@@ -25,6 +31,12 @@ export interface ReadReplicaOptions {
   readonly minRetryMs: number;
   readonly maxRetryMs: number;
   readonly logger: Logger;
+}
+
+/** Where a replica that keeps its state asks a new stream to go on from. */
+export interface FollowFrom {
+  readonly index: number;
+  readonly term: number;
 }
 
 /** How a wait for an index ended: reached, timed out, or refused (no state, or too many waiting). */
@@ -41,6 +53,13 @@ interface Synced {
   readonly context: ResponseContext;
 }
 
+/** A state kept while no stream feeds it (not served), for the next stream to go on from. */
+interface Retained {
+  readonly applier: Applier;
+  readonly clusterId: bigint;
+  readonly from: FollowFrom;
+}
+
 function applierOptions(limits: ApplierLimits__Output | null | undefined): ApplierOptions {
   return {
     kv: { maxTxnOps: limits?.max_txn_ops, eventHistoryMaxEvents: limits?.event_history_max_events },
@@ -52,6 +71,9 @@ function applierOptions(limits: ApplierLimits__Output | null | undefined): Appli
 export class ReadReplica {
   private synced: Synced | undefined;
   private appliedIndexValue = 0;
+  /** The term of the entry at the applied index, as the feed said (0: not known). */
+  private appliedTermValue = 0;
+  private retained: Retained | undefined;
   private stream: FollowStream | undefined;
   private chunks: Buffer[] = [];
   private chunkBytes = 0;
@@ -61,6 +83,8 @@ export class ReadReplica {
   private stopped = false;
   /** Streams that ended; for metrics and tests. */
   resyncCount = 0;
+  /** Streams that went on from the kept state instead of a snapshot; for metrics and tests. */
+  resumeCount = 0;
 
   constructor(private readonly options: ReadReplicaOptions) {
     this.retryMs = options.minRetryMs;
@@ -93,14 +117,17 @@ export class ReadReplica {
   stop(): void {
     this.stopped = true;
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
-    this.reset();
+    this.reset('drop');
   }
 
-  /** The replica fell behind its feed: drop the state and follow again (the leader when known). */
+  /**
+   * The replica fell behind its feed: stop serving and follow again (the leader when known), from
+   * its state if the new member's log allows.
+   */
   resync(reason: string): void {
     if (this.stream === undefined || this.stopped) return;
     this.options.logger.warn({ reason, index: this.appliedIndexValue }, 'read replica re-syncing');
-    this.restart(this.stream);
+    this.restart(this.stream, 'keep');
   }
 
   /** A Range or read-only Txn against the replica's state (throws when not ready). */
@@ -129,7 +156,7 @@ export class ReadReplica {
 
   private connect(): void {
     if (this.stopped) return;
-    this.options.open().then(
+    this.options.open(this.retained?.from).then(
       (stream) => {
         if (this.stopped) {
           stream.cancel();
@@ -150,11 +177,11 @@ export class ReadReplica {
       } catch (error) {
         // Never expected: the member applied exactly these entries. Start again from a snapshot.
         this.options.logger.error({ err: error }, 'read replica could not apply its feed; starting again');
-        this.restart(stream);
+        this.restart(stream, 'drop');
       }
     });
     const ended = (): void => {
-      if (this.stream === stream) this.restart(stream);
+      if (this.stream === stream) this.restart(stream, 'keep');
     };
     stream.on('error', ended);
     stream.on('end', ended);
@@ -163,6 +190,8 @@ export class ReadReplica {
   private onMessage(message: FollowMessage__Output): void {
     const snapshot = message.snapshot;
     if (snapshot) {
+      // The member could not go on from the kept state: it goes now, not after the new one is whole.
+      this.retained = undefined;
       this.chunkBytes += snapshot.chunk.length;
       if (this.chunkBytes > this.options.maxSnapshotBytes) throw new Error(`snapshot larger than ${this.options.maxSnapshotBytes} bytes`);
       this.chunks.push(snapshot.chunk);
@@ -172,11 +201,13 @@ export class ReadReplica {
       this.chunkBytes = 0;
       this.synced = { applier, context: contextOf(message) };
       this.appliedIndexValue = Number(snapshot.index);
+      this.appliedTermValue = Number(message.applied_term);
       this.retryMs = this.options.minRetryMs;
       this.options.logger.info({ index: this.appliedIndexValue, member: message.member_id }, 'read replica synced');
       this.release();
       return;
     }
+    if (this.synced === undefined && this.retained !== undefined) this.resumeFrom(this.retained, message);
     const synced = this.synced;
     if (synced === undefined) throw new Error('entries before the snapshot');
     for (const entry of message.entries) {
@@ -185,9 +216,27 @@ export class ReadReplica {
       synced.applier.apply(index, decodeApplyRequest(entry.data, { maxEntryBytes: this.options.maxEntryBytes }));
       this.appliedIndexValue = index;
     }
-    this.appliedIndexValue = Math.max(this.appliedIndexValue, Number(message.applied_index));
+    const appliedIndex = Number(message.applied_index);
+    if (appliedIndex >= this.appliedIndexValue) {
+      this.appliedIndexValue = appliedIndex;
+      this.appliedTermValue = Number(message.applied_term);
+    }
     if (Number(message.raft_term) !== synced.context.raftTerm) this.synced = { applier: synced.applier, context: contextOf(message) };
     this.release();
+  }
+
+  /** The stream's first message is not a snapshot: it goes on from the kept state. */
+  private resumeFrom(retained: Retained, message: FollowMessage__Output): void {
+    this.retained = undefined;
+    const context = contextOf(message);
+    // A member of another cluster would not have matched the term but by chance; its entries are not ours.
+    if (context.clusterId !== retained.clusterId) throw new Error(`entries of cluster ${context.clusterId} for a state of cluster ${retained.clusterId}`);
+    this.synced = { applier: retained.applier, context };
+    this.appliedIndexValue = retained.from.index;
+    this.appliedTermValue = retained.from.term;
+    this.retryMs = this.options.minRetryMs;
+    this.resumeCount += 1;
+    this.options.logger.info({ index: retained.from.index, member: message.member_id }, 'read replica resumed');
   }
 
   private release(): void {
@@ -205,23 +254,33 @@ export class ReadReplica {
     this.waiters = still;
   }
 
-  private restart(stream: FollowStream): void {
+  private restart(stream: FollowStream, state: 'keep' | 'drop'): void {
     stream.removeAllListeners('data');
-    this.reset();
+    this.reset(state);
     this.resyncCount += 1;
     this.retryLater();
   }
 
-  /** Forgets the state: reads go to the members until a new stream syncs. */
-  private reset(): void {
+  /**
+   * Stops serving: reads go to the members until a new stream syncs. 'keep' keeps a synced state
+   * (with the term of its applied index known) for the next stream to go on from.
+   */
+  private reset(state: 'keep' | 'drop'): void {
     const stream = this.stream;
     this.stream = undefined;
     if (stream !== undefined) {
       stream.on('error', () => undefined);
       stream.cancel();
     }
+    const synced = this.synced;
+    if (state === 'keep' && synced !== undefined && this.appliedTermValue > 0) {
+      this.retained = { applier: synced.applier, clusterId: synced.context.clusterId, from: { index: this.appliedIndexValue, term: this.appliedTermValue } };
+    } else if (state === 'drop') {
+      this.retained = undefined;
+    }
     this.synced = undefined;
     this.appliedIndexValue = 0;
+    this.appliedTermValue = 0;
     this.chunks = [];
     this.chunkBytes = 0;
     const waiters = this.waiters;

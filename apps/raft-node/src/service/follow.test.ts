@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { Applier } from '@ward/etcd/apply';
 import type { FollowMessage } from '@ward/etcd/proto';
+import { EntryType, type Entry } from '@ward/raft/core';
 import { createLogger } from '@ward/platform/logging';
 import type { AppliedRequest } from '../state-machine';
 import { FollowFeeds } from './follow';
@@ -10,6 +11,9 @@ import type { NodeCore } from './node-core';
 /** A Follow stream whose writes are taken only when the test says so (`take`). */
 class FakeCall extends EventEmitter {
   readonly written: FollowMessage[] = [];
+  constructor(readonly request: { from_index: string; from_term: string } = { from_index: '0', from_term: '0' }) {
+    super();
+  }
   private untaken: (() => void)[] = [];
   writableLength = 0;
   write(message: FollowMessage, taken: () => void): boolean {
@@ -39,11 +43,25 @@ const turns = async (): Promise<void> => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-function fakeCore(appliedIndex: number, applier: StateSource = Applier.create()): NodeCore {
+/** The member's log as a feed reads it (entriesAfter's answer, and what it was asked). */
+interface FakeLog {
+  readonly asked: unknown[][];
+  entries: Entry[] | undefined;
+}
+
+function fakeCore(appliedIndex: number, applier: StateSource = Applier.create(), log: FakeLog = { asked: [], entries: undefined }, applied: Promise<boolean> = Promise.resolve(true)): NodeCore {
   return {
-    stateMachine: { applier, appliedIndex },
+    applied: { wait: () => applied },
+    stateMachine: { applier, appliedIndex, isRequestEntry: (entry: Entry) => entry.type === EntryType.Normal && entry.data.length > 0 },
     config: { clusterId: 9n, memberId: 4n, maxTxnOpsCount: 128, eventHistoryEventsCount: 1000, maxSimpleTokensCount: 100, maxSimpleTokensPerUserCount: 10 },
-    driver: { currentTerm: 2 },
+    driver: {
+      currentTerm: 2,
+      termAt: (index: number) => (index >= 1 ? 2 : undefined),
+      persistedEntriesAfter: (...args: unknown[]) => {
+        log.asked.push(args);
+        return log.entries;
+      },
+    },
   } as unknown as NodeCore;
 }
 
@@ -72,6 +90,68 @@ describe('FollowFeeds', () => {
     expect(last.applied_index).toBe(9);
     expect(last.entries!.map((e) => e.index)).toEqual([6, 8]);
     expect(last.member_id).toBe('4');
+  });
+
+  it("goes on from a replica's index with the request entries its log holds since, without a snapshot", async () => {
+    const entry = (index: number, type: EntryType, bytes: number): Entry => ({ index, term: 2, type, data: new Uint8Array(bytes).fill(index) });
+    const log: FakeLog = { asked: [], entries: [entry(6, EntryType.Normal, 4), entry(7, EntryType.Normal, 0), entry(8, EntryType.ConfChangeV2, 4), entry(9, EntryType.Normal, 4)] };
+    const core = fakeCore(9, Applier.create(), log);
+    const f = feeds({ maxBufferedBytes: 4096, chunkBytes: 4096 });
+    const call = new FakeCall({ from_index: '5', from_term: '2' });
+    void f.serve(core, call as never);
+    expect(log.asked).toEqual([[5, 2, 9, 2048]]);
+    await turns();
+    expect(call.written.some((m) => m.snapshot)).toBe(false);
+    expect(call.written).toHaveLength(1);
+    expect(call.written[0]!.entries!.map((e) => e.index)).toEqual([6, 9]);
+    expect(call.written[0]!.applied_index).toBe(9);
+    expect(call.written[0]!.applied_term).toBe(2);
+    // Then the batches applied after it, as for any follower.
+    f.applied(core, [applied(10)], 10);
+    expect(call.written.at(-1)!.entries!.map((e) => e.index)).toEqual([10]);
+    expect(call.written.at(-1)!.applied_term).toBe(2);
+  });
+
+  it("starts from a snapshot when its log cannot go on from the replica's index", async () => {
+    const core = fakeCore(9, Applier.create(), { asked: [], entries: undefined });
+    const f = feeds();
+    const call = new FakeCall({ from_index: '5', from_term: '1' });
+    void f.serve(core, call as never);
+    await turns();
+    call.take();
+    expect(call.written.at(-1)!.snapshot!.last).toBe(true);
+    expect(call.written.at(-1)!.applied_term).toBe(2);
+  });
+
+  it("holds a replica ahead of this member until it has applied as far, then goes on from the replica's index", async () => {
+    let reached!: (ok: boolean) => void;
+    const log: FakeLog = { asked: [], entries: [] };
+    const core = fakeCore(4, Applier.create(), log, new Promise<boolean>((resolve) => (reached = resolve)));
+    const f = feeds();
+    const call = new FakeCall({ from_index: '6', from_term: '2' });
+    void f.serve(core, call as never);
+    // Not fed while it waits: batches applied meanwhile are in the log it will be sent from.
+    f.applied(core, [applied(5)], 5);
+    await turns();
+    expect(call.written).toHaveLength(0);
+    expect(log.asked).toHaveLength(0);
+    (core.stateMachine as { appliedIndex: number }).appliedIndex = 6;
+    reached(true);
+    await turns();
+    expect(log.asked).toEqual([[6, 2, 6, (1 << 20) / 2]]);
+    expect(call.written.map((m) => [m.applied_index, m.entries!.length, m.snapshot === undefined])).toEqual([[6, 0, true]]);
+
+    // One that goes away while it waits is never fed.
+    const gone = new FakeCall({ from_index: '9', from_term: '2' });
+    let never!: (ok: boolean) => void;
+    const later = fakeCore(6, Applier.create(), log, new Promise<boolean>((resolve) => (never = resolve)));
+    const served = f.serve(later, gone as never);
+    gone.emit('cancelled');
+    await served;
+    never(false);
+    await turns();
+    expect(gone.written).toHaveLength(0);
+    expect(f.followerCount).toBe(1);
   });
 
   it('drops a follower that holds too much unsent, and refuses followers beyond the bound', async () => {

@@ -2775,7 +2775,16 @@ export const etcdDescriptor = {
           }
         },
         "FollowRequest": {
-          "fields": {}
+          "fields": {
+            "from_index": {
+              "type": "uint64",
+              "id": 1
+            },
+            "from_term": {
+              "type": "uint64",
+              "id": 2
+            }
+          }
         },
         "ApplierLimits": {
           "fields": {
@@ -2855,6 +2864,10 @@ export const etcdDescriptor = {
               "rule": "repeated",
               "type": "FollowEntry",
               "id": 6
+            },
+            "applied_term": {
+              "type": "uint64",
+              "id": 7
             }
           }
         }

@@ -13,6 +13,7 @@ export interface FollowMessage {
   'applied_index'?: (number | string | Long);
   'snapshot'?: (_wardnode_FollowSnapshot | null);
   'entries'?: (_wardnode_FollowEntry)[];
+  'applied_term'?: (number | string | Long);
 }
 
 export interface FollowMessage__Output {
@@ -22,4 +23,5 @@ export interface FollowMessage__Output {
   'applied_index': (string);
   'snapshot': (_wardnode_FollowSnapshot__Output | null);
   'entries': (_wardnode_FollowEntry__Output)[];
+  'applied_term': (string);
 }

@@ -2,9 +2,14 @@
 /* eslint-disable */
 // Original file: libs/etcd/proto/ward/node.proto
 
+import type { Long } from '@grpc/proto-loader';
 
 export interface FollowRequest {
+  'from_index'?: (number | string | Long);
+  'from_term'?: (number | string | Long);
 }
 
 export interface FollowRequest__Output {
+  'from_index': (string);
+  'from_term': (string);
 }
