@@ -265,40 +265,31 @@ function writeResponseOp(w: WireWriter, op: ResponseOp, body: number, sizes: Siz
   }
 }
 
-function finish(w: WireWriter, expected: number): Uint8Array {
-  if (w.length !== expected) throw new Error(`kv-response-wire: wrote ${w.length} bytes, sized ${expected}`);
+/** A message of `size` bytes, written by `write` into one exact buffer. */
+function encodeExact(size: number, write: (w: WireWriter) => void): Uint8Array {
+  const w = new WireWriter(Buffer.allocUnsafe(size));
+  write(w);
+  if (w.length !== size) throw new Error(`kv-response-wire: wrote ${w.length} bytes, sized ${size}`);
   return w.bytes;
 }
 
 /** etcdserverpb.RangeResponse with its header filled in. */
 export function encodeRangeResponseWire(response: RangeResponse, revision: number, context: ResponseContext): Uint8Array {
-  const size = rangeSize(response, context, revision);
-  const w = new WireWriter(Buffer.allocUnsafe(size));
-  writeRange(w, response, context, revision);
-  return finish(w, size);
+  return encodeExact(rangeSize(response, context, revision), (w) => writeRange(w, response, context, revision));
 }
 
 /** etcdserverpb.PutResponse with its header filled in. */
 export function encodePutResponseWire(response: PutResponse, revision: number, context: ResponseContext): Uint8Array {
-  const size = putSize(response, context, revision);
-  const w = new WireWriter(Buffer.allocUnsafe(size));
-  writePut(w, response, context, revision);
-  return finish(w, size);
+  return encodeExact(putSize(response, context, revision), (w) => writePut(w, response, context, revision));
 }
 
 /** etcdserverpb.DeleteRangeResponse with its header filled in. */
 export function encodeDeleteRangeResponseWire(response: DeleteRangeResponse, revision: number, context: ResponseContext): Uint8Array {
-  const size = deleteRangeSize(response, context, revision);
-  const w = new WireWriter(Buffer.allocUnsafe(size));
-  writeDeleteRange(w, response, context, revision);
-  return finish(w, size);
+  return encodeExact(deleteRangeSize(response, context, revision), (w) => writeDeleteRange(w, response, context, revision));
 }
 
 /** etcdserverpb.TxnResponse with its header filled in (nested responses: revision only). */
 export function encodeTxnResponseWire(response: TxnResponse, revision: number, context: ResponseContext): Uint8Array {
   const sizes: Sizes = { list: [], next: 0 };
-  const size = txnSize(response, context, revision, sizes);
-  const w = new WireWriter(Buffer.allocUnsafe(size));
-  writeTxn(w, response, context, revision, sizes);
-  return finish(w, size);
+  return encodeExact(txnSize(response, context, revision, sizes), (w) => writeTxn(w, response, context, revision, sizes));
 }
