@@ -3,10 +3,15 @@
 // over all keys in pages of 1000, a full restart until the cluster serves again, a follower that
 // was down during a run of writes catching up, and the longest event-loop stall of every ward
 // member (its `event_loop_longest_stall_seconds` gauge, read before each of its stops and at the end)
-// with its longest garbage-collection pause (`gc_longest_pause_seconds`).
+// with its longest garbage-collection pause (`gc_longest_pause_seconds`). Last, a soak: every key
+// overwritten again and again (txns of 128 puts from 8 clients, cycling through the key space) with
+// a compaction every 30 s to the revision of the compaction before, each member's RSS read every
+// 10 s: memory must stay flat once compaction releases history as fast as it is written (from the
+// soak's midpoint to its end).
 // Writes the "## Scale" section of docs/benchmarks.md (the other sections are kept).
 //   BENCH_SCALE_KEYS (default 1000000): key counts, comma-separated (e.g. 1000000,10000000).
 //   BENCH_SCALE_FOLLOWER_WRITES (default 100000, at most the key count): writes while a follower is down.
+//   BENCH_SCALE_SOAK_SECONDS (default 300; the issue's hour is 3600): length of the overwrite soak.
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing; BENCH_OUT: the page.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync } from 'node:child_process';
@@ -19,6 +24,9 @@ import { EtcdGrpcClient, httpOk, startEtcdCluster, startWardCluster, type EtcdCl
 
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
 const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_000);
+const SOAK_SECONDS = Number(process.env.BENCH_SCALE_SOAK_SECONDS ?? 300);
+const SOAK_COMPACT_MS = 30_000;
+const SOAK_SAMPLE_MS = 10_000;
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
 const CLIENTS = 8;
@@ -34,6 +42,7 @@ const POLL_MS = 20;
 const PREFIX = 'scale/';
 const PREFIX_END = 'scale0';
 
+if (!Number.isSafeInteger(SOAK_SECONDS) || SOAK_SECONDS < 2 * SOAK_COMPACT_MS / 1000) throw new Error(`BENCH_SCALE_SOAK_SECONDS: ${SOAK_SECONDS} is not a whole number of seconds of at least ${(2 * SOAK_COMPACT_MS) / 1000}`);
 for (const count of KEY_COUNTS) if (!Number.isSafeInteger(count) || count < PUTS_PER_TXN || count > 100_000_000) throw new Error(`BENCH_SCALE_KEYS: ${count} is not a key count in [${PUTS_PER_TXN}, 100000000]`);
 
 const key = (i: number): Buffer => Buffer.from(`${PREFIX}${String(i).padStart(9, '0')}`);
@@ -52,8 +61,20 @@ interface Measured {
   readonly stallSeconds: readonly number[] | undefined;
   /** Longest garbage-collection pause per member (ward only), seconds. */
   readonly gcPauseSeconds: readonly number[] | undefined;
+  readonly soak: Soak;
   /** Wall time of the whole run of this system at this key count. */
   readonly wallSeconds: number;
+}
+
+/** Memory over the overwrite soak. */
+interface Soak {
+  /** Keys written during the soak. */
+  readonly keysWritten: number;
+  readonly compactions: number;
+  /** Per member: RSS at the soak's midpoint (several compactions in), at the end, and the highest from the midpoint on. */
+  readonly atMidpoint: readonly number[];
+  readonly atEnd: readonly number[];
+  readonly peak: readonly number[];
 }
 
 /** The system-specific parts the measurement needs. */
@@ -138,6 +159,72 @@ async function rangeAll(endpoint: string): Promise<{ seconds: number; keys: numb
   return { seconds: elapsedSeconds(started), keys };
 }
 
+/**
+ * Overwrites every key, cycling, from CLIENTS clients in txns of PUTS_PER_TXN for SOAK_SECONDS,
+ * compacting every SOAK_COMPACT_MS to the revision the previous compaction saw as current (one
+ * interval of history kept), and reads each member's RSS every SOAK_SAMPLE_MS.
+ */
+async function overwriteSoak(system: System, count: number): Promise<Soak> {
+  const clients = Array.from({ length: CLIENTS }, () => new EtcdGrpcClient(system.clientEndpoint));
+  const admin = new EtcdGrpcClient(system.clientEndpoint);
+  const endsAt = Date.now() + SOAK_SECONDS * 1000;
+  let cursor = 0;
+  let keysWritten = 0;
+  let compactions = 0;
+  const samples: { at: number; rss: number[] }[] = [];
+  const midpoint = Date.now() + (SOAK_SECONDS * 1000) / 2;
+  const revisionNow = async (): Promise<number> => {
+    const outcome = await admin.call<{ header: { revision: string } }>('KV', 'Range', { key: key(0) }, { deadlineMs: 10_000 });
+    if (!outcome.ok) throw new Error(`range for the revision failed: ${outcome.code} ${outcome.details}`);
+    return Number(outcome.response.header.revision);
+  };
+  const writers = clients.map(async (client) => {
+    while (Date.now() < endsAt) {
+      const first = cursor;
+      cursor = (cursor + PUTS_PER_TXN) % count;
+      const success = [];
+      for (let i = 0; i < PUTS_PER_TXN; i++) success.push({ request_put: { key: key((first + i) % count), value: (first / PUTS_PER_TXN) % 2 === 0 ? VALUE : OTHER_VALUE } });
+      const outcome = await client.call('KV', 'Txn', { success }, { deadlineMs: 60_000 });
+      if (!outcome.ok) throw new Error(`soak txn at key ${first} failed: ${outcome.code} ${outcome.details}`);
+      keysWritten += PUTS_PER_TXN;
+    }
+  });
+  const compactor = (async (): Promise<void> => {
+    let previous = await revisionNow();
+    for (;;) {
+      await sleep(Math.min(SOAK_COMPACT_MS, endsAt - Date.now()));
+      if (Date.now() >= endsAt) return;
+      const current = await revisionNow();
+      const outcome = await admin.call('KV', 'Compact', { revision: previous, physical: true }, { deadlineMs: 60_000 });
+      if (!outcome.ok) throw new Error(`compaction to ${previous} failed: ${outcome.code} ${outcome.details}`);
+      compactions += 1;
+      previous = current;
+    }
+  })();
+  const sampler = (async (): Promise<void> => {
+    while (Date.now() < endsAt) {
+      await sleep(Math.min(SOAK_SAMPLE_MS, endsAt - Date.now()));
+      samples.push({ at: Date.now(), rss: Array.from({ length: system.members }, (_, i) => rssBytes(system.pid(i))) });
+    }
+  })();
+  try {
+    await Promise.all([...writers, compactor, sampler]);
+  } finally {
+    for (const client of clients) client.close();
+    admin.close();
+  }
+  const settled = samples.filter((sample) => sample.at >= midpoint);
+  if (settled.length === 0) throw new Error('no RSS sample in the second half of the soak');
+  const members = Array.from({ length: system.members }, (_, i) => i);
+  return {
+    keysWritten,
+    compactions,
+    atMidpoint: members.map((i) => settled[0]!.rss[i]!),
+    atEnd: members.map((i) => settled.at(-1)!.rss[i]!),
+    peak: members.map((i) => Math.max(...settled.map((sample) => sample.rss[i]!))),
+  };
+}
+
 async function serves(endpoint: string): Promise<boolean> {
   const client = new EtcdGrpcClient(endpoint);
   try {
@@ -214,6 +301,11 @@ async function measure(system: System, count: number): Promise<Measured> {
   note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s`);
   for (let i = 0; i < system.members; i++) await readStall(i);
   if (stallMeasured) note(`longest event-loop stall per member: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
+  const soak = await overwriteSoak(system, count);
+  const soakMb = (bytes: readonly number[]): string => bytes.map((b) => (b / 1e6).toFixed(0)).join(' / ');
+  note(
+    `soak of ${SOAK_SECONDS} s (${soak.keysWritten} keys overwritten, ${soak.compactions} compactions): RSS at the midpoint ${soakMb(soak.atMidpoint)} MB, at the end ${soakMb(soak.atEnd)} MB, peak ${soakMb(soak.peak)} MB`,
+  );
   return {
     keysPerSecond,
     loadSeconds,
@@ -226,6 +318,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     catchUpSeconds,
     stallSeconds: stallMeasured ? stalls : undefined,
     gcPauseSeconds: stallMeasured ? gcPauses : undefined,
+    soak,
     wallSeconds: elapsedSeconds(runStarted),
   };
 }
@@ -326,6 +419,12 @@ const range = (values: readonly number[], format: (value: number) => string): st
 };
 const ratio = (ward: number, etcd: number): string => (etcd > 0 && Number.isFinite(ward) ? `${(ward / etcd).toFixed(2)}×` : 'n/a');
 
+const soakMembers = (soak: Soak): string => soak.atMidpoint.map((b, i) => `${mb(b)} → ${mb(soak.atEnd[i]!)}`).join(', ');
+const growth = (soak: Soak): string => {
+  const worst = Math.max(...soak.atMidpoint.map((b, i) => soak.atEnd[i]! / b));
+  return `${((worst - 1) * 100).toFixed(1)}% (peak ${soak.peak.map(mb).join(' / ')} MB)`;
+};
+
 function table(count: number, etcd: Measured, ward: Measured): string {
   const average = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
   const rows: [string, string, string, string][] = [
@@ -338,6 +437,9 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
     ['longest event-loop stall per member (ms)', 'n/a (Go)', ward.stallSeconds === undefined ? 'n/a' : ward.stallSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
     ['longest garbage-collection pause per member (ms)', 'n/a (Go)', ward.gcPauseSeconds === undefined ? 'n/a' : ward.gcPauseSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
+    [`soak: keys overwritten in ${SOAK_SECONDS} s, with compaction`, String(etcd.soak.keysWritten), String(ward.soak.keysWritten), ratio(ward.soak.keysWritten, etcd.soak.keysWritten)],
+    ['soak: RSS at its midpoint → at the end (MB, per member)', soakMembers(etcd.soak), soakMembers(ward.soak), ''],
+    ['soak: growth from the midpoint to the end (largest of the members)', growth(etcd.soak), growth(ward.soak), ''],
   ];
   return [
     `### ${count.toLocaleString('en-US')} keys`,
@@ -381,7 +483,11 @@ ${Math.min(FOLLOWER_WRITES, Math.min(...KEY_COUNTS)).toLocaleString('en-US')} ke
 applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
 (the longest event-loop delay since it started serving), the maximum of its readings before each
 stop and at the end; beside it, \`gc_longest_pause_seconds\`, the longest garbage-collection pause
-over the same time.
+over the same time. The soak then overwrites every key again, cycling through the key space, for
+${SOAK_SECONDS} s (\`BENCH_SCALE_SOAK_SECONDS\`) with the same clients and txns, compacts (physical) every
+${SOAK_COMPACT_MS / 1000} s to the revision the previous compaction saw as current, and reads each member's RSS
+every ${SOAK_SAMPLE_MS / 1000} s; growth is from the first reading in the soak's second half (several compactions
+in: the history kept then is what compaction keeps) to the last.
 
 ${results.map((r) => table(r.count, r.etcd!, r.ward!)).join('\n\n')}
 `;
