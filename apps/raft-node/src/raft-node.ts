@@ -120,15 +120,28 @@ function internalTls(config: RaftNodeConfig): TlsMaterial | null {
 async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock, tls: TlsMaterial | null): Promise<RaftNode> {
   const serverCredentials = tls === null ? undefined : tlsServerCredentials(tls, true);
   const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerTls: tls }) });
-  const peer = await startPeerServer(member.messenger.transport, {
-    host: config.peerListen.host,
-    port: config.peerListen.port,
-    logger: logger.child({ component: 'peer' }),
-    ...(tls === null ? {} : { tls }),
-  });
-  const api = await startApi(config, member, logger, metrics, serverCredentials);
-  const http = createHttpServer({ logger: logger.child({ component: 'http' }), metrics, bodyLimitBytes: 64 * 1024, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, readiness: () => member.isReady() });
-  await http.listen({ host: config.httpListen.host, port: config.httpListen.port });
+  // What has started so far is stopped again, newest first, when a later step fails (a port in
+  // use, say): a member that cannot serve must not linger half-open, holding its other ports.
+  const undo: Array<() => Promise<unknown>> = [() => member.stop()];
+  let peer: Awaited<ReturnType<typeof startPeerServer>>;
+  let api: Awaited<ReturnType<typeof startApi>>;
+  let http: ReturnType<typeof createHttpServer>;
+  try {
+    peer = await startPeerServer(member.messenger.transport, {
+      host: config.peerListen.host,
+      port: config.peerListen.port,
+      logger: logger.child({ component: 'peer' }),
+      ...(tls === null ? {} : { tls }),
+    });
+    undo.push(() => peer.server.stop(1000));
+    api = await startApi(config, member, logger, metrics, serverCredentials);
+    undo.push(() => api.server.stop(1000));
+    http = createHttpServer({ logger: logger.child({ component: 'http' }), metrics, bodyLimitBytes: 64 * 1024, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, readiness: () => member.isReady() });
+    await http.listen({ host: config.httpListen.host, port: config.httpListen.port });
+  } catch (error) {
+    for (const step of undo.reverse()) await step().catch(() => undefined);
+    throw error;
+  }
   const httpPort = (http.server.address() as { port: number }).port;
   member.start();
   logger.info({ api: `${config.apiListen.host}:${api.port}`, peer: `${config.peerListen.host}:${peer.port}`, http: `${config.httpListen.host}:${httpPort}`, mutualTls: tls !== null, cluster: formatMemberId(config.clusterId) }, 'member started');
