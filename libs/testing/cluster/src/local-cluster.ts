@@ -25,12 +25,15 @@ export interface LocalClusterOptions<P extends LinkProxy = LinkProxy> {
   readonly memberIds?: readonly bigint[];
   /** The raft-node entry: a bundle to run with `node` (default dist/apps/raft-node/main.js). */
   readonly entry: string;
+  /** How the cluster's API clients reach the members (TLS with a client certificate); default plaintext. */
+  readonly clientCredentials?: ChannelCredentials;
   /**
    * Runs once ports and data dirs are chosen, before any member starts: e.g. writes the data
    * dirs with `raft-node snapshot-restore`. `members` is each member's RAFT_NODE_MEMBERS value.
+   * Runs again, on fresh ports and emptied data dirs, when a start is retried.
    */
-  /** How the cluster's API clients reach the members (TLS with a client certificate); default plaintext. */
-  readonly clientCredentials?: ChannelCredentials;
+  /** Where ports come from (default freePorts); tests of the retry hand out a taken one. */
+  readonly pickPorts?: (count: number) => Promise<number[]>;
   readonly prepare?: (members: ReadonlyArray<{ readonly id: bigint; readonly dataDir: string; readonly membersEnv: string }>) => Promise<void>;
 }
 
@@ -68,6 +71,12 @@ export interface ClusterMember {
   process: MemberProcess | undefined;
 }
 
+/** Starts of a whole cluster tried before giving up when a picked port was taken meanwhile. */
+const START_ATTEMPTS = 3;
+
+/** A member could not bind a port picked for it: another process took it after it was picked. */
+class AddressInUseError extends Error {}
+
 export class LocalCluster<P extends LinkProxy = LinkProxy> {
   private readonly clients = new Map<bigint, NodeApiClient>();
   /** A joined member's inbound proxy (what its replicated peer URL names), by member id. */
@@ -86,12 +95,28 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
     private readonly options: LocalClusterOptions<P>,
   ) {}
 
+  /**
+   * Picks ports, starts every member and waits until each serves /healthz. The ports were free a
+   * moment before the members bind them, so another process may take one in between: a start
+   * that fails on an address in use is undone (members killed, their data dirs removed) and
+   * tried again on fresh ports, at most START_ATTEMPTS times. Any other failure is thrown at once.
+   */
   static async start<P extends LinkProxy = LinkProxy>(options: LocalClusterOptions<P>): Promise<LocalCluster<P>> {
     const size = options.size ?? 3;
     const ids = options.memberIds ?? Array.from({ length: size }, (_, i) => BigInt(i + 1));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await LocalCluster.startOnce(options, ids);
+      } catch (error) {
+        if (attempt >= START_ATTEMPTS || !(error instanceof AddressInUseError)) throw error;
+      }
+    }
+  }
+
+  private static async startOnce<P extends LinkProxy>(options: LocalClusterOptions<P>, ids: readonly bigint[]): Promise<LocalCluster<P>> {
     const ownedRoot = options.dataRoot === undefined ? await mkdtemp(join(tmpdir(), 'ward-cluster-')) : undefined;
     const root = options.dataRoot ?? ownedRoot!;
-    const ports = await freePorts(3 * ids.length);
+    const ports = await (options.pickPorts ?? freePorts)(3 * ids.length);
     const members: ClusterMember[] = ids.map((id, i) => ({
       id,
       name: `node-${i + 1}`,
@@ -150,8 +175,16 @@ export class LocalCluster<P extends LinkProxy = LinkProxy> {
         throw error;
       }
     }
-    await Promise.all(members.map((m) => cluster.startMember(m.id)));
-    return cluster;
+    const starts = await Promise.allSettled(members.map((m) => cluster.startMember(m.id)));
+    const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
+    if (failed === undefined) return cluster;
+    await cluster.stop();
+    const reason = failed.reason as unknown;
+    if (reason instanceof Error && reason.message.includes('EADDRINUSE')) {
+      if (ownedRoot === undefined) await Promise.all(members.map((m) => rm(m.dataDir, { recursive: true, force: true })));
+      throw new AddressInUseError(reason.message);
+    }
+    throw reason;
   }
 
   member(id: bigint): ClusterMember {
