@@ -111,7 +111,15 @@ export async function serveFromEnvironment(env: Readonly<Record<string, string |
     registerXdsRoutes(app, plane);
     logger.info({ xdsPort: plane.port, xdsTransport: tls === undefined ? 'plaintext' : 'mtls', policies: args.policies ?? null, version: plane.store.snapshot.version }, 'xds control plane listening');
   }
-  await app.listen({ host: config.httpHost, port: config.httpPort });
+  try {
+    await app.listen({ host: config.httpHost, port: config.httpPort });
+  } catch (error) {
+    // The xDS server, when started, must not keep the process alive without its HTTP side.
+    await plane?.close();
+    await app.close();
+    process.stderr.write(`ward-mesh: serve: the HTTP server could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.usage;
+  }
   logger.info({ address: app.server.address() }, 'mesh compiler listening');
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
