@@ -366,6 +366,7 @@ export function entriesAfter(storage: Storage, after: number, term: number, thro
   let next = after + 1;
   while (next <= through) {
     const piece = storage.entries(next, through + 1, Math.max(0, maxBytes - bytes));
+    if (piece.length === 0) return undefined;
     for (const entry of piece) {
       bytes += entry.data.length;
       entries.push(entry);

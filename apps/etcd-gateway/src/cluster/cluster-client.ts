@@ -202,9 +202,9 @@ export class ClusterClient {
 
   /**
    * Opens a Follow stream (a read replica's feed) at the first reachable member, starting with the
-   * current target (the leader when known: it applies first), on the member's stream channel.
+   * current target (the leader when known: it applies first), on the member's stream channel,
+   * asking to go on from `from` (an applied index and its entry's term) when given.
    */
-  /** A Follow stream at the routing target, going on from `from` when given (see ReadReplica). */
   async openFollow(from?: { readonly index: number; readonly term: number }): Promise<ClientReadableStream<FollowMessage__Output>> {
     this.assertOpen();
     for (let tries = 0; tries < this.options.endpoints.length; tries++) {

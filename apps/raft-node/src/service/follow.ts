@@ -15,9 +15,9 @@
 // since fit half of `maxBufferedBytes`, the stream goes on from there with those entries (read from
 // the log: the same committed entries every member applies), without a snapshot. A replica ahead
 // of this member (it followed one that had applied more) waits up to RESUME_WAIT_MS for this one
-// to apply as far first. A member restart
-// or a replica's switch to another member then costs the replica the entries it missed, not the
-// whole state (hundreds of MB at a million keys, decoded in one piece on the gateway).
+// to apply as far first. A member restart or a replica's switch to another member then costs the
+// replica the entries it missed, not the whole state (hundreds of MB at a million keys, decoded in
+// one piece on the gateway).
 //
 // Bounds: at most `maxFollowers` streams; a follower whose stream holds more than
 // `maxBufferedBytes` (or `maxBufferedMessages`) of batches unsent (written and not yet taken by
