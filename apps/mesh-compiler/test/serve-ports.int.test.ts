@@ -3,21 +3,13 @@
  * server it had started, rather than staying up without its HTTP side.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { occupiedPort } from '@ward/testing/cluster';
 import { BIN } from './support/ward-mesh-process';
 
-let squatter: Server;
-let taken: number;
-
-beforeAll(async () => {
-  squatter = createServer();
-  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
-  taken = (squatter.address() as { port: number }).port;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => squatter.close(() => resolve()));
-});
+const squatter = await occupiedPort();
+const taken = squatter.port;
+afterAll(() => squatter.release());
 
 describe('ward-mesh serve with its HTTP port in use', () => {
   it('exits with code 2, naming the cause, after the xDS server had started', async () => {

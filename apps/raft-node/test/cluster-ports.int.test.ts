@@ -1,23 +1,15 @@
 // The local cluster's start when a picked port is taken before a member binds it: the start is
 // undone and tried again on fresh ports; other failures are not retried.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer, type Server } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalCluster, MemberProcess, buildRaftNodeBundle, freePorts, putRequest } from '@ward/testing/cluster';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LocalCluster, MemberProcess, buildRaftNodeBundle, freePorts, occupiedPort, putRequest } from '@ward/testing/cluster';
 
-let squatter: Server;
-let taken: number;
-
-beforeAll(async () => {
-  squatter = createServer();
-  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
-  taken = (squatter.address() as { port: number }).port;
-});
-afterAll(async () => {
-  await new Promise<void>((resolve) => squatter.close(() => resolve()));
-});
+const squatter = await occupiedPort();
+const taken = squatter.port;
+afterAll(() => squatter.release());
 
 /** Whether something on 127.0.0.1 accepts a connection on `port`. */
 function accepts(port: number): Promise<boolean> {

@@ -33,3 +33,15 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   const [port] = await freePorts(1, host);
   return port!;
 }
+
+/** A port on `host` held by a listener that accepts and ignores (for tests of a port in use). */
+export async function occupiedPort(host = '127.0.0.1'): Promise<{ readonly port: number; release(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('occupiedPort: no TCP address');
+  return { port: address.port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
