@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 
 /** Most ports one call may ask for; a test needing more is doing something else. */
 const MAX_PORTS_PER_CALL = 64;
@@ -12,19 +12,9 @@ export async function freePorts(count: number, host = '127.0.0.1'): Promise<numb
   if (!Number.isInteger(count) || count < 1 || count > MAX_PORTS_PER_CALL) {
     throw new RangeError(`freePorts: count must be 1..${MAX_PORTS_PER_CALL}, got ${count}`);
   }
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<Server>((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, host, () => resolve(server));
-    })),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('freePorts: no TCP address');
-    return address.port;
-  });
-  await Promise.all(servers.map((server) => new Promise<void>((done) => server.close(() => done()))));
+  const listeners = await Promise.all(Array.from({ length: count }, () => listenOnAnyPort(host)));
+  const ports = listeners.map((listener) => listener.port);
+  await Promise.all(listeners.map((listener) => listener.release()));
   return ports;
 }
 
@@ -35,13 +25,23 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 }
 
 /** A port on `host` held by a listener that accepts and ignores (for tests of a port in use). */
-export async function occupiedPort(host = '127.0.0.1'): Promise<{ readonly port: number; release(): Promise<void> }> {
+export function occupiedPort(host = '127.0.0.1'): Promise<HeldPort> {
+  return listenOnAnyPort(host);
+}
+
+interface HeldPort {
+  readonly port: number;
+  release(): Promise<void>;
+}
+
+/** A listener on a port the kernel picks, held until released. */
+async function listenOnAnyPort(host: string): Promise<HeldPort> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, host, () => resolve());
   });
   const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('occupiedPort: no TCP address');
+  if (address === null || typeof address === 'string') throw new Error('freePorts: no TCP address');
   return { port: address.port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

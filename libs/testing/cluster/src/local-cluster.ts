@@ -27,17 +27,16 @@ export interface LocalClusterOptions<P extends LinkProxy = LinkProxy> {
   readonly entry: string;
   /** How the cluster's API clients reach the members (TLS with a client certificate); default plaintext. */
   readonly clientCredentials?: ChannelCredentials;
+  /** Where ports come from (default freePorts); tests of the retry hand out a taken one. */
+  readonly pickPorts?: (count: number) => Promise<number[]>;
   /**
    * Runs once ports and data dirs are chosen, before any member starts: e.g. writes the data
    * dirs with `raft-node snapshot-restore`. `members` is each member's RAFT_NODE_MEMBERS value.
    * Runs again, on fresh ports and emptied data dirs, when a start is retried.
    */
-  /** Where ports come from (default freePorts); tests of the retry hand out a taken one. */
-  readonly pickPorts?: (count: number) => Promise<number[]>;
   readonly prepare?: (members: ReadonlyArray<{ readonly id: bigint; readonly dataDir: string; readonly membersEnv: string }>) => Promise<void>;
 }
 
-/** What the cluster needs of a link proxy: its listening port and a way to close it. */
 /** Where a member about to join will listen. */
 export interface PlannedMember {
   readonly name: string;
@@ -54,6 +53,7 @@ export interface PlannedMember {
   readonly logFile: string;
 }
 
+/** What the cluster needs of a link proxy: its listening port and a way to close it. */
 export interface LinkProxy {
   readonly port: number;
   close(): Promise<void>;
