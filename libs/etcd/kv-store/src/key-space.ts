@@ -41,7 +41,10 @@ export class KeySpace {
   readonly history: EventHistory;
   /** Number of keys whose newest record is a put. */
   liveKeys: number;
-  /** Incremental digest of every retained record (kept in step by every change and compaction). */
+  /**
+   * Sizes of every retained record, and their incremental digest once something has read it (kept
+   * in step by every change and compaction from then on; see StateDigest.deferred).
+   */
   readonly digest: StateDigest;
 
   constructor(
@@ -66,7 +69,7 @@ export class KeySpace {
   }
 
   static empty(): KeySpace {
-    return new KeySpace(new OrderedMap(DEFAULT_ORDER, KEY_RECORD_STATS), INITIAL_REVISION, NEVER_COMPACTED, new EventHistory(INITIAL_REVISION), new LeaseIndex(), 0, new StateDigest());
+    return new KeySpace(new OrderedMap(DEFAULT_ORDER, KEY_RECORD_STATS), INITIAL_REVISION, NEVER_COMPACTED, new EventHistory(INITIAL_REVISION), new LeaseIndex(), 0, StateDigest.deferred());
   }
 
   latest(key: ByteString): KeyRecord | undefined {

@@ -241,7 +241,8 @@ export class KVStore {
   /**
    * An incremental 16-hex-digit digest of the state, O(1) to read and kept up to date by every
    * change: identical on every replica that applied the same changes, cheap enough to compare
-   * after every entry (the first read after a restore sums it from the state, O(state), once).
+   * after every entry (the first read sums it from the state, O(state), once: until then no change
+   * pays for it).
    * `hash()` is the exact one (over the canonical snapshot), O(state).
    */
   digest(): string {
