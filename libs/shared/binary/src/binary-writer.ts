@@ -55,6 +55,13 @@ export interface BinaryWriterOptions {
    * `initialCapacityBytes`), so a large encoding is collected without a copy of each chunk.
    */
   readonly handsOverChunks?: boolean;
+  /**
+   * With `handsOverChunks`: where the first buffer and the one after each flush come from (default:
+   * new ones of `initialCapacityBytes`). A pool of buffers the sink's consumer has finished with keeps a long
+   * encoding in memory already touched instead of fresh pages (on some machines the dearest part
+   * of writing a large state).
+   */
+  readonly nextBuffer?: () => Uint8Array;
 }
 
 /**
@@ -72,6 +79,7 @@ export class BinaryWriter {
   private readonly sink: BinarySink | undefined;
   /** The size of a new buffer after a flush that handed the previous one over (0: reuse it). */
   private readonly handOverBytes: number;
+  private readonly nextBuffer: (() => Uint8Array) | undefined;
   readonly maxBytes: number;
 
   constructor(options: BinaryWriterOptions = {}) {
@@ -79,11 +87,19 @@ export class BinaryWriter {
     const initial = options.initialCapacityBytes ?? (this.sink === undefined ? 256 : 64 * 1024);
     assert(options.handsOverChunks !== true || this.sink !== undefined, 'only a streaming writer hands chunks over');
     this.handOverBytes = options.handsOverChunks === true ? initial : 0;
+    assert(options.nextBuffer === undefined || options.handsOverChunks === true, 'only a writer that hands its chunks over takes its next buffer from elsewhere');
+    this.nextBuffer = options.nextBuffer;
     this.maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
     assert(Number.isSafeInteger(initial) && initial > 0, 'initial capacity is a positive integer');
     assert(Number.isSafeInteger(this.maxBytes) && this.maxBytes > 0, 'maxBytes is a positive integer');
     assert(this.sink === undefined || (options.maxBytes === undefined && initial >= LARGEST_RESERVATION), 'a streaming writer has no byte limit and a chunk of at least 10 bytes');
-    this.buffer = new Uint8Array(Math.min(initial, this.maxBytes));
+    this.buffer = this.nextBuffer === undefined ? new Uint8Array(Math.min(initial, this.maxBytes)) : this.takeNextBuffer(this.nextBuffer);
+  }
+
+  private takeNextBuffer(nextBuffer: () => Uint8Array): Uint8Array {
+    const next = nextBuffer();
+    assert(next.length >= LARGEST_RESERVATION, 'a streaming writer needs a buffer of at least 10 bytes');
+    return next;
   }
 
   /** Bytes written so far (with a sink, including those already flushed). */
@@ -310,7 +326,8 @@ export class BinaryWriter {
     this.sink.write(this.buffer.subarray(0, this.lengthBytes));
     this.flushedBytes += this.lengthBytes;
     this.lengthBytes = 0;
-    if (this.handOverBytes > 0) this.buffer = new Uint8Array(this.handOverBytes);
+    if (this.handOverBytes === 0) return;
+    this.buffer = this.nextBuffer === undefined ? new Uint8Array(this.handOverBytes) : this.takeNextBuffer(this.nextBuffer);
   }
 
   /**

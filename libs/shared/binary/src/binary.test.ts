@@ -322,6 +322,45 @@ describe('streaming to a sink', () => {
     );
   });
 
+  it('a writer taking its next buffers from a pool writes the same bytes, in the buffers the pool gave', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 10, max: 40 }), fc.array(fc.oneof(fc.uint8Array({ maxLength: 100 }), fc.maxSafeNat()), { maxLength: 40 }), (chunk, items) => {
+        // The consumer copies each chunk and hands its buffer back at once: the pool never runs dry.
+        const pool: Uint8Array[] = [];
+        const lent = new Set<ArrayBufferLike>();
+        const copies: Uint8Array[] = [];
+        const sink = {
+          write(piece: Uint8Array): void {
+            expect(lent.has(piece.buffer)).toBe(true);
+            copies.push(piece.slice());
+            pool.push(new Uint8Array(piece.buffer, piece.byteOffset, chunk));
+          },
+        };
+        const nextBuffer = (): Uint8Array => {
+          const buffer = pool.pop() ?? new Uint8Array(chunk);
+          lent.add(buffer.buffer);
+          return buffer;
+        };
+        const writer = new BinaryWriter({ initialCapacityBytes: chunk, sink, handsOverChunks: true, nextBuffer });
+        const growing = new BinaryWriter();
+        for (const item of items) {
+          if (typeof item === 'number') {
+            writer.uvarint(item).uint64le(item).uint8(item & 0xff);
+            growing.uvarint(item).uint64le(item).uint8(item & 0xff);
+          } else {
+            writer.bytes(item).latin1(latin1FromBytes(item));
+            growing.bytes(item).latin1(latin1FromBytes(item));
+          }
+        }
+        writer.flush();
+        expect(joinChunks(copies.length === 0 ? [new Uint8Array(0)] : copies)).toEqual(growing.finish());
+        // One buffer went round, lent back each time.
+        expect(lent.size).toBe(1);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('keeps a 64-bit bigint intact when the flush it causes runs a sink that writes bigints itself', () => {
     const sink = new CollectingSink();
     const nested = new BinaryWriter();
