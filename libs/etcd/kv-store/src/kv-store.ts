@@ -12,7 +12,7 @@ import {
   validateRangeRequest,
   validateTxnRequest,
 } from './request-validate';
-import { KeySpaceSnapshotTask, decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace } from './snapshot';
+import { KeySpaceSnapshotTask, decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace, type SnapshotStreamOptions } from './snapshot';
 import { checkPlan, executePlan, planTxn } from './txn';
 import type {
   CompactResponse,
@@ -229,8 +229,8 @@ export class KVStore {
    * The same bytes, of the key space as it is now, written in steps between which it may go on
    * changing (see KeySpaceSnapshotTask: a compaction before it is done makes it stale).
    */
-  snapshotTask(): KeySpaceSnapshotTask {
-    return new KeySpaceSnapshotTask(this.space);
+  snapshotTask(stream?: SnapshotStreamOptions): KeySpaceSnapshotTask {
+    return new KeySpaceSnapshotTask(this.space, stream);
   }
 
   /** A 16-hex-digit hash of the state, identical on every replica that applied the same changes. */

@@ -192,6 +192,92 @@ describe('snapshot -> restore (etcd mvcc TestKVSnapshot / TestKVRestore; raft sp
     );
   });
 
+  it('a streamed snapshot sizes the image, then writes the same bytes into the buffers handed back to it, while the store changes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { maxLength: 30 }),
+        fc.array(fc.tuple(opArb, fc.integer({ min: 1, max: 3 })), { maxLength: 40 }),
+        fc.integer({ min: 64, max: 200 }),
+        (before, during, chunkBytes) => {
+          const store = newStore();
+          for (const op of before) apply(store, op);
+          const atStart = store.snapshot();
+          // The consumer copies what it takes and hands the buffers back: a pool of a few buffers.
+          const pool: Uint8Array[] = [];
+          const lent = new Set<ArrayBufferLike>();
+          const nextBuffer = (): Uint8Array => {
+            const buffer = pool.pop() ?? new Uint8Array(chunkBytes);
+            lent.add(buffer.buffer);
+            return buffer;
+          };
+          const task = store.snapshotTask({ nextBuffer });
+          const copies: Uint8Array[] = [];
+          const take = (): void => {
+            for (const chunk of task.takeChunks()) {
+              copies.push(chunk.slice());
+              // Every chunk but the trailer's is in a buffer the pool lent.
+              if (lent.has(chunk.buffer)) pool.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunkBytes));
+              else expect(chunk.length).toBe(8);
+            }
+          };
+          let result: SnapshotStepResult = 'more';
+          let compactedWhileTaking = false;
+          for (const [op, budget] of during) {
+            result = task.step(budget);
+            take();
+            // Nothing is handed out before the length is known.
+            if (task.sizeBytes === undefined) expect(copies).toEqual([]);
+            if (result !== 'more') break;
+            const compactRevision = store.compactRevision;
+            apply(store, op);
+            if (store.compactRevision !== compactRevision) compactedWhileTaking = true;
+          }
+          while (result === 'more') {
+            result = task.step(1);
+            take();
+          }
+          expect(result).toBe(compactedWhileTaking ? 'stale' : 'done');
+          if (result !== 'done') return;
+          expect(task.sizeBytes).toBe(atStart.length);
+          expect(equalBytes(joinChunks(copies), atStart)).toBe(true);
+          // Every buffer lent came back but the one the writer took after its last flush.
+          expect(lent.size - pool.length).toBe(1);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a streamed snapshot of several MiB is written through a handful of reused buffers', () => {
+    const store = newStore();
+    for (let i = 0; i < 1000; i++) store.put({ key: b(`key-${String(i).padStart(4, '0')}`), value: b(`${'v'.repeat(4000)}${i}`) });
+    const pool: Uint8Array[] = [];
+    let created = 0;
+    const task = store.snapshotTask({
+      nextBuffer: () => {
+        const buffer = pool.pop();
+        if (buffer !== undefined) return buffer;
+        created++;
+        return new Uint8Array(64 * 1024);
+      },
+    });
+    const copies: Uint8Array[] = [];
+    let result: SnapshotStepResult;
+    do {
+      result = task.step(50);
+      for (const chunk of task.takeChunks()) {
+        copies.push(chunk.slice());
+        if (chunk.buffer.byteLength === 64 * 1024) pool.push(new Uint8Array(chunk.buffer));
+      }
+    } while (result === 'more');
+    expect(result).toBe('done');
+    const bytes = joinChunks(copies);
+    expect(bytes.length).toBeGreaterThan(4_000_000);
+    expect(equalBytes(bytes, store.snapshot())).toBe(true);
+    // 50 keys of 4 KB fill about 3 of the 64 KiB buffers per step, and all go back to the pool.
+    expect(created).toBeLessThanOrEqual(5);
+  });
+
   it('uses standard checksums: CRC-32C("123456789") = e3069283, FNV-1a("a") = e40c292c', () => {
     const crc = new StateHasher();
     crc.write(b('123456789'));

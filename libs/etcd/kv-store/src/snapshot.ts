@@ -1,4 +1,4 @@
-import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks } from '@ward/shared/binary';
+import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks, type BinarySink } from '@ward/shared/binary';
 import { successorKey, type ByteString } from './byte-string';
 import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
@@ -100,7 +100,7 @@ export function hashKeySpace(space: KeySpace): string {
 }
 
 /** Chunks of a snapshot: 1 MiB each, so a large state is written once, with no copy to join it. */
-const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
+export const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
 
 /** The snapshot bytes of `space`. */
 export function encodeKeySpace(space: KeySpace): Uint8Array {
@@ -127,6 +127,24 @@ export const SNAPSHOT_DEFAULT_STEP = 256;
  */
 export type SnapshotStepResult = 'more' | 'done' | 'stale';
 
+/** Bytes of the image's trailer (CRC-32C and FNV-1a). */
+const TRAILER_BYTES = 8;
+
+/** Room the sizing pass writes into, over and over (nothing is kept). */
+const SIZING_BUFFER_BYTES = 64 * 1024;
+const DISCARD: BinarySink = { write: () => undefined };
+
+/**
+ * A snapshot task that streams: the image is sized first, so that whoever writes it (a file whose
+ * head gives the length) knows its length before the first byte, then written into buffers that
+ * come from `nextBuffer` (those the consumer has finished with: see BinaryWriterOptions) and are
+ * taken with `takeChunks` as they fill. The whole image is never held.
+ */
+export interface SnapshotStreamOptions {
+  /** A buffer for the next chunk, at least 64 bytes (SNAPSHOT_CHUNK_BYTES is the size to give). */
+  readonly nextBuffer: () => Uint8Array;
+}
+
 /**
  * The snapshot of a key space as it is when the task is made, written in steps between which the
  * key space may go on changing. The bytes are those `encodeKeySpaceChunks` gives at that moment.
@@ -135,6 +153,10 @@ export type SnapshotStepResult = 'more' | 'done' | 'stale';
  * the start's revision, and keys made after it (no such records) are left out. Records up to that
  * revision are never changed, except by a compaction, which cuts them: a compaction during the
  * task makes it stale. The head (revisions, event floor, key count) is taken at the start.
+ *
+ * Streamed (SnapshotStreamOptions), the steps go over the keys twice: first counting the bytes
+ * (into one reused buffer), then writing them; both passes see the same records, for the same
+ * reason, so the length known after the first is the length the second writes (checked).
  */
 export class KeySpaceSnapshotTask {
   private readonly head: Header;
@@ -142,25 +164,47 @@ export class KeySpaceSnapshotTask {
   private readonly hasher = new StateHasher();
   private readonly writer: BinaryWriter;
   private readonly chain: KeyRecord[] = [];
+  /** Streamed: the writer of the sizing pass while it lasts. */
+  private sizer: BinaryWriter | undefined;
+  private sizeBytesValue: number | undefined;
   /** Next key to visit; null once every key was. */
   private cursor: ByteString | null = '';
   private keysWritten = 0;
   private state: SnapshotStepResult = 'more';
 
-  constructor(private readonly space: KeySpace) {
+  constructor(
+    private readonly space: KeySpace,
+    stream?: SnapshotStreamOptions,
+  ) {
     this.head = headOf(space);
-    this.writer = new BinaryWriter({ sink: new TeeSink([this.sink, this.hasher]), initialCapacityBytes: SNAPSHOT_CHUNK_BYTES, handsOverChunks: true });
-    writeHead(this.writer, this.head);
+    this.writer = new BinaryWriter({
+      sink: new TeeSink([this.sink, this.hasher]),
+      initialCapacityBytes: SNAPSHOT_CHUNK_BYTES,
+      handsOverChunks: true,
+      nextBuffer: stream?.nextBuffer,
+    });
+    if (stream === undefined) {
+      writeHead(this.writer, this.head);
+    } else {
+      this.sizer = new BinaryWriter({ sink: DISCARD, initialCapacityBytes: SIZING_BUFFER_BYTES });
+      writeHead(this.sizer, this.head);
+    }
   }
 
-  /** Writes up to `budget` keys (at least 1). */
+  /** Streamed: the image's length in bytes, once the sizing pass is done (undefined before, and when not streamed). */
+  get sizeBytes(): number | undefined {
+    return this.sizeBytesValue;
+  }
+
+  /** Writes (streamed: sizes, then writes) up to `budget` keys (at least 1). */
   step(budget: number = SNAPSHOT_DEFAULT_STEP): SnapshotStepResult {
     assert(Number.isSafeInteger(budget) && budget > 0, 'key-space snapshot: the step budget must be a positive integer');
     if (this.state !== 'more') return this.state;
     if (this.space.compactRevision !== this.head.compactRevision) return (this.state = 'stale');
     let visited = 0;
     let last: ByteString | null = null;
-    const { writer, chain } = this;
+    const writer = this.sizer ?? this.writer;
+    const chain = this.chain;
     const revision = this.head.currentRevision;
     this.space.index.scan(this.cursor!, null, (key, latest) => {
       if (visited === budget) return false;
@@ -173,19 +217,40 @@ export class KeySpaceSnapshotTask {
       this.cursor = successorKey(last);
       return 'more';
     }
-    this.cursor = null;
     // Only a compaction removes keys from the index, and it makes the task stale first.
     assert(this.keysWritten === this.head.keyCount, 'key-space snapshot: keys written differ from the key count at the start');
+    if (this.sizer !== undefined) {
+      this.sizer.flush();
+      this.sizeBytesValue = this.sizer.length + TRAILER_BYTES;
+      this.sizer = undefined;
+      this.cursor = '';
+      this.keysWritten = 0;
+      writeHead(this.writer, this.head);
+      return 'more';
+    }
+    this.cursor = null;
     writer.flush();
     const trailer = new BinaryWriter({ sink: this.sink, initialCapacityBytes: 16 });
     trailer.uint32le(this.hasher.crc32c).uint32le(this.hasher.fnv1a).flush();
+    assert(this.sizeBytesValue === undefined || this.sink.length === this.sizeBytesValue, 'key-space snapshot: the bytes written differ from the bytes sized');
     return (this.state = 'done');
   }
 
-  /** The snapshot's chunks, in order, once `step` returned 'done'. */
+  /** The snapshot's chunks, in order, once `step` returned 'done' (not streamed). */
   get chunks(): Uint8Array[] {
     assert(this.state === 'done', 'key-space snapshot: not done');
+    assert(this.sizeBytesValue === undefined, 'key-space snapshot: a streamed task hands its chunks out with takeChunks');
     return this.sink.chunks;
+  }
+
+  /**
+   * Streamed: the chunks filled since the last call, in order (the trailer's with the last step).
+   * The consumer hands each buffer back to `nextBuffer` once it has finished with it.
+   */
+  takeChunks(): Uint8Array[] {
+    assert(this.sizeBytesValue !== undefined || this.sizer !== undefined, 'key-space snapshot: takeChunks is for a streamed task');
+    // What is taken is not kept (the sink's length still counts it).
+    return this.sink.chunks.splice(0, this.sink.chunks.length);
   }
 }
 
