@@ -52,7 +52,12 @@ class Network {
   deliver(messages: readonly Message[]): void {
     for (const m of messages) {
       if (this.down.has(m.to) || this.down.has(m.from)) continue;
-      setImmediate(() => this.members.get(m.to)?.driver.step(m));
+      setImmediate(() => {
+        this.members.get(m.to)?.driver.step(m);
+        // As the members' transport does once a snapshot's bytes are sent: the leader then probes
+        // the follower again (and sends a newer snapshot if the follower refused this one).
+        if (m.type === MessageType.Snap) this.members.get(m.from)?.driver.reportSnapshot(m.to, true);
+      });
     }
   }
 }
@@ -80,13 +85,13 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
     }
     return booted.persistence.persist(ready);
   };
-  persistence.createSnapshot = async (...args) => {
+  persistence.createSnapshotStreamed = async (...args) => {
     if (member.snapshotGate !== undefined) {
       member.snapshotsHeld++;
       await member.snapshotGate;
       member.snapshotsHeld--;
     }
-    return booted.persistence.createSnapshot(...args);
+    return booted.persistence.createSnapshotStreamed(...args);
   };
   member.driver = new RaftDriver({
     node,
@@ -272,8 +277,8 @@ describe('RaftDriver snapshot triggers', () => {
   const holdSnapshotTaking = (member: Member, control: { released: number }): number[] => {
     const taken: number[] = [];
     const original = member.stateMachine.snapshotTask.bind(member.stateMachine);
-    member.stateMachine.snapshotTask = () => {
-      const task = original();
+    member.stateMachine.snapshotTask = (stream) => {
+      const task = original(stream);
       const ordinal = taken.push(task.index) - 1;
       const step = task.step.bind(task);
       return Object.assign(Object.create(task) as typeof task, { step: () => (ordinal >= control.released ? 'more' : step()) });

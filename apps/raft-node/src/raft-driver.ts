@@ -11,8 +11,7 @@ import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type Pro
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
-import { takeInTurns } from './snapshot-turns';
-import { chunksByteLength } from '@ward/shared/binary';
+import { ChunkPool, SnapshotGivenUp, snapshotPieces, takeInTurns } from './snapshot-turns';
 
 export interface RaftDriverHooks {
   /** Leader or term changed (`lead` may be NO_NODE). */
@@ -59,6 +58,7 @@ export interface RaftDriverOptions {
 /** A local snapshot being taken. */
 interface SnapshotTaking {
   readonly task: NodeSnapshotTask;
+  readonly pool: ChunkPool;
   readonly startedMs: number;
   /** Bytes applied since the last snapshot when this one started. */
   readonly bytesAtStart: number;
@@ -285,11 +285,14 @@ export class RaftDriver {
   }
 
   /**
-   * Starts a local snapshot when one is due. The state is taken at the applied index in steps of
+   * Starts a local snapshot when one is due. The state is taken at the applied index in turns of
    * at most SNAPSHOT_TURN_MS, between which the Ready loop goes on (heartbeats, votes, commits and
-   * applies do not wait for a large state's encoding); the core's log learns of the snapshot once
-   * it is whole, and writing the file (and its fdatasync) goes on while the loop keeps running.
-   * One snapshot is taken and written at a time; a failed write stops the member.
+   * applies do not wait for a large state's encoding): first sized, then written to its file as it
+   * is encoded, through a few reused buffers (SNAPSHOT_TURN_BYTES at most in flight), never held
+   * whole. The core's log learns of the snapshot once its file is durable. One snapshot is taken at
+   * a time; one given up (the member stopping, a snapshot from the leader replacing the state, a
+   * compaction cutting records it still had to write) leaves no file; a failed write stops the
+   * member.
    */
   private maybeSnapshot(): void {
     if (this.snapshotWrite !== undefined || this.snapshotTaking !== undefined) return;
@@ -300,49 +303,51 @@ export class RaftDriver {
     if (index <= this.lastSnapshotIndex) return;
     this.snapshotDue = false;
     // The state, its applied index and its configuration belong to the same moment.
-    const taking: SnapshotTaking = { task: this.options.stateMachine.snapshotTask(), startedMs: performance.now(), bytesAtStart: this.bytesSinceSnapshot, due };
+    const pool = new ChunkPool();
+    const task = this.options.stateMachine.snapshotTask({ nextBuffer: () => pool.take() });
+    const taking: SnapshotTaking = { task, pool, startedMs: performance.now(), bytesAtStart: this.bytesSinceSnapshot, due };
     this.snapshotTaking = taking;
-    void this.takeSnapshot(taking);
+    this.snapshotWrite = this.takeSnapshot(taking).finally(() => {
+      if (this.snapshotTaking === taking) this.snapshotTaking = undefined;
+      this.snapshotWrite = undefined;
+    });
   }
 
   private async takeSnapshot(taking: SnapshotTaking): Promise<void> {
-    let result: 'done' | 'stale' | 'dropped';
+    const { task } = taking;
+    const dropped = (): boolean => this.snapshotTaking !== taking || this.stopped;
     try {
-      // Dropped when the member stops, or when a snapshot from the leader replaces the state.
-      result = await takeInTurns(() => taking.task.step(), () => this.snapshotTaking !== taking || this.stopped);
+      // Sized first: the file's head gives the length.
+      const sized = await takeInTurns(() => {
+        const result = task.step();
+        return result === 'more' && task.sizeBytes !== undefined ? 'done' : result;
+      }, dropped);
+      if (sized === 'dropped') return;
+      if (sized === 'stale') return this.snapshotStale(taking);
+      const bytes = task.sizeBytes!;
+      const snapshot = await this.options.persistence.createSnapshotStreamed(task.index, task.confState, bytes, snapshotPieces(task, taking.pool, dropped));
+      if (snapshot === undefined || dropped()) return;
+      this.lastSnapshotIndex = task.index;
+      this.lastSnapshotBytes = bytes;
+      // What was applied while the snapshot was taken counts toward the next one.
+      this.bytesSinceSnapshot = Math.max(0, this.bytesSinceSnapshot - taking.bytesAtStart);
+      this.options.hooks.onSnapshot(task.index, bytes, performance.now() - taking.startedMs);
     } catch (error) {
-      this.snapshotTaking = undefined;
-      return this.fail(error);
+      if (error instanceof SnapshotGivenUp) {
+        if (error.reason === 'stale') this.snapshotStale(taking);
+        return;
+      }
+      this.fail(error);
     }
-    if (result === 'dropped') return;
-    this.snapshotTaking = undefined;
-    if (result === 'stale') {
-      // A compaction cut records the snapshot needed: take another, of the state as it is now.
-      if (taking.due) this.snapshotDue = true;
-      this.options.logger.info({ index: taking.task.index }, 'local snapshot dropped: a compaction was applied while it was taken; taking another');
-      this.maybeSnapshot();
-      return;
-    }
-    this.writeSnapshot(taking);
   }
 
-  private writeSnapshot(taking: SnapshotTaking): void {
-    const { index, confState, chunks } = taking.task;
-    const bytes = chunksByteLength(chunks);
-    this.lastSnapshotIndex = index;
-    this.lastSnapshotBytes = bytes;
-    // What was applied while the snapshot was taken counts toward the next one.
-    this.bytesSinceSnapshot = Math.max(0, this.bytesSinceSnapshot - taking.bytesAtStart);
-    this.snapshotWrite = this.options.persistence.createSnapshot(index, confState, chunks).then(
-      () => {
-        this.snapshotWrite = undefined;
-        this.options.hooks.onSnapshot(index, bytes, performance.now() - taking.startedMs);
-      },
-      (error: unknown) => {
-        this.snapshotWrite = undefined;
-        this.fail(error);
-      },
-    );
+  /** A compaction cut records the snapshot needed: take another, of the state as it is now. */
+  private snapshotStale(taking: SnapshotTaking): void {
+    if (this.snapshotTaking === taking) this.snapshotTaking = undefined;
+    if (taking.due) this.snapshotDue = true;
+    this.options.logger.info({ index: taking.task.index }, 'local snapshot dropped: a compaction was applied while it was taken; taking another');
+    // After this write's promise has settled (maybeSnapshot waits for none to be in flight).
+    setImmediate(() => this.maybeSnapshot());
   }
 
   /** Persisting failed: the log is closed for good, so nothing more is handled. */

@@ -7,10 +7,10 @@
 import { Applier, decodeApplyRequest, type ApplierOptions, type ApplierSnapshotTask, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
 import { ConfChangeError, EntryType, decodeConfChangeEntry, type ConfChangeV2, type ConfState, type Entry, type Snapshot } from '@ward/raft/core';
 import type { MemberSpec } from './members';
-import { decodeChangeContext, decodeNodeSnapshot, encodeNodeSnapshotChunks, type ChangeContext } from './membership/codec';
+import { decodeChangeContext, decodeNodeSnapshot, encodeNodeSnapshotChunks, encodeNodeSnapshotHead, type ChangeContext } from './membership/codec';
 import { joinChunks } from '@ward/shared/binary';
 import { MemberList, type MemberListChange } from './membership/member-list';
-import type { SnapshotStepResult } from '@ward/etcd/kv-store';
+import type { SnapshotStepResult, SnapshotStreamOptions } from '@ward/etcd/kv-store';
 
 /** One applied request, for the proposer's waiter, the watch hub and the token tracker. */
 export interface AppliedRequest {
@@ -180,21 +180,24 @@ export class StateMachine {
 
   /**
    * The same bytes, of the state at the applied index now, as chunks made in steps between which
-   * entries may go on being applied (NodeSnapshotTask). A task made before a snapshot is restored
-   * still gives the state it started from.
+   * entries may go on being applied (NodeSnapshotTask), or streamed (see ApplierSnapshotTask). A
+   * task made before a snapshot is restored still gives the state it started from.
    */
-  snapshotTask(): NodeSnapshotTask {
-    return new NodeSnapshotTask(this.appliedIndexValue, this.confStateValue, this.options.clusterId, this.membersValue, this.applierValue.snapshotTask());
+  snapshotTask(stream?: SnapshotStreamOptions): NodeSnapshotTask {
+    return new NodeSnapshotTask(this.appliedIndexValue, this.confStateValue, this.options.clusterId, this.membersValue, this.applierValue.snapshotTask(stream));
   }
 }
 
 /**
  * A snapshot in the making, of the state at one applied index: the applier's state in steps
  * (ApplierSnapshotTask), then the member snapshot's head around its chunks. 'stale' when a
- * compaction was applied meanwhile.
+ * compaction was applied meanwhile. Streamed, `sizeBytes` and `takeChunks` hand the bytes out as
+ * they are made (the head first, once the length is known).
  */
 export class NodeSnapshotTask {
   private chunksValue: Uint8Array[] | undefined;
+  private headValue: Uint8Array | undefined;
+  private headTaken = false;
 
   constructor(
     /** The applied index the snapshot is of. */
@@ -210,13 +213,37 @@ export class NodeSnapshotTask {
   step(budgetKeys?: number): SnapshotStepResult {
     if (this.chunksValue !== undefined) return 'done';
     const result = this.applier.step(budgetKeys);
-    if (result === 'done') this.chunksValue = encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks });
+    if (result === 'done' && this.applier.sizeBytes === undefined) this.chunksValue = encodeNodeSnapshotChunks({ clusterId: this.clusterId, members: this.members, applier: this.applier.chunks });
     return result;
   }
 
-  /** The snapshot data as chunks in order (never joined: a large state is seconds of copying), once `step` returned 'done'. */
+  /** The snapshot data as chunks in order (never joined: a large state is seconds of copying), once `step` returned 'done' (not streamed). */
   get chunks(): Uint8Array[] {
-    if (this.chunksValue === undefined) throw new TypeError('snapshot task: not done');
+    if (this.chunksValue === undefined) throw new TypeError('snapshot task: not done (or streamed)');
     return this.chunksValue;
+  }
+
+  /** Streamed: the snapshot data's length, once the key space is sized (undefined before). */
+  get sizeBytes(): number | undefined {
+    const head = this.streamedHead();
+    return head === undefined ? undefined : head.length + this.applier.sizeBytes!;
+  }
+
+  /** Streamed: the chunks made since the last call, in order. */
+  takeChunks(): Uint8Array[] {
+    const taken = this.applier.takeChunks();
+    const head = this.streamedHead();
+    if (!this.headTaken && head !== undefined) {
+      this.headTaken = true;
+      taken.unshift(head);
+    }
+    return taken;
+  }
+
+  /** Streamed: the head, once the applier's length is known (undefined before). */
+  private streamedHead(): Uint8Array | undefined {
+    const applierBytes = this.applier.sizeBytes;
+    if (applierBytes !== undefined) this.headValue ??= encodeNodeSnapshotHead({ clusterId: this.clusterId, members: this.members }, applierBytes);
+    return this.headValue;
   }
 }

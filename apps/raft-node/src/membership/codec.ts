@@ -191,9 +191,14 @@ export function encodeNodeSnapshot(snapshot: NodeSnapshot): Uint8Array {
 
 /** The same bytes as chunks, in order: the applier's chunks follow a head written here, uncopied. */
 export function encodeNodeSnapshotChunks(snapshot: Omit<NodeSnapshot, 'applier'> & { readonly applier: readonly Uint8Array[] }): Uint8Array[] {
+  return [encodeNodeSnapshotHead(snapshot, chunksByteLength(snapshot.applier)), ...snapshot.applier];
+}
+
+/** The bytes before the applier's state of `applierBytes` (the head encodeNodeSnapshotChunks puts first). */
+export function encodeNodeSnapshotHead(snapshot: Omit<NodeSnapshot, 'applier'>, applierBytes: number): Uint8Array {
   const w = new Writer().raw(SNAPSHOT_MAGIC).u8(SNAPSHOT_VERSION).u64(snapshot.clusterId);
   writeList(w, snapshot.members);
-  return [w.u64(BigInt(chunksByteLength(snapshot.applier))).done(), ...snapshot.applier];
+  return w.u64(BigInt(applierBytes)).done();
 }
 
 function startsWith(bytes: Uint8Array, magic: Uint8Array): boolean {

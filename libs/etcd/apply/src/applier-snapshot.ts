@@ -21,7 +21,7 @@
 // users), so a restored state re-encodes to the same bytes and hashes the same.
 
 import type { AuthStore } from '@ward/auth/permissions';
-import type { KVStore, KeySpaceSnapshotTask, SnapshotStepResult } from '@ward/etcd/kv-store';
+import type { KVStore, KeySpaceSnapshotTask, SnapshotStepResult, SnapshotStreamOptions } from '@ward/etcd/kv-store';
 import { BinaryReader, BinaryWriter, chunksByteLength } from '@ward/shared/binary';
 import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
@@ -39,13 +39,23 @@ const SECTION_MAX_BYTES = 0x7fff_ffff;
  * (small) are written when the task is made, the key space (the bulk of a large state) in steps
  * between which the applier may go on applying; the bytes are those of the state when the task
  * was made. The key space's chunks sit between a head and a tail written here, uncopied.
+ *
+ * Streamed (SnapshotStreamOptions: the key space is sized first, then written into buffers the
+ * consumer hands back), `sizeBytes` tells the length once the key space is sized, and
+ * `takeChunks` hands out the head, the key space's chunks as they fill, and the tail, in order.
  */
 export class ApplierSnapshotTask {
   private readonly authBytes: Uint8Array;
   private readonly tail: Uint8Array;
   private readonly version: number;
   private readonly kvTask: KeySpaceSnapshotTask;
+  private readonly streamed: boolean;
   private chunksValue: Uint8Array[] | undefined;
+  private kvDone = false;
+  /** Streamed: the head (known once the key space is sized), and what takeChunks has handed out. */
+  private headValue: Uint8Array | undefined;
+  private headTaken = false;
+  private tailTaken = false;
 
   constructor(
     private readonly appliedIndex: number,
@@ -54,10 +64,12 @@ export class ApplierSnapshotTask {
     leases: LeaseTable,
     tokens: SimpleTokenTable,
     signingKeys: SigningKeyDirectory,
+    stream?: SnapshotStreamOptions,
   ) {
     this.authBytes = auth.snapshot();
     this.version = signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS;
-    this.kvTask = kv.snapshotTask();
+    this.kvTask = kv.snapshotTask(stream);
+    this.streamed = stream !== undefined;
     const writer = new BinaryWriter({ initialCapacityBytes: 1024 });
     const leaseEntries = leases.entries();
     writer.uvarint(leaseEntries.length);
@@ -79,19 +91,53 @@ export class ApplierSnapshotTask {
   /** Writes up to `budget` keys of the key space; see KeySpaceSnapshotTask.step. */
   step(budget?: number): SnapshotStepResult {
     const result = this.kvTask.step(budget);
-    if (result === 'done' && this.chunksValue === undefined) {
+    if (result === 'done') this.kvDone = true;
+    if (result === 'done' && !this.streamed && this.chunksValue === undefined) {
       const kvChunks = this.kvTask.chunks;
-      const head = new BinaryWriter({ initialCapacityBytes: this.authBytes.length + 64 });
-      head.raw(MAGIC).uvarint(this.version).uvarint(this.appliedIndex).bytes(this.authBytes).uvarint(chunksByteLength(kvChunks));
-      this.chunksValue = [head.finish(), ...kvChunks, this.tail];
+      this.chunksValue = [this.head(chunksByteLength(kvChunks)), ...kvChunks, this.tail];
     }
     return result;
   }
 
-  /** The snapshot's chunks, in order, once `step` returned 'done'. */
+  private head(kvBytes: number): Uint8Array {
+    const head = new BinaryWriter({ initialCapacityBytes: this.authBytes.length + 64 });
+    return head.raw(MAGIC).uvarint(this.version).uvarint(this.appliedIndex).bytes(this.authBytes).uvarint(kvBytes).finish();
+  }
+
+  /** The snapshot's chunks, in order, once `step` returned 'done' (not streamed). */
   get chunks(): Uint8Array[] {
-    if (this.chunksValue === undefined) throw new TypeError('applier snapshot: not done');
+    if (this.chunksValue === undefined) throw new TypeError('applier snapshot: not done (or streamed)');
     return this.chunksValue;
+  }
+
+  /** Streamed: the head, once the key space is sized (undefined before). */
+  private streamedHead(): Uint8Array | undefined {
+    const kvBytes = this.kvTask.sizeBytes;
+    if (kvBytes !== undefined) this.headValue ??= this.head(kvBytes);
+    return this.headValue;
+  }
+
+  /** Streamed: the snapshot's length in bytes, once the key space is sized (undefined before). */
+  get sizeBytes(): number | undefined {
+    const head = this.streamedHead();
+    return head === undefined ? undefined : head.length + this.kvTask.sizeBytes! + this.tail.length;
+  }
+
+  /** Streamed: the chunks made since the last call, in order (nothing before the length is known). */
+  takeChunks(): Uint8Array[] {
+    if (!this.streamed) throw new TypeError('applier snapshot: takeChunks is for a streamed task');
+    const head = this.streamedHead();
+    if (head === undefined) return [];
+    const taken = this.kvTask.takeChunks();
+    if (!this.headTaken) {
+      this.headTaken = true;
+      taken.unshift(head);
+    }
+    if (this.kvDone && !this.tailTaken) {
+      this.tailTaken = true;
+      taken.push(this.tail);
+    }
+    return taken;
   }
 }
 

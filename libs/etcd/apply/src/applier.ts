@@ -11,6 +11,7 @@ import {
   validateTxnRequest,
   type KVStoreOptions,
   type LeaseId,
+  type SnapshotStreamOptions,
 } from '@ward/etcd/kv-store';
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
@@ -237,8 +238,8 @@ export class Applier {
    * being applied (ApplierSnapshotTask). A task goes stale when a compaction is applied before it
    * is done; one made before a restore must be dropped.
    */
-  snapshotTask(): ApplierSnapshotTask {
-    return new ApplierSnapshotTask(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys);
+  snapshotTask(stream?: SnapshotStreamOptions): ApplierSnapshotTask {
+    return new ApplierSnapshotTask(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys, stream);
   }
 
   /** SHA-256 of the snapshot, in hex: equal on replicas that applied the same entries. */

@@ -154,6 +154,60 @@ describe('RaftPersistence', () => {
     await booted.persistence.close();
   });
 
+  it('a streamed local snapshot is written before the core learns of it; boot restores from it; one given up leaves nothing', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const snapFiles = async (): Promise<string[]> => (await readdir(`${dir.path}/snap`).catch(() => [] as string[])).sort();
+    const member = await Member.boot({ snapshotDataInMemory: false });
+    await member.elect();
+    await member.propose(1, 40);
+    const appliedIndex = member.applied.at(-1)!.index;
+    const before = member.persistence.storage.snapshot().metadata.index;
+    const filesBefore = await snapFiles();
+
+    // Given up half-way (the pieces throw): no file, nothing recorded.
+    async function* brokenOff(): AsyncGenerator<Uint8Array> {
+      yield new Uint8Array(100).fill(7);
+      throw new Error('given up');
+    }
+    await expect(member.persistence.createSnapshotStreamed(appliedIndex, undefined, 200, brokenOff())).rejects.toThrow('given up');
+    expect(await snapFiles()).toEqual(filesBefore);
+    expect(member.persistence.storage.snapshot().metadata.index).toBe(before);
+    // Fewer bytes than announced: refused, nothing left either.
+    async function* short(): AsyncGenerator<Uint8Array> {
+      yield new Uint8Array(100);
+    }
+    await expect(member.persistence.createSnapshotStreamed(appliedIndex, undefined, 200, short())).rejects.toThrow('100 bytes, not the 200 announced');
+    expect(await snapFiles()).toEqual(filesBefore);
+
+    // Whole: the core learns of it only once the file is durable (checked from inside the stream).
+    const pieces = [new Uint8Array(3000).fill(1), new Uint8Array(0), new Uint8Array(5000).fill(2)];
+    async function* whole(persistence: RaftPersistence): AsyncGenerator<Uint8Array> {
+      for (const piece of pieces) {
+        expect(persistence.storage.snapshot().metadata.index).toBe(before);
+        yield piece;
+      }
+    }
+    const snapshot = await member.persistence.createSnapshotStreamed(appliedIndex, undefined, 8000, whole(member.persistence));
+    expect(snapshot!.metadata).toMatchObject({ index: appliedIndex, confState: CONF });
+    expect(member.persistence.storage.snapshot().metadata.index).toBe(appliedIndex);
+    expect(member.persistence.storage.firstIndex()).toBe(appliedIndex - 10 + 1);
+    // Not past the core's snapshot: nothing written, nothing recorded.
+    const filesAfter = await snapFiles();
+    expect(filesAfter).toEqual([expect.stringMatching(/\.snap$/)]);
+    expect(await member.persistence.createSnapshotStreamed(appliedIndex, undefined, 1, (async function* () { yield new Uint8Array(1); })())).toBeUndefined();
+    expect(await snapFiles()).toEqual(filesAfter);
+    await member.propose(41, 45);
+    await member.persistence.close();
+
+    const booted = await RaftPersistence.open(options({ snapshotDataInMemory: false }));
+    expect(booted.snapshot!.metadata.index).toBe(appliedIndex);
+    expect(Buffer.from(booted.snapshot!.data).equals(Buffer.concat(pieces))).toBe(true);
+    expect(payloads(booted.storage.entries(appliedIndex + 1, booted.storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER))).toEqual(
+      Array.from({ length: 5 }, (_, i) => `put k${i + 41} v${i + 41}`),
+    );
+    await booted.persistence.close();
+  });
+
   it('boots from a snapshot larger than the largest entry (a state of more than 64 MiB)', async () => {
     const member = await Member.boot();
     await member.elect();

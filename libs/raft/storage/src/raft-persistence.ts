@@ -1,6 +1,7 @@
 import {
   EntryType,
   MemoryStorage,
+  SnapshotOutOfDateError,
   decodeSnapshot,
   encodeSnapshotChunks,
   encodeSnapshotHead,
@@ -137,6 +138,50 @@ export class RaftPersistence {
     } finally {
       this.writing.delete(index);
     }
+    const compactIndex = keepFrom - 1;
+    if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
+    return snapshot;
+  }
+
+  /**
+   * Records a local snapshot at applied index `index` whose data is made while it is written: a
+   * streamed snapshot task, `dataBytes` long, its chunks coming from `pieces` in order (each is
+   * written before the next is asked for, so its buffer may be used again). Unlike createSnapshot,
+   * the file comes first (under a temporary name until it is whole and synced); only then does the
+   * core learn of the snapshot, the log get its marker and the log its compaction. An error from
+   * `pieces` (the caller giving the snapshot up) leaves nothing behind. Returns undefined, having
+   * recorded nothing, when the core already has a snapshot at or past `index`, or has one by the
+   * time the file is written (a snapshot from the leader was installed meanwhile: the file,
+   * without its marker in the log, is not trusted at boot and is purged).
+   */
+  async createSnapshotStreamed(index: Index, confState: ConfState | undefined, dataBytes: number, pieces: AsyncIterable<Uint8Array>): Promise<Snapshot | undefined> {
+    assert(Number.isSafeInteger(dataBytes) && dataBytes >= 0, 'createSnapshotStreamed: dataBytes must be a non-negative integer');
+    if (index <= this.storage.snapshot().metadata.index) return undefined;
+    const term = this.storage.term(index);
+    const metadata = { index, term, confState: confState ?? this.storage.snapshot().metadata.confState };
+    const kept: Uint8Array[] | undefined = this.dataInMemory ? [] : undefined;
+    async function* file(): AsyncGenerator<Uint8Array> {
+      yield encodeSnapshotHead(metadata, dataBytes);
+      let written = 0;
+      for await (const piece of pieces) {
+        written += piece.length;
+        if (written > dataBytes) throw new Error(`local snapshot at ${index}: more than the ${dataBytes} bytes announced`);
+        kept?.push(piece.slice());
+        yield piece;
+      }
+      if (written !== dataBytes) throw new Error(`local snapshot at ${index}: ${written} bytes, not the ${dataBytes} announced`);
+    }
+    await this.disk.snapshots.save({ index, term }, file());
+    let snapshot: Snapshot;
+    try {
+      snapshot = this.storage.createSnapshot(index, confState, kept === undefined ? NO_DATA : joinChunks(kept));
+    } catch (error) {
+      if (error instanceof SnapshotOutOfDateError) return undefined;
+      throw error;
+    }
+    const keepFrom = this.catchUpStart(index);
+    await this.disk.wal.append([{ kind: 'snapshot', snapshot: { index, term, restartsLog: false } }]);
+    await this.disk.compact({ index, term }, keepFrom);
     const compactIndex = keepFrom - 1;
     if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
     return snapshot;
