@@ -1,22 +1,29 @@
-// Benchmark (not a test): how long a member takes to produce its local snapshot's data, taken in
-// steps as the driver takes it (NodeSnapshotTask: the key space written a few hundred keys per step
-// into 1 MiB chunks that are never joined) in turns of 10 ms with the event loop let run between
-// them, at WARD_BENCH_KEYS keys (default 1,000,000) of 35-byte keys and 256-byte
-// values. Reports the time, the longest step and the longest event-loop delay seen meanwhile
-// (what a member serving during the snapshot would wait; issue 20), then the time to boot a state
-// machine from those bytes (what a member's restart and a follower's install of the leader's
-// snapshot decode, in one step). Three rounds.
+// Benchmark (not a test): how long a member takes to write its local snapshot, taken in steps as
+// the driver takes it (NodeSnapshotTask, turns of 10 ms with the event loop let run between them),
+// at WARD_BENCH_KEYS keys (default 1,000,000) of 35-byte keys and 256-byte values, two ways:
+//   held:     the key space encoded a few hundred keys per step into new 1 MiB chunks, all held
+//             until the end (how the members' Follow feed and `etcdctl snapshot save` take it);
+//   streamed: sized first, then encoded into a few reused 1 MiB buffers and written to a snapshot
+//             file (SnapshotStore, fsynced) turn by turn (how a member takes its local snapshot).
+// Reports the time, CPU (garbage-collection threads included), the growth of the process's RSS,
+// the longest step and the longest event-loop delay seen meanwhile (what a member serving during
+// the snapshot would wait; issue 20), then the time to boot a state machine from those bytes (what
+// a member's restart and a follower's install of the leader's snapshot decode, in one step).
+// Three rounds.
 //   npx tsx apps/raft-node/bench/snapshot.bench.ts        (or: npx nx run raft-node:bench)
-// On a machine whose fresh memory is dear (a Firecracker guest with free-page reporting costs
-// ~35 µs per first-touched 4 KiB page), each whole-state copy into new memory costs seconds; the
-// chunks are such memory too.
+// On a machine whose fresh memory is dear (a guest with free-page reporting pays a fault per
+// first-touched 4 KiB page), memory as large as the state, touched once, costs seconds: the held
+// chunks are such memory, the streamed buffers are not.
 import { Applier } from '@ward/etcd/apply';
-import { encodeSnapshotHead } from '@ward/raft/core';
+import { SnapshotStore } from '@ward/raft/storage';
 import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 import { MemberList } from '../src/membership/member-list';
 import { NodeSnapshotTask, StateMachine } from '../src/state-machine';
-import { takeInTurns } from '../src/snapshot-turns';
+import { ChunkPool, snapshotPieces, takeInTurns } from '../src/snapshot-turns';
 import type { SnapshotStepResult } from '@ward/etcd/kv-store';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const KEYS = Number(process.env.WARD_BENCH_KEYS ?? 1_000_000);
@@ -39,44 +46,84 @@ console.log(`${KEYS} keys applied in ${((performance.now() - loadStarted) / 1000
 const CONF_STATE = { voters: [1n], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false };
 const BOOT_OPTIONS = { applier: {}, maxEntryBytes: 1 << 20, onUndecodable: () => undefined, initialMembers: [], initialConfState: CONF_STATE, clusterId: 1n };
 
-async function main(): Promise<void> {
-  for (let round = 1; round <= ROUNDS; round++) {
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    delay.enable();
-    const started = performance.now();
-    const task = new NodeSnapshotTask(KEYS, CONF_STATE, 1n, MemberList.of([], []), applier.snapshotTask());
-    let steps = 0;
-    let longestStepMs = 0;
-    const step = (): SnapshotStepResult => {
-      const stepStarted = performance.now();
-      const result = task.step();
-      longestStepMs = Math.max(longestStepMs, performance.now() - stepStarted);
-      steps++;
-      return result;
-    };
-    // As the driver takes it: turns of SNAPSHOT_TURN_MS, the event loop let run between them.
+interface Taken {
+  readonly bytes: number;
+  readonly data: Uint8Array;
+}
+
+/** One snapshot taken (held or streamed), with its time, CPU, RSS growth, longest step and event-loop delay printed. */
+async function takeOnce(round: number, mode: 'held' | 'streamed', store: SnapshotStore): Promise<Taken> {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const rssBefore = process.memoryUsage.rss();
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 20);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const pool = new ChunkPool();
+  const task = new NodeSnapshotTask(KEYS, CONF_STATE, 1n, MemberList.of([], []), applier.snapshotTask(mode === 'streamed' ? { nextBuffer: () => pool.take() } : undefined));
+  let steps = 0;
+  let longestStepMs = 0;
+  const step = (): SnapshotStepResult => {
+    const stepStarted = performance.now();
+    const result = task.step();
+    longestStepMs = Math.max(longestStepMs, performance.now() - stepStarted);
+    steps++;
+    return result;
+  };
+  let bytes: number;
+  let file: Awaited<ReturnType<SnapshotStore['save']>> | undefined;
+  if (mode === 'held') {
+    // As the Follow feed takes it: turns of SNAPSHOT_TURN_MS, the event loop let run between them.
     const result = await takeInTurns(step, () => false);
     if (result !== 'done') throw new Error(`snapshot task ended ${result}`);
-    const chunks = task.chunks;
-    const stepped = performance.now();
-    const bytes = chunksByteLength(chunks);
-    const head = encodeSnapshotHead({ index: KEYS, term: 1, confState: CONF_STATE }, bytes);
-    const done = performance.now();
-    delay.disable();
-    console.log(
-      `round ${round}: ${(bytes / 1e6).toFixed(0)} MB in ${(done - started).toFixed(0)} ms ` +
-        `(${steps} steps ${(stepped - started).toFixed(0)} ms, longest step ${longestStepMs.toFixed(1)} ms, ` +
-        `longest event-loop delay ${(delay.max / 1e6).toFixed(1)} ms, file head ${head.length} B ${(done - stepped).toFixed(1)} ms)`,
-    );
-    // The member reads the file into one buffer before decoding it; that read is not timed here.
-    const data = joinChunks(chunks);
-    const cpuBefore = process.cpuUsage();
-    const restoreStarted = performance.now();
-    const restored = StateMachine.boot(BOOT_OPTIONS, { data, metadata: { index: KEYS, term: 1, confState: CONF_STATE } });
-    const restoreMs = performance.now() - restoreStarted;
-    const cpu = process.cpuUsage(cpuBefore);
-    if (restored.applier.keySpaceView.currentRevision !== KEYS + 1) throw new Error(`restored revision ${restored.applier.keySpaceView.currentRevision}, not ${KEYS + 1}`);
-    console.log(`round ${round}: restored in ${restoreMs.toFixed(0)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, garbage collection threads included)`);
+    bytes = chunksByteLength(task.chunks);
+  } else {
+    // As a member takes its local snapshot: sized in turns, then written turn by turn.
+    const sized = await takeInTurns(() => {
+      const result = step();
+      return result === 'more' && task.sizeBytes !== undefined ? 'done' : result;
+    }, () => false);
+    if (sized !== 'done') throw new Error(`snapshot task ended ${sized}`);
+    bytes = task.sizeBytes!;
+    const streamed: StreamedTask = { step, takeChunks: () => task.takeChunks() };
+    file = await store.save({ index: round, term: 1 }, snapshotPieces(streamed, pool, () => false));
+  }
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  clearInterval(sampler);
+  delay.disable();
+  // Not timed: the held chunks joined, the file read back (to compare them and restore from them).
+  const data = file === undefined ? joinChunks(task.chunks) : (await store.load(file)).data;
+  console.log(
+    `round ${round} ${mode}: ${(bytes / 1e6).toFixed(0)} MB in ${ms.toFixed(0)} ms, CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, ` +
+      `RSS +${((rssPeak - rssBefore) / 1e6).toFixed(0)} MB at most (${steps} steps, longest ${longestStepMs.toFixed(1)} ms, ` +
+      `longest event-loop delay ${(delay.max / 1e6).toFixed(1)} ms${mode === 'streamed' ? ', file written and fsynced' : ', chunks held, no file'})`,
+  );
+  return { bytes, data };
+}
+
+type StreamedTask = Parameters<typeof snapshotPieces>[0];
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ward-snapshot-bench-'));
+  const { store } = await SnapshotStore.open({ dir, maxSnapshotBytes: 16 * 1024 ** 3 });
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const held = await takeOnce(round, 'held', store);
+      const streamed = await takeOnce(round, 'streamed', store);
+      if (Buffer.compare(Buffer.from(held.data), Buffer.from(streamed.data)) !== 0) throw new Error('the streamed snapshot differs from the held one');
+      await store.purge(1);
+      const cpuBefore = process.cpuUsage();
+      const restoreStarted = performance.now();
+      const restored = StateMachine.boot(BOOT_OPTIONS, { data: streamed.data, metadata: { index: KEYS, term: 1, confState: CONF_STATE } });
+      const restoreMs = performance.now() - restoreStarted;
+      const cpu = process.cpuUsage(cpuBefore);
+      if (restored.applier.keySpaceView.currentRevision !== KEYS + 1) throw new Error(`restored revision ${restored.applier.keySpaceView.currentRevision}, not ${KEYS + 1}`);
+      console.log(`round ${round}: restored in ${restoreMs.toFixed(0)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, garbage collection threads included)`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
