@@ -148,7 +148,7 @@ export class RaftPersistence {
    * streamed snapshot task, `dataBytes` long, its chunks coming from `pieces` in order (each is
    * written before the next is asked for, so its buffer may be used again). Unlike createSnapshot,
    * the file comes first (under a temporary name until it is whole and synced); only then does the
-   * core learn of the snapshot, the log get its marker and the log its compaction. An error from
+   * core learn of the snapshot, the WAL get its marker and the logs their compaction. An error from
    * `pieces` (the caller giving the snapshot up) leaves nothing behind. Returns undefined, having
    * recorded nothing, when the core already has a snapshot at or past `index`, or has one by the
    * time the file is written (a snapshot from the leader was installed meanwhile: the file,
