@@ -326,11 +326,15 @@ export class RaftDriver {
       if (sized === 'stale') return this.snapshotStale(taking);
       const bytes = task.sizeBytes!;
       const snapshot = await this.options.persistence.createSnapshotStreamed(task.index, task.confState, bytes, snapshotPieces(task, taking.pool, dropped));
-      if (snapshot === undefined || dropped()) return;
-      this.lastSnapshotIndex = task.index;
-      this.lastSnapshotBytes = bytes;
-      // What was applied while the snapshot was taken counts toward the next one.
-      this.bytesSinceSnapshot = Math.max(0, this.bytesSinceSnapshot - taking.bytesAtStart);
+      if (snapshot === undefined) return;
+      // Recorded (even if the member began stopping meanwhile). A snapshot from the leader
+      // installed meanwhile is newer: the counts are its.
+      if (task.index > this.lastSnapshotIndex) {
+        this.lastSnapshotIndex = task.index;
+        this.lastSnapshotBytes = bytes;
+        // What was applied while the snapshot was taken counts toward the next one.
+        this.bytesSinceSnapshot = Math.max(0, this.bytesSinceSnapshot - taking.bytesAtStart);
+      }
       this.options.hooks.onSnapshot(task.index, bytes, performance.now() - taking.startedMs);
     } catch (error) {
       if (error instanceof SnapshotGivenUp) {
