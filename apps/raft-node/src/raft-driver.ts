@@ -295,7 +295,7 @@ export class RaftDriver {
    * member.
    */
   private maybeSnapshot(): void {
-    if (this.snapshotWrite !== undefined || this.snapshotTaking !== undefined) return;
+    if (this.stopped || this.snapshotWrite !== undefined || this.snapshotTaking !== undefined) return;
     const index = this.options.stateMachine.appliedIndex;
     const due = this.snapshotDue && index > this.lastSnapshotIndex;
     const byteTrigger = Math.max(this.options.snapshotBytes, this.lastSnapshotBytes);
