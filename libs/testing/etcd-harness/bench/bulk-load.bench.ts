@@ -13,6 +13,7 @@
 import { cpus, loadavg } from 'node:os';
 import { EtcdGrpcClient, processCpuMicros, startEtcdCluster, startWardCluster, type ServerProcess } from '../src/index';
 import { benchGatewayEnv } from './gateway-env';
+import { txnWithRetries } from './txn-retry';
 
 const KEYS = Number((process.env.BENCH_BULK_KEYS ?? '300000').replaceAll('_', ''));
 const ROUNDS = Number(process.env.BENCH_BULK_ROUNDS ?? 1);
@@ -52,12 +53,7 @@ async function load(system: string, endpoint: string, servers: readonly ServerPr
           next = Math.min(KEYS, next + PUTS_PER_TXN);
           const success = [];
           for (let i = first; i < next; i++) success.push({ request_put: { key: key(i), value: VALUE } });
-          for (let attempt = 1; ; attempt++) {
-            const outcome = await client.call('KV', 'Txn', { success }, { deadlineMs: 60_000 });
-            if (outcome.ok) break;
-            if (attempt === 5) throw new Error(`txn at key ${first} failed: ${outcome.code} ${outcome.details}`);
-            await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-          }
+          await txnWithRetries(client, success, `txn at key ${first}`);
         }
       }),
     );

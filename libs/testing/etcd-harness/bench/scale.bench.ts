@@ -20,6 +20,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { benchGatewayEnv } from './gateway-env';
+import { txnWithRetries } from './txn-retry';
 import { EtcdGrpcClient, httpOk, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
@@ -132,12 +133,7 @@ async function writeKeys(endpoint: string, from: number, to: number, value: Buff
           next = Math.min(to, next + PUTS_PER_TXN);
           const success = [];
           for (let i = first; i < next; i++) success.push({ request_put: { key: key(i), value } });
-          for (let attempt = 1; ; attempt++) {
-            const outcome = await client.call('KV', 'Txn', { success }, { deadlineMs: 60_000 });
-            if (outcome.ok) break;
-            if (attempt === 5) throw new Error(`txn at key ${first} failed: ${outcome.code} ${outcome.details}`);
-            await sleep(200 * attempt);
-          }
+          await txnWithRetries(client, success, `txn at key ${first}`);
         }
       }),
     );
@@ -194,13 +190,7 @@ async function overwriteSoak(system: System, count: number): Promise<Soak> {
       const success = [];
       for (let i = 0; i < PUTS_PER_TXN; i++) success.push({ request_put: { key: key((first + i) % count), value: (first / PUTS_PER_TXN) % 2 === 0 ? VALUE : OTHER_VALUE } });
       // A txn that fails (etcd's "request timed out" under this load) is tried again, as in the load.
-      for (let attempt = 1; ; attempt++) {
-        const outcome = await client.call('KV', 'Txn', { success }, { deadlineMs: 60_000 });
-        if (outcome.ok) break;
-        if (attempt === 5) throw new Error(`soak txn at key ${first} failed: ${outcome.code} ${outcome.details}`);
-        retried++;
-        await sleep(200 * attempt);
-      }
+      retried += await txnWithRetries(client, success, `soak txn at key ${first}`);
       keysWritten += PUTS_PER_TXN;
     }
   });
