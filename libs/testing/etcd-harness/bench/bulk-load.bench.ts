@@ -11,15 +11,13 @@
 //   BENCH_TARGETS (default etcd,ward); BENCH_BULK_ROUNDS (default 1): loads per system, each on a
 //   fresh cluster.
 import { cpus, loadavg } from 'node:os';
-import { EtcdGrpcClient, processCpuMicros, startEtcdCluster, startWardCluster, type ServerProcess } from '../src/index';
+import { processCpuMicros, startEtcdCluster, startWardCluster, type ServerProcess } from '../src/index';
 import { benchGatewayEnv } from './gateway-env';
-import { txnWithRetries } from './txn-retry';
+import { LOAD_CLIENTS as CLIENTS, PUTS_PER_TXN, writeKeys } from './load-writes';
 
 const KEYS = Number((process.env.BENCH_BULK_KEYS ?? '300000').replaceAll('_', ''));
 const ROUNDS = Number(process.env.BENCH_BULK_ROUNDS ?? 1);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
-const CLIENTS = 8;
-const PUTS_PER_TXN = 128;
 const VALUE = Buffer.alloc(256, 'v');
 /** As in the scale bench: etcd's quota raised, ward's members given the same and a heap to hold it. */
 const QUOTA_BYTES = 8 * 1024 ** 3;
@@ -27,8 +25,6 @@ const WARD_NODE_ENV = { RAFT_NODE_QUOTA_BACKEND_BYTES: String(QUOTA_BYTES), NODE
 
 if (!Number.isSafeInteger(KEYS) || KEYS < PUTS_PER_TXN || KEYS > 10_000_000) throw new Error(`BENCH_BULK_KEYS: ${KEYS} is not a key count in [${PUTS_PER_TXN}, 10000000]`);
 if (!Number.isSafeInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 20) throw new Error(`BENCH_BULK_ROUNDS: ${ROUNDS} is not a whole number in [1, 20]`);
-
-const key = (i: number): Buffer => Buffer.from(`scale/${String(i).padStart(9, '0')}`);
 
 interface Load {
   readonly system: string;
@@ -40,27 +36,9 @@ interface Load {
 }
 
 async function load(system: string, endpoint: string, servers: readonly ServerProcess[]): Promise<Load> {
-  const clients = Array.from({ length: CLIENTS }, () => new EtcdGrpcClient(endpoint));
   const before = servers.map((server) => processCpuMicros(server.pid));
   const clientBefore = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  let next = 0;
-  try {
-    await Promise.all(
-      clients.map(async (client) => {
-        while (next < KEYS) {
-          const first = next;
-          next = Math.min(KEYS, next + PUTS_PER_TXN);
-          const success = [];
-          for (let i = first; i < next; i++) success.push({ request_put: { key: key(i), value: VALUE } });
-          await txnWithRetries(client, success, `txn at key ${first}`);
-        }
-      }),
-    );
-  } finally {
-    for (const client of clients) client.close();
-  }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const seconds = await writeKeys(endpoint, 0, KEYS, VALUE);
   const client = process.cpuUsage(clientBefore);
   const perProcess = servers.map((server, i) => ({ name: server.name, micros: (processCpuMicros(server.pid) - before[i]!) / KEYS }));
   return {

@@ -20,7 +20,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { benchGatewayEnv } from './gateway-env';
-import { txnWithRetries } from './txn-retry';
+import { LOAD_CLIENTS as CLIENTS, PUTS_PER_TXN, loadKey as key, txnWithRetries, writeKeys } from './load-writes';
 import { EtcdGrpcClient, httpOk, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
@@ -30,8 +30,6 @@ const SOAK_COMPACT_MS = 30_000;
 const SOAK_SAMPLE_MS = 10_000;
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
-const CLIENTS = 8;
-const PUTS_PER_TXN = 128;
 const PAGE_KEYS = 1000;
 const VALUE = Buffer.alloc(256, 'v');
 const OTHER_VALUE = Buffer.alloc(256, 'w');
@@ -52,7 +50,6 @@ const PREFIX_END = 'scale0';
 if (!Number.isSafeInteger(SOAK_SECONDS) || SOAK_SECONDS < 2 * SOAK_COMPACT_MS / 1000) throw new Error(`BENCH_SCALE_SOAK_SECONDS: ${SOAK_SECONDS} is not a whole number of seconds of at least ${(2 * SOAK_COMPACT_MS) / 1000}`);
 for (const count of KEY_COUNTS) if (!Number.isSafeInteger(count) || count < PUTS_PER_TXN || count > 100_000_000) throw new Error(`BENCH_SCALE_KEYS: ${count} is not a key count in [${PUTS_PER_TXN}, 100000000]`);
 
-const key = (i: number): Buffer => Buffer.from(`${PREFIX}${String(i).padStart(9, '0')}`);
 
 interface Measured {
   readonly keysPerSecond: number;
@@ -118,29 +115,6 @@ async function pollUntil(what: string, condition: () => Promise<boolean>): Promi
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(POLL_MS);
   }
-}
-
-/** Writes keys [from, to) (value `value`) in txns of PUTS_PER_TXN from CLIENTS clients; returns the seconds taken. */
-async function writeKeys(endpoint: string, from: number, to: number, value: Buffer): Promise<number> {
-  const clients = Array.from({ length: CLIENTS }, () => new EtcdGrpcClient(endpoint));
-  let next = from;
-  const started = process.hrtime.bigint();
-  try {
-    await Promise.all(
-      clients.map(async (client) => {
-        while (next < to) {
-          const first = next;
-          next = Math.min(to, next + PUTS_PER_TXN);
-          const success = [];
-          for (let i = first; i < next; i++) success.push({ request_put: { key: key(i), value } });
-          await txnWithRetries(client, success, `txn at key ${first}`);
-        }
-      }),
-    );
-  } finally {
-    for (const client of clients) client.close();
-  }
-  return elapsedSeconds(started);
 }
 
 /** Reads every key of the prefix, PAGE_KEYS per Range (linearizable); returns seconds and the keys seen. */
