@@ -138,9 +138,14 @@ export class RaftPersistence {
     } finally {
       this.writing.delete(index);
     }
+    this.compactMemoryBefore(keepFrom);
+    return snapshot;
+  }
+
+  /** Drops the MemoryStorage's entries before `keepFrom` (those the log no longer keeps). */
+  private compactMemoryBefore(keepFrom: Index): void {
     const compactIndex = keepFrom - 1;
     if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
-    return snapshot;
   }
 
   /**
@@ -180,10 +185,8 @@ export class RaftPersistence {
       throw error;
     }
     const keepFrom = this.catchUpStart(index);
-    await this.disk.wal.append([{ kind: 'snapshot', snapshot: { index, term, restartsLog: false } }]);
-    await this.disk.compact({ index, term }, keepFrom);
-    const compactIndex = keepFrom - 1;
-    if (compactIndex >= this.storage.firstIndex()) this.storage.compact(compactIndex);
+    await this.disk.recordSnapshot({ index, term }, { keepFrom });
+    this.compactMemoryBefore(keepFrom);
     return snapshot;
   }
 

@@ -108,9 +108,17 @@ export class RaftStorage {
     options: { restartsLog?: boolean; hardState?: WalHardState; keepFrom?: number } = {},
   ): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
     await this.snapshots.save(snapshot, chunksOf(snapshot.data));
-    const marker = { index: snapshot.index, term: snapshot.term, restartsLog: options.restartsLog ?? false };
+    return this.recordSnapshot(snapshot, options);
+  }
+
+  /** The part of saveSnapshot after the file: its marker in the log, then compaction behind it. */
+  async recordSnapshot(
+    position: SnapshotPosition,
+    options: { restartsLog?: boolean; hardState?: WalHardState; keepFrom?: number } = {},
+  ): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
+    const marker = { index: position.index, term: position.term, restartsLog: options.restartsLog ?? false };
     await this.wal.append([{ kind: 'snapshot', snapshot: options.hardState === undefined ? marker : { ...marker, hardState: options.hardState } }]);
-    return this.compact(snapshot, options.keepFrom);
+    return this.compact(position, options.keepFrom);
   }
 
   /**
