@@ -19,7 +19,7 @@ import { SnapshotStore } from '@ward/raft/storage';
 import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 import { MemberList } from '../src/membership/member-list';
 import { NodeSnapshotTask, StateMachine } from '../src/state-machine';
-import { ChunkPool, snapshotPieces, takeInTurns } from '../src/snapshot-turns';
+import { ChunkPool, sizeInTurns, snapshotPieces, takeInTurns } from '../src/snapshot-turns';
 import type { SnapshotStepResult } from '@ward/etcd/kv-store';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -80,13 +80,10 @@ async function takeOnce(round: number, mode: 'held' | 'streamed', store: Snapsho
     bytes = chunksByteLength(task.chunks);
   } else {
     // As a member takes its local snapshot: sized in turns, then written turn by turn.
-    const sized = await takeInTurns(() => {
-      const result = step();
-      return result === 'more' && task.sizeBytes !== undefined ? 'done' : result;
-    }, () => false);
+    const streamed: StreamedTask = { step, takeChunks: () => task.takeChunks(), get sizeBytes() { return task.sizeBytes; } };
+    const sized = await sizeInTurns(streamed, () => false);
     if (sized !== 'done') throw new Error(`snapshot task ended ${sized}`);
     bytes = task.sizeBytes!;
-    const streamed: StreamedTask = { step, takeChunks: () => task.takeChunks() };
     file = await store.save({ index: round, term: 1 }, snapshotPieces(streamed, pool, () => false));
   }
   const ms = performance.now() - started;

@@ -11,7 +11,7 @@ import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type Pro
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
-import { ChunkPool, SnapshotGivenUp, snapshotPieces, takeInTurns } from './snapshot-turns';
+import { ChunkPool, SnapshotGivenUp, sizeInTurns, snapshotPieces } from './snapshot-turns';
 
 export interface RaftDriverHooks {
   /** Leader or term changed (`lead` may be NO_NODE). */
@@ -318,10 +318,7 @@ export class RaftDriver {
     const dropped = (): boolean => this.snapshotTaking !== taking || this.stopped;
     try {
       // Sized first: the file's head gives the length.
-      const sized = await takeInTurns(() => {
-        const result = task.step();
-        return result === 'more' && task.sizeBytes !== undefined ? 'done' : result;
-      }, dropped);
+      const sized = await sizeInTurns(task, dropped);
       if (sized === 'dropped') return;
       if (sized === 'stale') return this.snapshotStale(taking);
       const bytes = task.sizeBytes!;

@@ -5,7 +5,7 @@ import { EntryType, votersConfState, type Entry } from '@ward/raft/core';
 import { joinChunks } from '@ward/shared/binary';
 import type { MemberSpec } from './members';
 import { StateMachine } from './state-machine';
-import { ChunkPool, SNAPSHOT_TURN_BYTES, SnapshotGivenUp, snapshotPieces, takeInTurns } from './snapshot-turns';
+import { ChunkPool, SNAPSHOT_TURN_BYTES, SnapshotGivenUp, sizeInTurns, snapshotPieces } from './snapshot-turns';
 
 const IDS = [1n, 2n, 3n];
 const spec = (id: bigint): MemberSpec => ({ id, name: `m${id}`, peerAddress: `127.0.0.1:${1000 + Number(id)}`, apiAddress: `127.0.0.1:${2000 + Number(id)}` });
@@ -37,11 +37,7 @@ function stateOf(keys: number, valueBytes: number): { machine: StateMachine; nex
 
 /** Sizes a streamed task in turns, as the driver does; its length is then known. */
 async function sized(task: ReturnType<StateMachine['snapshotTask']>): Promise<number> {
-  const result = await takeInTurns(() => {
-    const step = task.step();
-    return step === 'more' && task.sizeBytes !== undefined ? 'done' : step;
-  }, () => false);
-  expect(result).toBe('done');
+  expect(await sizeInTurns(task, () => false)).toBe('done');
   return task.sizeBytes!;
 }
 

@@ -76,6 +76,23 @@ export class ChunkPool {
 export interface StreamedSnapshotTask {
   step(): SnapshotStepResult;
   takeChunks(): Uint8Array[];
+  /** The length, once sized. */
+  readonly sizeBytes: number | undefined;
+}
+
+/**
+ * Runs a streamed task's sizing pass in turns (takeInTurns): 'done' once its length is known
+ * (nothing written yet), else 'stale' or 'dropped' as takeInTurns ends.
+ */
+export function sizeInTurns(task: StreamedSnapshotTask, dropped: () => boolean, turnMs = SNAPSHOT_TURN_MS): Promise<'done' | 'stale' | 'dropped'> {
+  return takeInTurns(
+    () => {
+      const result = task.step();
+      return result === 'more' && task.sizeBytes !== undefined ? 'done' : result;
+    },
+    dropped,
+    turnMs,
+  );
 }
 
 /**
