@@ -7,7 +7,7 @@ import { KVStore } from './kv-store';
 import { StateHasher } from './state-hash';
 import { FROM_KEY, b, canonical, newStore, testOptions } from './testing';
 import type { RequestOp } from './types';
-import type { SnapshotStepResult } from './snapshot';
+import { SNAPSHOT_STEP_BYTES, type SnapshotStepResult } from './snapshot';
 import { joinChunks } from '@ward/shared/binary';
 
 /** A random workload step over a small key space (deterministic from the generated values). */
@@ -276,6 +276,26 @@ describe('snapshot -> restore (etcd mvcc TestKVSnapshot / TestKVRestore; raft sp
     expect(equalBytes(bytes, store.snapshot())).toBe(true);
     // 50 keys of 4 KB fill about 3 of the 64 KiB buffers per step, and all go back to the pool.
     expect(created).toBeLessThanOrEqual(5);
+  });
+
+  it('a step of large values ends after SNAPSHOT_STEP_BYTES, short of its key budget, and the bytes are the same', () => {
+    const store = newStore();
+    // 24 values of 400 KiB: about 9.4 MiB, which a budget of 256 keys would take in one step.
+    for (let i = 0; i < 24; i++) store.put({ key: b(`big-${String(i).padStart(2, '0')}`), value: new Uint8Array(400 * 1024).fill(i) });
+    const task = store.snapshotTask();
+    const copies: Uint8Array[] = [];
+    let steps = 0;
+    let result: SnapshotStepResult;
+    do {
+      result = task.step(256);
+      steps++;
+    } while (result === 'more');
+    expect(result).toBe('done');
+    for (const chunk of task.chunks) copies.push(chunk);
+    expect(equalBytes(joinChunks(copies), store.snapshot())).toBe(true);
+    // Each step stops once it wrote 1 MiB (3 values): 8 steps, and one that finds no key left.
+    expect(SNAPSHOT_STEP_BYTES).toBe(1024 * 1024);
+    expect(steps).toBeGreaterThanOrEqual(8);
   });
 
   it('uses standard checksums: CRC-32C("123456789") = e3069283, FNV-1a("a") = e40c292c', () => {

@@ -1,5 +1,5 @@
 import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks, type BinarySink } from '@ward/shared/binary';
-import { successorKey, type ByteString } from './byte-string';
+import type { ByteString } from './byte-string';
 import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
 import { KeyRecord } from './key-record';
@@ -119,6 +119,8 @@ export function encodeKeySpaceChunks(space: KeySpace): Uint8Array[] {
 
 /** Keys written per step unless the caller says otherwise (about a millisecond at 256-byte values). */
 export const SNAPSHOT_DEFAULT_STEP = 256;
+/** Bytes after which a step ends even short of its keys (a few keys of large values). */
+export const SNAPSHOT_STEP_BYTES = SNAPSHOT_CHUNK_BYTES;
 
 /**
  * How a step of a snapshot task ended: more to do; done (the chunks are ready); or stale, when the
@@ -202,19 +204,23 @@ export class KeySpaceSnapshotTask {
     if (this.state !== 'more') return this.state;
     if (this.space.compactRevision !== this.head.compactRevision) return (this.state = 'stale');
     let visited = 0;
-    let last: ByteString | null = null;
+    let next: ByteString | null = null;
     const writer = this.sizer ?? this.writer;
+    const startBytes = writer.length;
     const chain = this.chain;
     const revision = this.head.currentRevision;
     this.space.index.scan(this.cursor!, null, (key, latest) => {
-      if (visited === budget) return false;
+      // A step ends after `budget` keys or SNAPSHOT_STEP_BYTES, whichever comes first (large values).
+      if (visited === budget || writer.length - startBytes >= SNAPSHOT_STEP_BYTES) {
+        next = key;
+        return false;
+      }
       visited++;
-      last = key;
       if (writeKeyAt(writer, key, latest, revision, chain)) this.keysWritten++;
       return true;
     });
-    if (visited === budget && last !== null) {
-      this.cursor = successorKey(last);
+    if (next !== null) {
+      this.cursor = next;
       return 'more';
     }
     // Only a compaction removes keys from the index, and it makes the task stale first.
