@@ -151,4 +151,53 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
     for (const s of stalled) s.resume();
     expect(await outcomes).toEqual([1, 1]);
   }, 60_000);
+
+  /** A stream read up to its first message, then paused (the leader stops at its buffer). */
+  const openPaused = async (): Promise<{ done: Promise<NodeResponse__Output[]>; resume(): void }> => {
+    const stream = open(one, '', small);
+    const messages: NodeResponse__Output[] = [];
+    const done = new Promise<NodeResponse__Output[]>((resolve, reject) => {
+      stream.once('error', reject);
+      stream.once('end', () => resolve(messages));
+    });
+    await new Promise<void>((resolve) =>
+      stream.on('data', (message: NodeResponse__Output) => {
+        if (messages.push(message) === 1) {
+          stream.pause();
+          resolve();
+        }
+      }),
+    );
+    return { done, resume: () => stream.resume() };
+  };
+
+  it('streams the state of the moment it began while writes go on; a compaction before it is out ends it with etcd\'s timeout', async () => {
+    // 12 MB: more than one turn of encoding (SNAPSHOT_TURN_BYTES), so the state is still being
+    // read from the store when the reader pauses.
+    for (let i = VALUES; i < 2 * VALUES; i++) {
+      const answer = await small.client(one).propose(putRequest(`big/${i}`, new Uint8Array(VALUE_BYTES).fill(i + 1)), 10_000);
+      expect(answer.kind).toBe('ok');
+    }
+    const revision = 2 * VALUES + 1;
+    const writing = await openPaused();
+    expect((await small.client(one).propose(putRequest('big/0', 'overwritten'), 10_000)).kind).toBe('ok');
+    writing.resume();
+    const whole = file(await writing.done);
+    const backup = decodeBackup(whole.bytes);
+    expect(backup.revision).toBe(revision);
+    const state = Applier.restore(decodeNodeSnapshot(backup.state).applier);
+    const big0 = state.keySpaceView.range({ key: new TextEncoder().encode('big/0') });
+    expect(big0.kvs.map((kv) => [kv.value.length, kv.value[0]])).toEqual([[VALUE_BYTES, 1]]);
+
+    const compacted = await openPaused();
+    expect((await small.client(one).propose(putRequest('big/1', 'overwritten'), 10_000)).kind).toBe('ok');
+    const compaction = await small.client(one).propose({ header: { id: 0n, username: '', authRevision: 0 }, operation: { type: 'compact', request: { revision: revision + 2, physical: false } } }, 10_000);
+    expect(compaction.kind).toBe('ok');
+    compacted.resume();
+    const messages = await compacted.done;
+    expect(messages.slice(0, -1).every((m) => m.result === 'response')).toBe(true);
+    expect(messages.at(-1)!.error).toMatchObject({ code: 14, message: 'etcdserver: request timed out' });
+    // What went out before is not a file etcdctl would keep (it checks the size and the SHA-256).
+    expect(() => decodeBackup(file(messages.slice(0, -1)).bytes)).toThrow();
+  }, 60_000);
 });

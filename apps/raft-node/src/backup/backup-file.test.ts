@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, backupFileBytes, backupFilePieces, decodeBackup, encodeBackup } from './backup-file';
+import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, backupFileBytes, backupFilePieces, backupFileStream, decodeBackup, encodeBackup } from './backup-file';
 
 const state = (length: number): Uint8Array => Uint8Array.from({ length }, (_, i) => (i * 7 + 3) % 251);
 const backup = (length: number) => ({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(length) });
@@ -26,6 +26,57 @@ describe('backup file', () => {
     expect(file.length).toBe(backupFileBytes(70_000));
     expect(file.equals(encodeBackup(whole))).toBe(true);
     expect(decodeBackup(file)).toEqual({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(70_000) });
+  });
+
+  async function* fromChunks(chunks: readonly Uint8Array[], seen: number[] = []): AsyncGenerator<Uint8Array> {
+    for (const chunk of chunks) {
+      seen.push(chunk.length);
+      yield chunk;
+    }
+  }
+
+  it('is streamed from a state made as it is read, to the same bytes, a chunk asked for only once the previous one was taken', async () => {
+    const whole = backup(70_000);
+    // One reused buffer, as a streamed snapshot's pool hands out: each chunk overwrites the last.
+    const reused = new Uint8Array(30_000);
+    const asked: number[] = [];
+    async function* refilled(): AsyncGenerator<Uint8Array> {
+      for (let offset = 0; offset < 70_000; offset += reused.length) {
+        const length = Math.min(reused.length, 70_000 - offset);
+        reused.set(whole.state.subarray(offset, offset + length));
+        asked.push(offset);
+        yield reused.subarray(0, length);
+      }
+    }
+    const copies: Buffer[] = [];
+    for await (const piece of backupFileStream(whole, 70_000, refilled(), 4096)) {
+      expect(piece.length).toBeGreaterThan(0);
+      expect(piece.length).toBeLessThanOrEqual(4096);
+      copies.push(Buffer.from(piece));
+    }
+    expect(asked).toEqual([0, 30_000, 60_000]);
+    expect(Buffer.concat(copies).equals(encodeBackup(whole))).toBe(true);
+  });
+
+  it('refuses a streamed state longer or shorter than its header says, before a byte too many goes out', async () => {
+    const whole = backup(10_000);
+    const drain = async (stateLength: number, chunks: Uint8Array[]): Promise<{ bytes: number; error: unknown }> => {
+      let bytes = 0;
+      try {
+        for await (const piece of backupFileStream(whole, stateLength, fromChunks(chunks), 1024)) bytes += piece.length;
+      } catch (error) {
+        return { bytes, error };
+      }
+      return { bytes, error: undefined };
+    };
+    const longer = await drain(9_000, [whole.state.subarray(0, 5_000), whole.state.subarray(5_000)]);
+    expect(String(longer.error)).toMatch(/ran past the 9000 bytes/);
+    expect(longer.bytes).toBe(BACKUP_HEADER_BYTES + 5_000);
+    const shorter = await drain(10_001, [whole.state]);
+    expect(String(shorter.error)).toMatch(/ended after 10000 of the 10001 bytes/);
+    expect(shorter.bytes).toBe(BACKUP_HEADER_BYTES + 10_000);
+    const exact = await drain(10_000, [whole.state.subarray(0, 1), whole.state.subarray(1)]);
+    expect(exact).toEqual({ bytes: backupFileBytes(10_000), error: undefined });
   });
 
   it('refuses a truncated file', () => {

@@ -16,7 +16,7 @@
 //           snapshot bytes alone (@ward/etcd/apply, "WAPL")
 //   ..      zero padding up to the next multiple of 512
 //   end-32  SHA-256 of every byte before it
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { DEFAULT_MAX_SNAPSHOT_BYTES } from '@ward/raft/storage';
 import { chunksByteLength } from '@ward/shared/binary';
 
@@ -62,16 +62,13 @@ export function backupFileBytes(stateLength: number): number {
   return Math.ceil((BACKUP_HEADER_BYTES + stateLength) / BACKUP_ALIGN_BYTES) * BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES;
 }
 
-/**
- * The backup file in pieces of at most `pieceBytes`, in order, made as they are taken: the
- * header, the state's chunks (slices, uncopied), the padding, then the SHA-256 of all of it,
- * computed on the way. The file is never whole in memory; together the pieces make
- * `backupFileBytes(state length)` bytes.
- */
-export function* backupFilePieces(info: BackupInfo, state: readonly Uint8Array[], pieceBytes: number): Generator<Uint8Array> {
-  const stateLength = chunksByteLength(state);
+function checkBackupShape(stateLength: number, pieceBytes: number): void {
   if (stateLength > MAX_BACKUP_STATE_BYTES) throw new RangeError(`state of ${stateLength} bytes exceeds ${MAX_BACKUP_STATE_BYTES}`);
   if (!Number.isSafeInteger(pieceBytes) || pieceBytes < 1) throw new TypeError('pieceBytes must be a positive integer');
+}
+
+/** The 64-byte header of the backup of a state of `stateLength` bytes. */
+function backupHead(info: BackupInfo, stateLength: number): Buffer {
   const header = Buffer.alloc(BACKUP_HEADER_BYTES);
   header.write(BACKUP_MAGIC, 0, 'latin1');
   header.writeUInt32LE(BACKUP_FORMAT_VERSION, 8);
@@ -81,15 +78,56 @@ export function* backupFilePieces(info: BackupInfo, state: readonly Uint8Array[]
   header.writeBigUInt64LE(safeU64(info.revision, 'revision'), 32);
   header.writeBigUInt64LE(BigInt.asUintN(64, info.clusterId), 40);
   header.writeBigUInt64LE(BigInt(stateLength), 48);
-  const padding = new Uint8Array(backupFileBytes(stateLength) - BACKUP_CHECKSUM_BYTES - BACKUP_HEADER_BYTES - stateLength);
-  const hash = createHash('sha256');
-  for (const part of [header, ...state, padding]) {
-    for (let offset = 0; offset < part.length; offset += pieceBytes) {
-      const piece = part.subarray(offset, Math.min(part.length, offset + pieceBytes));
-      hash.update(piece);
-      yield piece;
-    }
+  return header;
+}
+
+/** The zeros between a state of `stateLength` bytes and the checksum. */
+function backupPadding(stateLength: number): Uint8Array {
+  return new Uint8Array(backupFileBytes(stateLength) - BACKUP_CHECKSUM_BYTES - BACKUP_HEADER_BYTES - stateLength);
+}
+
+/** `part` in slices (uncopied) of at most `pieceBytes`, each added to `hash` as it is handed out. */
+function* hashedSlices(part: Uint8Array, pieceBytes: number, hash: Hash): Generator<Uint8Array> {
+  for (let offset = 0; offset < part.length; offset += pieceBytes) {
+    const piece = part.subarray(offset, Math.min(part.length, offset + pieceBytes));
+    hash.update(piece);
+    yield piece;
   }
+}
+
+/**
+ * The backup file in pieces of at most `pieceBytes`, in order, made as they are taken: the
+ * header, the state's chunks (slices, uncopied), the padding, then the SHA-256 of all of it,
+ * computed on the way. The file is never whole in memory; together the pieces make
+ * `backupFileBytes(state length)` bytes.
+ */
+export function* backupFilePieces(info: BackupInfo, state: readonly Uint8Array[], pieceBytes: number): Generator<Uint8Array> {
+  const stateLength = chunksByteLength(state);
+  checkBackupShape(stateLength, pieceBytes);
+  const hash = createHash('sha256');
+  for (const part of [backupHead(info, stateLength), ...state, backupPadding(stateLength)]) yield* hashedSlices(part, pieceBytes, hash);
+  yield hash.digest();
+}
+
+/**
+ * The backup file of a state that is made as it is read (a streamed snapshot): as
+ * backupFilePieces, but the state's length is given up front (the header holds it) and its
+ * chunks come from `state`, each asked for once the previous one's pieces were taken (a chunk's
+ * memory may be reused then). Throws, before handing out a byte too many, when the state runs
+ * longer or shorter than `stateLength`; errors of `state` pass through.
+ */
+export async function* backupFileStream(info: BackupInfo, stateLength: number, state: AsyncIterable<Uint8Array>, pieceBytes: number): AsyncGenerator<Uint8Array> {
+  checkBackupShape(stateLength, pieceBytes);
+  const hash = createHash('sha256');
+  yield* hashedSlices(backupHead(info, stateLength), pieceBytes, hash);
+  let seen = 0;
+  for await (const chunk of state) {
+    seen += chunk.length;
+    if (seen > stateLength) throw new RangeError(`the state ran past the ${stateLength} bytes its header announced`);
+    yield* hashedSlices(chunk, pieceBytes, hash);
+  }
+  if (seen !== stateLength) throw new RangeError(`the state ended after ${seen} of the ${stateLength} bytes its header announced`);
+  yield* hashedSlices(backupPadding(stateLength), pieceBytes, hash);
   yield hash.digest();
 }
 

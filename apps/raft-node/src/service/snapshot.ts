@@ -1,18 +1,23 @@
 // etcd's Maintenance.Snapshot at the leader: the admin check (as Maintain), then a backup file
-// (backup/backup-file.ts) of the state machine at this member's applied index, taken in turns
-// between which the member keeps serving and streamed as etcdserverpb.SnapshotResponse messages of
-// at most 32 KiB of blob (etcd's chunk size) straight from the state's chunks, the SHA-256
-// computed on the way; each written only once the stream took the previous ones (backpressure). At most
+// (backup/backup-file.ts) of the state machine at this member's applied index, streamed as
+// etcdserverpb.SnapshotResponse messages of at most 32 KiB of blob (etcd's chunk size), the SHA-256
+// computed on the way. The state is never held whole: it is sized first (the file's header holds
+// its length; sizing is what the first answer waits for), then encoded a turn at a time into a few
+// reused 1 MiB buffers (snapshot-turns.ts), each turn once the stream took the previous one's
+// bytes (backpressure), so a state of any size costs a few MiB and at most SNAPSHOT_TURN_MS of the
+// event loop at a time. A compaction applied while the state is sized spoils it and it is taken
+// again (up to MAX_SNAPSHOT_ATTEMPTS); one applied after bytes went out ends the stream with
+// `etcdserver: request timed out` (the client discards a partial file, as etcdctl does). At most
 // MAX_SNAPSHOT_STREAMS streams at a time per member; beyond, `etcdserver: too many requests`. A
 // reader that takes nothing for `snapshotStallTimeoutMs` loses its stream, which frees the slot
-// and the file.
+// and the buffers.
 import { constants as http2Constants } from 'node:http2';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
 import type { NodeResponse, NodeSnapshotRequest__Output } from '@ward/etcd/proto';
-import { backupFileBytes, backupFilePieces, type BackupInfo } from '../backup/backup-file';
-import { chunksByteLength } from '@ward/shared/binary';
-import { takeInTurns } from '../snapshot-turns';
+import { backupFileBytes, backupFileStream, type BackupInfo } from '../backup/backup-file';
+import type { NodeSnapshotTask } from '../state-machine';
+import { ChunkPool, SnapshotGivenUp, sizeInTurns, snapshotPieces } from '../snapshot-turns';
 import { responseAnswer, wireErrorAnswer } from './answers';
 import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
@@ -76,37 +81,48 @@ export class SnapshotStreams {
     }
     this.active++;
     try {
-      const taken = await this.takeState(call);
-      if (taken === 'cancelled') return;
-      if (taken === 'stale') {
+      const sized = await this.sizeState(call);
+      if (sized === 'cancelled') return;
+      if (sized === 'stale') {
         call.write(wireErrorAnswer('Timeout'));
         call.end();
         return;
       }
-      const fileBytes = backupFileBytes(chunksByteLength(taken.chunks));
-      const header = responseHeaderToProto(responseContext(core), taken.info.revision);
+      const { info, task, pool } = sized;
+      const stateBytes = task.sizeBytes!;
+      const fileBytes = backupFileBytes(stateBytes);
+      const header = responseHeaderToProto(responseContext(core), info.revision);
+      const state = snapshotPieces(task, pool, () => call.cancelled);
       let sent = 0;
       let sentSinceTurn = 0;
-      for (const blob of backupFilePieces(taken.info, taken.chunks, SNAPSHOT_CHUNK_BYTES)) {
-        if (call.cancelled) return;
-        sent += blob.length;
-        const message = encodeEtcdMessage('etcdserverpb.SnapshotResponse', { header, remaining_bytes: fileBytes - sent, blob });
-        if (call.write(responseAnswer(message))) {
-          // A reader that keeps up never makes the loop wait: let other work in now and then.
-          sentSinceTurn += blob.length;
-          if (sentSinceTurn >= SNAPSHOT_BYTES_PER_TURN) {
-            sentSinceTurn = 0;
-            await new Promise((resolve) => setImmediate(resolve));
+      try {
+        for await (const blob of backupFileStream(info, stateBytes, state, SNAPSHOT_CHUNK_BYTES)) {
+          if (call.cancelled) return;
+          sent += blob.length;
+          // Encoding copies the blob: its buffer may be reused once the next is asked for.
+          const message = encodeEtcdMessage('etcdserverpb.SnapshotResponse', { header, remaining_bytes: fileBytes - sent, blob });
+          if (call.write(responseAnswer(message))) {
+            // A reader that keeps up never makes the loop wait: let other work in now and then.
+            sentSinceTurn += blob.length;
+            if (sentSinceTurn >= SNAPSHOT_BYTES_PER_TURN) {
+              sentSinceTurn = 0;
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+            continue;
           }
-          continue;
+          sentSinceTurn = 0;
+          const outcome = await drained(call, core.config.snapshotStallTimeoutMs);
+          if (outcome === 'closed') return;
+          if (outcome === 'stalled') {
+            resetStream(call);
+            return;
+          }
         }
-        sentSinceTurn = 0;
-        const outcome = await drained(call, core.config.snapshotStallTimeoutMs);
-        if (outcome === 'closed') return;
-        if (outcome === 'stalled') {
-          resetStream(call);
-          return;
-        }
+      } catch (error) {
+        if (!(error instanceof SnapshotGivenUp)) throw error;
+        if (error.reason === 'dropped' || call.cancelled) return;
+        // A compaction cut records still to be sent: the bytes out cannot be taken back.
+        call.write(wireErrorAnswer('Timeout'));
       }
       call.end();
     } finally {
@@ -115,11 +131,12 @@ export class SnapshotStreams {
   }
 
   /**
-   * The state machine's snapshot at this member's applied index, taken in turns between which the
-   * member keeps serving; its index, term and revision are those of the same moment. A compaction
-   * applied meanwhile spoils it: it is taken again, up to MAX_SNAPSHOT_ATTEMPTS times.
+   * A streamed snapshot of the state machine at this member's applied index, sized in turns
+   * between which the member keeps serving; its index, term and revision are those of the same
+   * moment. A compaction applied while it is sized spoils it: it is taken again, up to
+   * MAX_SNAPSHOT_ATTEMPTS times.
    */
-  private async takeState(call: SnapshotCall): Promise<{ info: BackupInfo; chunks: Uint8Array[] } | 'stale' | 'cancelled'> {
+  private async sizeState(call: SnapshotCall): Promise<{ info: BackupInfo; task: NodeSnapshotTask; pool: ChunkPool } | 'stale' | 'cancelled'> {
     const core = this.core;
     for (let attempt = 0; attempt < MAX_SNAPSHOT_ATTEMPTS; attempt++) {
       const stateMachine = core.stateMachine;
@@ -129,9 +146,10 @@ export class SnapshotStreams {
         revision: stateMachine.applier.keySpaceView.currentRevision,
         clusterId: core.config.clusterId,
       };
-      const task = stateMachine.snapshotTask();
-      const result = await takeInTurns(() => task.step(), () => call.cancelled);
-      if (result === 'done') return { info, chunks: task.chunks };
+      const pool = new ChunkPool();
+      const task = stateMachine.snapshotTask({ nextBuffer: () => pool.take() });
+      const result = await sizeInTurns(task, () => call.cancelled);
+      if (result === 'done') return { info, task, pool };
       if (result === 'dropped') return 'cancelled';
     }
     return 'stale';
