@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { externalTargetConfig, startWardTarget } from './external-target';
+import { containerChanges, externalTargetConfig, startWardTarget } from './external-target';
 
 describe('the target switch (WARD_TARGET_ENDPOINTS)', () => {
   it('is off when unset or empty', () => {
@@ -19,6 +19,31 @@ describe('the target switch (WARD_TARGET_ENDPOINTS)', () => {
     expect(() => externalTargetConfig({ WARD_TARGET_ENDPOINTS: 'a:1', WARD_TARGET_HTTP_URLS: 'ftp://a:2' })).toThrow(/WARD_TARGET_HTTP_URLS/);
     expect(() => externalTargetConfig({ WARD_TARGET_ENDPOINTS: 'a:1,b:2', WARD_TARGET_HTTP_URLS: 'http://a:3' })).toThrow(/one URL per endpoint/);
     expect(() => externalTargetConfig({ WARD_TARGET_ENDPOINTS: Array.from({ length: 17 }, (_, i) => `h:${i + 1}`).join(',') })).toThrow(/at most 16/);
+  });
+
+  it('takes the compose project to watch, and refuses a name compose would not make', () => {
+    expect(externalTargetConfig({ WARD_TARGET_ENDPOINTS: 'a:1', WARD_COMPOSE_PROJECT: 'ward-test' })).toEqual({ endpoints: ['a:1'], httpUrls: [], composeProject: 'ward-test' });
+    expect(() => externalTargetConfig({ WARD_TARGET_ENDPOINTS: 'a:1', WARD_COMPOSE_PROJECT: 'x; rm -rf /' })).toThrow(/not a compose project name/);
+  });
+
+  it('names the containers that exited, restarted, went or came since the start', () => {
+    const start = new Map([
+      ['/p_raft-node-1_1', 'running 2026-12-03T08:00:00Z'],
+      ['/p_raft-node-2_1', 'running 2026-12-03T08:00:01Z'],
+      ['/p_etcd-gateway-1_1', 'running 2026-12-03T08:00:02Z'],
+    ]);
+    expect(containerChanges(start, new Map(start))).toEqual([]);
+    const now = new Map(start);
+    now.set('/p_raft-node-1_1', 'running 2026-12-03T08:05:00Z');
+    now.set('/p_raft-node-2_1', 'exited 2026-12-03T08:00:01Z');
+    now.delete('/p_etcd-gateway-1_1');
+    now.set('/p_extra_1', 'running 2026-12-03T08:06:00Z');
+    expect(containerChanges(start, now)).toEqual([
+      '/p_raft-node-1_1: running 2026-12-03T08:00:00Z -> running 2026-12-03T08:05:00Z',
+      '/p_raft-node-2_1: running 2026-12-03T08:00:01Z -> exited 2026-12-03T08:00:01Z',
+      '/p_etcd-gateway-1_1 is gone',
+      '/p_extra_1 is new: running 2026-12-03T08:06:00Z',
+    ]);
   });
 
   it('with the switch set, refuses options only local processes take', async () => {

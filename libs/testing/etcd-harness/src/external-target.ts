@@ -2,6 +2,8 @@
 // gateways of the docker compose topology), suites that speak to ward only from outside run
 // against that deployment instead of starting raft-node and gateway processes. Unset (`npm test`),
 // they start local processes as always.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { EtcdGrpcClient } from './grpc-client';
 import type { Target } from './target';
 import { waitUntil } from './wait-until';
@@ -11,13 +13,20 @@ export const TARGET_ENDPOINTS_VARIABLE = 'WARD_TARGET_ENDPOINTS';
 /** Base URLs of the gateways' HTTP ports (JSON gateway, /readyz), in the order of the endpoints. */
 export const TARGET_HTTP_URLS_VARIABLE = 'WARD_TARGET_HTTP_URLS';
 
+/** The compose project whose containers allAlive() watches (set by `npm run test:compose`). */
+export const TARGET_COMPOSE_PROJECT_VARIABLE = 'WARD_COMPOSE_PROJECT';
+
+const execFileAsync = promisify(execFile);
 const MAX_ENDPOINTS = 16;
+const DOCKER_TIMEOUT_MS = 10_000;
 const READY_TIMEOUT_MS = 60_000;
 const HEALTH_POLL_MS = 500;
 
 export interface ExternalTargetConfig {
   readonly endpoints: readonly string[];
   readonly httpUrls: readonly string[];
+  /** The compose project of the deployment, when known: its containers are watched too. */
+  readonly composeProject?: string;
 }
 
 /** Reads the switch from `env`; undefined when it is unset. Throws on a malformed value. */
@@ -37,7 +46,37 @@ export function externalTargetConfig(env: NodeJS.ProcessEnv = process.env): Exte
   if (httpUrls.length !== 0 && httpUrls.length !== endpoints.length) {
     throw new Error(`${TARGET_HTTP_URLS_VARIABLE} needs one URL per endpoint of ${TARGET_ENDPOINTS_VARIABLE}`);
   }
-  return { endpoints, httpUrls };
+  const composeProject = env[TARGET_COMPOSE_PROJECT_VARIABLE]?.trim() ?? '';
+  if (composeProject !== '' && !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(composeProject)) throw new Error(`${TARGET_COMPOSE_PROJECT_VARIABLE}: "${composeProject}" is not a compose project name`);
+  return composeProject === '' ? { endpoints, httpUrls } : { endpoints, httpUrls, composeProject };
+}
+
+/**
+ * Each container of a compose project, by name: its state and when it last started (a container
+ * the engine restarted after a crash starts again later). Undefined when docker does not answer.
+ */
+export async function composeContainers(project: string): Promise<Map<string, string> | undefined> {
+  try {
+    const options = { encoding: 'utf8' as const, timeout: DOCKER_TIMEOUT_MS, maxBuffer: 1024 * 1024 };
+    const ids = (await execFileAsync('docker', ['ps', '-a', '-q', '--filter', `label=com.docker.compose.project=${project}`], options)).stdout.split('\n').filter(Boolean);
+    if (ids.length === 0) return new Map();
+    const lines = (await execFileAsync('docker', ['inspect', '--format', '{{.Name}} {{.State.Status}} {{.State.StartedAt}}', ...ids], options)).stdout.split('\n').filter(Boolean);
+    return new Map(lines.map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What changed between two views of the containers (exited, restarted, gone, new); empty when nothing did. */
+export function containerChanges(before: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): string[] {
+  const changes: string[] = [];
+  for (const [name, state] of before) {
+    const current = now.get(name);
+    if (current === undefined) changes.push(`${name} is gone`);
+    else if (current !== state) changes.push(`${name}: ${state} -> ${current}`);
+  }
+  for (const [name, state] of now) if (!before.has(name)) changes.push(`${name} is new: ${state}`);
+  return changes;
 }
 
 /** True when the suites run against an external deployment. */
@@ -59,7 +98,7 @@ export async function startWardTarget(options: WardClusterOptions = {}): Promise
   return connectExternalTarget(config);
 }
 
-/** Waits until every endpoint serves a Range, then watches the gateways' /readyz for allAlive(). */
+/** Waits until every endpoint serves a Range, then watches the gateways' /healthz and the project's containers for allAlive(). */
 export async function connectExternalTarget(config: ExternalTargetConfig): Promise<Target> {
   for (const endpoint of config.endpoints) {
     const client = new EtcdGrpcClient(endpoint);
@@ -77,20 +116,37 @@ export async function connectExternalTarget(config: ExternalTargetConfig): Promi
       client.close();
     }
   }
-  // allAlive() is synchronous: it reports the last /readyz round (every gateway answered 2xx).
+  // allAlive() is synchronous: it reports the last round of checks. Alive means every gateway's
+  // process answers /healthz and, with the compose project known, every container runs as it did
+  // at the start (none exited, none restarted by the engine after a crash). Readiness (/readyz: a
+  // leader known) is not liveness: a leader election under load is not a crashed process.
+  const containersAtStart = config.composeProject === undefined ? undefined : await composeContainers(config.composeProject);
+  if (containersAtStart !== undefined) {
+    const notRunning = [...containersAtStart].filter(([, state]) => !state.startsWith('running '));
+    if (notRunning.length > 0) throw new Error(`containers of ${config.composeProject} are not running: ${notRunning.map(([name, state]) => `${name} ${state}`).join(', ')}`);
+  }
   let healthy = true;
   let stopped = false;
+  let reported = '';
   const poll = async (): Promise<void> => {
-    while (!stopped && config.httpUrls.length > 0) {
-      const results = await Promise.all(
-        config.httpUrls.map((url) =>
-          fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
-            async (response) => (await response.arrayBuffer(), response.ok),
-            () => false,
+    while (!stopped) {
+      const [answers, containers] = await Promise.all([
+        Promise.all(
+          config.httpUrls.map((url) =>
+            fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
+              async (response) => (await response.arrayBuffer(), response.ok ? '' : `${url}/healthz answered ${response.status}`),
+              () => `${url}/healthz did not answer within 2 s`,
+            ),
           ),
         ),
-      );
-      healthy = results.every(Boolean);
+        containersAtStart === undefined ? undefined : composeContainers(config.composeProject!),
+      ]);
+      // docker not answering within its timeout says nothing about the containers.
+      const problems = [...answers.filter(Boolean), ...(containers === undefined ? [] : containerChanges(containersAtStart!, containers))];
+      healthy = problems.length === 0;
+      const report = problems.join('; ');
+      if (report !== reported && report !== '') console.error(`ward target: not every process is alive: ${report}`);
+      reported = report;
       await new Promise((done) => setTimeout(done, HEALTH_POLL_MS).unref());
     }
   };
