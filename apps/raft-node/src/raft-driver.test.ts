@@ -10,7 +10,7 @@ import { createLogger } from '@ward/platform/logging';
 import { ConfChangeTransition, ConfChangeType, EntryType, MemoryStorage, MessageType, NO_NODE, RawNode, votersConfState, type ConfChangeV2, type Message, type Ready } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
 import { SeededRng } from '@ward/shared/clock';
-import { RaftDriver, entriesAfter } from './raft-driver';
+import { READY_TURN_MS, RaftDriver, entriesAfter } from './raft-driver';
 import { StateMachine, type AppliedMembershipChange } from './state-machine';
 import type { MemberSpec } from './members';
 import { encodeChangeContext } from './membership/codec';
@@ -382,6 +382,59 @@ describe('RaftDriver snapshot triggers', () => {
     await until(() => revision(back) === 13);
     expect(back.driver.appliedBytesSinceSnapshot).toBeLessThan(Math.max(trigger, follower.snapshots.at(-1)!.bytes));
     expect(back.stateMachine.applier.stateHash()).toBe(hash);
+    expect([...members, back].flatMap((m) => m.violations)).toEqual([]);
+    await stopAll([...members.filter((m) => m !== follower), back]);
+  });
+});
+
+describe('RaftDriver Ready loop', () => {
+  it('applies a backlog of committed entries (a reboot replaying its log tail) a Ready at a time, letting other work in between', async () => {
+    const { net, roots, members } = await startMembers(1_000_000);
+    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
+    // About 4 MB of entries: on a reboot, several Readies of committed entries (1 MiB each) that
+    // write nothing.
+    const big = (i: number): Uint8Array =>
+      encodeApplyRequest({ header: { id: BigInt(i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`big${i}`), value: new Uint8Array(100_000).fill(i) } } });
+    for (let i = 1; i <= 40; i++) await proposeAtLeader(members, big(i));
+    await until(() => members.every((m) => m.stateMachine.applier.keySpaceView.currentRevision === 41));
+    const follower = members.find((m) => !m.driver.isLeader)!;
+    const index = members.indexOf(follower);
+    await follower.driver.stop();
+    await follower.persistence.close();
+    const running = members.filter((m) => m !== follower).map((m) => m.stateMachine);
+    // Event-loop turns, counted by a chain of setImmediate; each apply of the rebooted member
+    // records the count and then takes longer than READY_TURN_MS.
+    let turns = 0;
+    let probing = true;
+    const probe = (): void => {
+      turns++;
+      if (probing) setImmediate(probe);
+    };
+    setImmediate(probe);
+    const seen: number[] = [];
+    const original = StateMachine.prototype.apply;
+    StateMachine.prototype.apply = function (this: StateMachine, ...args: Parameters<StateMachine['apply']>) {
+      if (!running.includes(this) && args[0].length > 0) {
+        seen.push(turns);
+        const busyUntil = performance.now() + READY_TURN_MS + 1;
+        while (performance.now() < busyUntil) {
+          // an apply slower than a turn
+        }
+      }
+      return original.apply(this, args);
+    };
+    let back: Member;
+    try {
+      back = await boot(net, IDS[index]!, roots[index]!, 1_000_000);
+      await until(() => back.stateMachine.applier.keySpaceView.currentRevision === 41);
+    } finally {
+      StateMachine.prototype.apply = original;
+      probing = false;
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(4);
+    // Each Ready's apply came in an event-loop turn of its own.
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!, `apply ${i}`).toBeGreaterThan(seen[i - 1]!);
+    expect(back.stateMachine.applier.stateHash()).toBe(members.find((m) => m !== follower)!.stateMachine.applier.stateHash());
     expect([...members, back].flatMap((m) => m.violations)).toEqual([]);
     await stopAll([...members.filter((m) => m !== follower), back]);
   });

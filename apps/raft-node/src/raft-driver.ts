@@ -13,6 +13,9 @@ import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
 import { ChunkPool, SnapshotGivenUp, sizeInTurns, snapshotPieces } from './snapshot-turns';
 
+/** Longest the Ready loop runs Readies that write nothing before it lets other work in. */
+export const READY_TURN_MS = 10;
+
 export interface RaftDriverHooks {
   /** Leader or term changed (`lead` may be NO_NODE). */
   readonly onLeaderChange: (lead: NodeId, term: number) => void;
@@ -216,9 +219,18 @@ export class RaftDriver {
 
   private async loop(): Promise<void> {
     try {
+      // A Ready with nothing to write is handled without leaving the task (its await is a
+      // microtask): a backlog of committed entries (a boot's log tail, a follower catching up)
+      // would be applied in one stall, a MiB of entries per Ready. After READY_TURN_MS the loop
+      // lets the event loop in (timers, peers, clients) before the next Ready.
+      let turnStarted = performance.now();
       while (!this.stopped && this.node.hasReady()) {
         await this.handle(this.node.ready());
         this.maybeSnapshot();
+        if (performance.now() - turnStarted >= READY_TURN_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          turnStarted = performance.now();
+        }
       }
     } catch (error) {
       this.fail(error);
