@@ -13,7 +13,8 @@ export interface EventLoopStalls {
 /**
  * The longest the event loop was blocked since the last `reset`, from perf_hooks' delay histogram
  * (not reset by scrapes, unlike prom-client's lag gauges): the `event_loop_longest_stall_seconds`
- * gauge; and the longest garbage-collection pause meanwhile, `gc_longest_pause_seconds`.
+ * gauge, and `event_loop_longest_stall_recent_seconds` since the previous scrape; and the longest
+ * garbage-collection pause meanwhile, `gc_longest_pause_seconds`.
  */
 export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
   const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_PROBE_RESOLUTION_MS });
@@ -22,6 +23,19 @@ export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
     name: 'event_loop_longest_stall_seconds',
     help: `Longest event-loop delay since the process started serving (probe resolution ${EVENT_LOOP_PROBE_RESOLUTION_MS} ms).`,
     collect: (gauge) => gauge.set(histogram.max / 1e9),
+  });
+  // The same since the previous scrape (each scrape resets it): a scraper sees each interval's
+  // longest stall, and a benchmark reads the longest stall of one phase by scraping at its start
+  // and at its end.
+  const recent = monitorEventLoopDelay({ resolution: EVENT_LOOP_PROBE_RESOLUTION_MS });
+  recent.enable();
+  metrics.gauge({
+    name: 'event_loop_longest_stall_recent_seconds',
+    help: `Longest event-loop delay since the previous scrape of this gauge (probe resolution ${EVENT_LOOP_PROBE_RESOLUTION_MS} ms).`,
+    collect: (gauge) => {
+      gauge.set(recent.max / 1e9);
+      recent.reset();
+    },
   });
   // Garbage collection is one cause of a stall: its longest pause, to tell it from the others.
   let longestGcMs = 0;
@@ -37,10 +51,12 @@ export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
   return {
     reset: () => {
       histogram.reset();
+      recent.reset();
       longestGcMs = 0;
     },
     disable: () => {
       histogram.disable();
+      recent.disable();
       gc.disconnect();
     },
   };
