@@ -65,6 +65,8 @@ interface Measured {
   readonly stallSeconds: readonly number[] | undefined;
   /** Longest garbage-collection pause per member (ward only), seconds. */
   readonly gcPauseSeconds: readonly number[] | undefined;
+  /** Longest event-loop stall of each member, then of the gateway, during a phase (ward only), seconds. */
+  readonly phaseStalls: { readonly load: readonly number[]; readonly range: readonly number[]; readonly soak: readonly number[] } | undefined;
   readonly soak: Soak;
   /** Wall time of the whole run of this system at this key count. */
   readonly wallSeconds: number;
@@ -100,6 +102,11 @@ interface System {
   appliedIndex(index: number): Promise<number | undefined>;
   /** Longest event-loop stall and GC pause of member `index` so far, seconds (undefined: not measured). */
   stall(index: number): Promise<{ readonly stall: number; readonly gcPause: number } | undefined>;
+  /**
+   * Longest event-loop stall of each member, then of the gateway, since the previous call (a
+   * scrape resets it), seconds; undefined when not measured. Called at a phase's start and end.
+   */
+  recentStalls(): Promise<number[] | undefined>;
   stop(): Promise<void>;
 }
 
@@ -240,17 +247,21 @@ async function measure(system: System, count: number): Promise<Measured> {
   const ms = (seconds: readonly number[]): string => seconds.map((s) => (s * 1000).toFixed(0)).join(' / ');
   const note = (text: string): void => console.log(`${system.label.padEnd(12)} ${count} keys: ${text} (${elapsedSeconds(runStarted).toFixed(1)} s into the run)`);
 
+  await system.recentStalls();
   const loadSeconds = await writeKeys(system.clientEndpoint, 0, count, VALUE);
   const keysPerSecond = count / loadSeconds;
-  note(`bulk load ${keysPerSecond.toFixed(0)} keys/s`);
+  const loadStalls = await system.recentStalls();
+  note(`bulk load ${keysPerSecond.toFixed(0)} keys/s${loadStalls === undefined ? '' : `, longest stall members / gateway ${ms(loadStalls)} ms`}`);
   await sleep(2000);
   const rss = Array.from({ length: system.members }, (_, i) => rssBytes(system.pid(i)));
   const disk = Array.from({ length: system.members }, (_, i) => diskBytes(system.dataDir(i)));
   note(`RSS ${rss.map((b) => (b / 1e6).toFixed(0)).join(' / ')} MB, disk ${disk.map((b) => (b / 1e6).toFixed(0)).join(' / ')} MB`);
 
+  await system.recentStalls();
   const range = await rangeAll(system.clientEndpoint);
+  const rangeStalls = await system.recentStalls();
   if (range.keys !== count) throw new Error(`${system.label}: the range saw ${range.keys} keys, not ${count}`);
-  note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s`);
+  note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s${rangeStalls === undefined ? '' : `, longest stall members / gateway ${ms(rangeStalls)} ms`}`);
 
   for (let i = 0; i < system.members; i++) await readStall(i);
   if (stallMeasured) note(`longest event-loop stall per member so far: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
@@ -263,7 +274,8 @@ async function measure(system: System, count: number): Promise<Measured> {
   const membersReadySeconds = elapsedSeconds(restartStarted);
   await pollUntil(`${system.label} to serve after a full restart`, () => serves(system.clientEndpoint));
   const restartSeconds = elapsedSeconds(restartStarted);
-  note(`full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s`);
+  const restartStalls = await system.recentStalls();
+  note(`full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s${restartStalls === undefined ? '' : `, longest stall since the range, members / gateway ${ms(restartStalls)} ms`}`);
 
   const followerWrites = Math.min(FOLLOWER_WRITES, count);
   const leader = await system.leader();
@@ -278,10 +290,14 @@ async function measure(system: System, count: number): Promise<Measured> {
   system.startMember(follower);
   await pollUntil(`${system.label}'s follower to catch up to ${target}`, async () => ((await system.appliedIndex(follower)) ?? -1) >= target);
   const catchUpSeconds = elapsedSeconds(catchUpStarted);
-  note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s`);
+  const catchUpStalls = await system.recentStalls();
+  note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s${catchUpStalls === undefined ? '' : `, longest stall members / gateway ${ms(catchUpStalls)} ms`}`);
   for (let i = 0; i < system.members; i++) await readStall(i);
   if (stallMeasured) note(`longest event-loop stall per member: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
+  await system.recentStalls();
   const soak = await overwriteSoak(system, count);
+  const soakStalls = await system.recentStalls();
+  if (soakStalls !== undefined) note(`soak: longest stall members / gateway ${ms(soakStalls)} ms`);
   const soakMb = (bytes: readonly number[]): string => bytes.map((b) => (b / 1e6).toFixed(0)).join(' / ');
   note(
     `soak of ${SOAK_SECONDS} s (${soak.keysWritten} keys overwritten, ${soak.compactions} compactions): RSS at the midpoint ${soakMb(soak.atMidpoint)} MB, at the end ${soakMb(soak.atEnd)} MB, peak ${soakMb(soak.peak)} MB`,
@@ -298,6 +314,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     catchUpSeconds,
     stallSeconds: stallMeasured ? stalls : undefined,
     gcPauseSeconds: stallMeasured ? gcPauses : undefined,
+    phaseStalls: loadStalls === undefined || rangeStalls === undefined || soakStalls === undefined ? undefined : { load: loadStalls, range: rangeStalls, soak: soakStalls },
     soak,
     wallSeconds: elapsedSeconds(runStarted),
   };
@@ -333,18 +350,20 @@ function etcdSystem(cluster: EtcdCluster): System {
     },
     appliedIndex: async (index) => (await status(index))?.applied,
     stall: () => Promise.resolve(undefined),
+    recentStalls: () => Promise.resolve(undefined),
     stop: () => cluster.stop(),
   };
 }
 
 function wardSystem(cluster: WardCluster): System {
-  const metrics = async (index: number): Promise<Map<string, number> | undefined> => {
+  const scrape = async (url: string, prefix: string): Promise<Map<string, number> | undefined> => {
     try {
-      const response = await fetch(`${cluster.nodeHttpUrls[index]}/metrics`, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(2000) });
       if (!response.ok) return undefined;
       const values = new Map<string, number>();
+      const pattern = new RegExp(`^${prefix}([a-z_]+)(?:\\{[^}]*\\})? (\\S+)$`);
       for (const line of (await response.text()).split('\n')) {
-        const match = /^ward_raft_node_([a-z_]+)(?:\{[^}]*\})? (\S+)$/.exec(line);
+        const match = pattern.exec(line);
         if (match !== null) values.set(match[1]!, Number(match[2]));
       }
       return values;
@@ -352,6 +371,15 @@ function wardSystem(cluster: WardCluster): System {
       return undefined;
     }
   };
+  // Every scrape resets a process's recent-stall gauge, the bench's own polling too: each scrape's
+  // reading is kept here until recentStalls() takes them (members, then the gateway).
+  const recentMax = Array.from({ length: cluster.nodes.length + 1 }, () => 0);
+  const keepRecent = (slot: number, values: Map<string, number> | undefined): Map<string, number> | undefined => {
+    const recent = values?.get('event_loop_longest_stall_recent_seconds');
+    if (recent !== undefined) recentMax[slot] = Math.max(recentMax[slot]!, recent);
+    return values;
+  };
+  const metrics = async (index: number): Promise<Map<string, number> | undefined> => keepRecent(index, await scrape(cluster.nodeHttpUrls[index]!, 'ward_raft_node_'));
   return {
     label: 'ward',
     clientEndpoint: cluster.clientEndpoint,
@@ -374,6 +402,13 @@ function wardSystem(cluster: WardCluster): System {
       const values = await metrics(index);
       const stall = values?.get('event_loop_longest_stall_seconds');
       return stall === undefined ? undefined : { stall, gcPause: values!.get('gc_longest_pause_seconds') ?? 0 };
+    },
+    recentStalls: async () => {
+      const gateway = cluster.nodes.length;
+      const all = await Promise.all([...cluster.nodes.map((_, i) => metrics(i)), scrape(cluster.jsonGatewayUrl, 'ward_gateway_').then((values) => keepRecent(gateway, values))]);
+      const answered = all.every((values) => values?.has('event_loop_longest_stall_recent_seconds'));
+      const stalls = recentMax.splice(0, recentMax.length, ...recentMax.map(() => 0));
+      return answered ? stalls : undefined;
     },
     stop: () => cluster.stop(),
   };
@@ -399,6 +434,10 @@ const range = (values: readonly number[], format: (value: number) => string): st
 };
 const ratio = (ward: number, etcd: number): string => (etcd > 0 && Number.isFinite(ward) ? `${(ward / etcd).toFixed(2)}×` : 'n/a');
 
+const phase = (measured: Measured, name: 'load' | 'range' | 'soak'): string => {
+  const stalls = measured.phaseStalls?.[name];
+  return stalls === undefined ? 'n/a' : `${stalls.slice(0, -1).map((s) => (s * 1000).toFixed(0)).join(' / ')} / gateway ${(stalls.at(-1)! * 1000).toFixed(0)}`;
+};
 const soakMembers = (soak: Soak): string => soak.atMidpoint.map((b, i) => `${mb(b)} → ${mb(soak.atEnd[i]!)}`).join(', ');
 const growth = (soak: Soak): string => {
   const worst = Math.max(...soak.atMidpoint.map((b, i) => soak.atEnd[i]! / b));
@@ -416,6 +455,9 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
     [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
     ['longest event-loop stall per member (ms)', 'n/a (Go)', ward.stallSeconds === undefined ? 'n/a' : ward.stallSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
+    ['longest event-loop stall during the bulk load, members / gateway (ms)', 'n/a (Go)', phase(ward, 'load'), ''],
+    ['longest event-loop stall during the range, members / gateway (ms)', 'n/a (Go)', phase(ward, 'range'), ''],
+    ['longest event-loop stall during the soak, members / gateway (ms)', 'n/a (Go)', phase(ward, 'soak'), ''],
     ['longest garbage-collection pause per member (ms)', 'n/a (Go)', ward.gcPauseSeconds === undefined ? 'n/a' : ward.gcPauseSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
     [`soak: keys overwritten in ${SOAK_SECONDS} s, with compaction`, String(etcd.soak.keysWritten), String(ward.soak.keysWritten), ratio(ward.soak.keysWritten, etcd.soak.keysWritten)],
     ['soak: txns tried again after an error (a timeout)', String(etcd.soak.retried), String(ward.soak.retried), ''],
@@ -464,7 +506,9 @@ answers through the client endpoint (ward's gateway keeps running). Then a follo
 ${Math.min(FOLLOWER_WRITES, Math.min(...KEY_COUNTS)).toLocaleString('en-US')} keys are overwritten, and the catch-up is timed from its start until its
 applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
 (the longest event-loop delay since it started serving), the maximum of its readings before each
-stop and at the end; beside it, \`gc_longest_pause_seconds\`, the longest garbage-collection pause
+stop and at the end; the stalls during the bulk load, the range and the soak are each process's
+\`event_loop_longest_stall_recent_seconds\` scraped at the phase's start and end (members, then the
+gateway, whose read replica answers the range); beside them, \`gc_longest_pause_seconds\`, the longest garbage-collection pause
 over the same time. The soak then overwrites every key again, cycling through the key space, for
 ${SOAK_SECONDS} s (\`BENCH_SCALE_SOAK_SECONDS\`) with the same clients and txns, compacts every
 ${SOAK_COMPACT_MS / 1000} s to the revision the previous compaction saw as current (not \`physical\`: etcd removes
