@@ -22,9 +22,11 @@ class FakeCall extends EventEmitter {
     return true;
   }
 
-  /** The stream sends everything written so far, and what that lets the feed write next. */
-  take(): void {
-    while (this.untaken.length > 0) {
+  /** The stream sends everything written so far, and what that lets the feed write next (encoded between turns). */
+  async take(): Promise<void> {
+    for (;;) {
+      await turns();
+      if (this.untaken.length === 0) return;
       const callbacks = this.untaken;
       this.untaken = [];
       for (const callback of callbacks) callback();
@@ -35,8 +37,19 @@ class FakeCall extends EventEmitter {
 /** The member's state as a snapshot task sees it: a real applier, or a task giving fixed chunks. */
 type StateSource = Pick<Applier, 'snapshotTask'>;
 
-/** A task that gives `chunks` (or goes stale) in one step. */
-const fixedState = (chunks: Uint8Array[], result: 'done' | 'stale' = 'done'): StateSource => ({ snapshotTask: () => ({ step: () => result, chunks }) as never });
+/** A streamed task that is sized in one step and gives `chunks` in the next (or goes stale). */
+const fixedState = (chunks: Uint8Array[], result: 'done' | 'stale' = 'done'): StateSource => ({
+  snapshotTask: () => {
+    let step = 0;
+    return {
+      step: () => (result === 'stale' ? 'stale' : ++step === 1 ? 'more' : 'done'),
+      get sizeBytes() {
+        return step === 0 ? undefined : chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+      },
+      takeChunks: () => (step === 2 ? chunks.splice(0) : []),
+    } as never;
+  },
+});
 
 /** Lets the snapshot's turns run (the feed takes the state between event-loop turns). */
 const turns = async (): Promise<void> => {
@@ -78,7 +91,7 @@ describe('FollowFeeds', () => {
     const call = new FakeCall();
     void f.serve(core, call as never);
     await turns();
-    call.take();
+    await call.take();
     const chunks = call.written.filter((m) => m.snapshot);
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((m) => m.snapshot!.index === 5)).toBe(true);
@@ -118,7 +131,7 @@ describe('FollowFeeds', () => {
     const call = new FakeCall({ from_index: '5', from_term: '1' });
     void f.serve(core, call as never);
     await turns();
-    call.take();
+    await call.take();
     expect(call.written.at(-1)!.snapshot!.last).toBe(true);
     expect(call.written.at(-1)!.applied_term).toBe(2);
   });
@@ -159,17 +172,19 @@ describe('FollowFeeds', () => {
     const core = fakeCore(1);
     const slow = new FakeCall();
     const served = f.serve(core, slow as never);
+    // Its end comes while other work is awaited: checked below.
+    served.catch(() => undefined);
     const other = new FakeCall();
     void f.serve(core, other as never);
     await expect(f.serve(core, new FakeCall() as never)).rejects.toThrow('too many requests');
     expect(f.followerCount).toBe(2);
     await turns();
-    slow.take();
-    other.take();
+    await slow.take();
+    await other.take();
     for (let i = 2; i < 40; i++) {
       f.applied(core, [applied(i, 40)], i);
       // This one takes what it is sent; the slow one never does.
-      other.take();
+      await other.take();
     }
     await expect(served).rejects.toThrow('fell too far behind');
     expect(f.followerCount).toBe(1);
@@ -192,7 +207,7 @@ describe('FollowFeeds', () => {
     expect(call.written.length).toBeLessThan(state.length / 64 / 4);
     f.applied(core, [applied(9)], 9);
     expect(call.written.every((m) => m.snapshot)).toBe(true);
-    call.take();
+    await call.take();
     expect(f.followerCount).toBe(1);
     const chunks = call.written.filter((m) => m.snapshot);
     expect(Buffer.concat(chunks.map((m) => m.snapshot!.chunk as Buffer))).toEqual(Buffer.from(state));
@@ -222,6 +237,37 @@ describe('FollowFeeds', () => {
     await expect(served).rejects.toThrow('compaction');
     expect(call.written).toEqual([]);
     expect(f.followerCount).toBe(0);
+  });
+
+  it('streams a large state through reused buffers at the stream\'s pace; a compaction before it is out ends the stream ABORTED', async () => {
+    const header = { id: 0n, username: '', authRevision: 0 };
+    const applier = Applier.create();
+    // 40 values of 256 KiB: 10 MiB, more than one turn of encoding (SNAPSHOT_TURN_BYTES).
+    for (let i = 1; i <= 40; i++) applier.apply(i, { header, operation: { type: 'put', request: { key: new TextEncoder().encode(`k${i}`), value: new Uint8Array(256 * 1024).fill(i) } } });
+    const whole = Buffer.from(applier.snapshot());
+    const f = feeds({ chunkBytes: 1 << 20, maxBufferedBytes: 64 << 20 });
+    const core = fakeCore(40, applier);
+    // Taken to the end: the bytes of the state.
+    const call = new FakeCall();
+    void f.serve(core, call as never);
+    await turns();
+    await call.take();
+    const chunks = call.written.map((m) => m.snapshot!.chunk as Buffer);
+    expect(chunks.at(-1)).toBeDefined();
+    expect(call.written.at(-1)!.snapshot!.last).toBe(true);
+    // Joined only now: a message that were a view of a reused buffer would hold later bytes.
+    expect(Buffer.concat(chunks).equals(whole)).toBe(true);
+    // Taken in part, then a compaction: what is not yet encoded cannot be.
+    const spoilt = new FakeCall();
+    const served = f.serve(core, spoilt as never);
+    served.catch(() => undefined);
+    await turns();
+    expect(spoilt.written.length).toBeGreaterThan(0);
+    expect(spoilt.written.length).toBeLessThan(chunks.length);
+    applier.apply(41, { header, operation: { type: 'compact', request: { revision: 41 } } });
+    await spoilt.take();
+    await expect(served).rejects.toThrow('compaction');
+    expect(spoilt.written.every((m) => m.snapshot!.last === false)).toBe(true);
   });
 
   it('ends every stream when the state is replaced, and forgets a follower that went away', async () => {

@@ -4,11 +4,11 @@
 // this member applied (entries it could not decode are not sent), with the same limits, so the
 // replica's state at index i is this member's state at index i.
 //
-// The snapshot is taken in turns between which the member keeps serving (the state at the index
-// where it started: batches applied meanwhile wait behind it), then goes out from the state's
-// chunks, a few messages at a time, the next when the stream has taken the previous (a state of
-// any size passes, at the reader's pace, and is never copied whole). A compaction applied while it
-// is taken spoils it: the stream ends ABORTED and the replica follows again.
+// The snapshot is the state at the index where it started (batches applied meanwhile wait behind
+// it), streamed: sized in turns between which the member keeps serving, then encoded a turn at a
+// time into a few reused buffers (snapshot-turns.ts) as the stream takes its messages, a few at a
+// time (a state of any size passes, at the reader's pace, and is never held whole). A compaction
+// applied before it is out spoils it: the stream ends ABORTED and the replica follows again.
 //
 // A replica that still holds a state names its applied index and that entry's term: when this
 // member's log holds that entry with that term, it has applied at least that far and the entries
@@ -30,7 +30,7 @@ import type { Logger } from '@ward/platform/logging';
 import type { AppliedRequest } from '../state-machine';
 import type { NodeCore } from './node-core';
 import { resetStream } from './snapshot';
-import { takeInTurns } from '../snapshot-turns';
+import { ChunkPool, SnapshotGivenUp, sizeInTurns, snapshotPieces } from '../snapshot-turns';
 
 type FollowCall = ServerWritableStream<FollowRequest__Output, FollowMessage>;
 
@@ -66,13 +66,15 @@ interface Message {
   readonly bytes: number;
 }
 
-/** A follower's snapshot: being taken, then the part not yet written to its stream. */
+/** A follower's snapshot: being sized, then encoded and written to its stream as it takes it. */
 interface SnapshotInFlight {
-  /** The state's chunks once taken (undefined while it is being taken). */
-  chunks: readonly Uint8Array[] | undefined;
-  /** Next chunk to send from, and where in it. */
-  chunkIndex: number;
-  chunkOffset: number;
+  /** The state's bytes as they are encoded, once sized (undefined while it is being sized). */
+  pieces: AsyncGenerator<Uint8Array> | undefined;
+  /** The piece being sent (its buffer is reused once the next is asked for), and where in it. */
+  piece: Uint8Array | undefined;
+  pieceOffset: number;
+  /** A message is being made (the next piece may be encoded meanwhile): one at a time. */
+  sending: boolean;
   readonly index: number;
   /** The term of the entry at `index` (0: not known). */
   readonly term: number;
@@ -192,11 +194,13 @@ export class FollowFeeds {
 
   private startSnapshot(core: NodeCore, follower: Follower): void {
     const state = core.stateMachine;
-    const task = state.applier.snapshotTask();
+    const pool = new ChunkPool();
+    const task = state.applier.snapshotTask({ nextBuffer: () => pool.take() });
     const snapshot: SnapshotInFlight = {
-      chunks: undefined,
-      chunkIndex: 0,
-      chunkOffset: 0,
+      pieces: undefined,
+      piece: undefined,
+      pieceOffset: 0,
+      sending: false,
       index: state.appliedIndex,
       term: core.driver.termAt(state.appliedIndex) ?? 0,
       limits: {
@@ -210,50 +214,81 @@ export class FollowFeeds {
     };
     follower.snapshot = snapshot;
     const dropped = (): boolean => !this.followers.has(follower) || follower.snapshot !== snapshot;
-    takeInTurns(() => task.step(), dropped).then(
+    sizeInTurns(task, dropped).then(
       (result) => {
         if (result === 'dropped') return;
-        if (result === 'stale') return this.end(follower, GrpcStatus.ABORTED, 'a compaction was applied while the state was taken; follow again');
-        // Empty chunks carry nothing: every message then has bytes, and the last one ends the state.
-        snapshot.chunks = task.chunks.filter((chunk) => chunk.length > 0);
-        this.sendSnapshotChunks(core, follower);
+        if (result === 'stale') return this.snapshotStale(follower);
+        snapshot.pieces = snapshotPieces(task, pool, dropped);
+        void this.sendSnapshotChunks(core, follower);
       },
-      (error: unknown) => {
-        this.options.logger.error({ err: error }, 'replica feed snapshot failed');
-        this.end(follower, GrpcStatus.INTERNAL, 'the state could not be taken');
-      },
+      (error: unknown) => this.snapshotFailed(follower, error),
     );
   }
 
-  /** Writes snapshot messages while the stream holds few unsent; then the batches held behind it. */
-  private sendSnapshotChunks(core: NodeCore, follower: Follower): void {
+  private snapshotStale(follower: Follower): void {
+    this.end(follower, GrpcStatus.ABORTED, 'a compaction was applied while the state was taken; follow again');
+  }
+
+  private snapshotFailed(follower: Follower, error: unknown): void {
+    this.options.logger.error({ err: error }, 'replica feed snapshot failed');
+    this.end(follower, GrpcStatus.INTERNAL, 'the state could not be taken');
+  }
+
+  /**
+   * Writes snapshot messages while the stream holds few unsent, each a copy (the stream may keep
+   * a message a while; the buffer it came from is reused), encoding more of the state as it goes;
+   * after the last, the batches held behind it.
+   */
+  private async sendSnapshotChunks(core: NodeCore, follower: Follower): Promise<void> {
     const snapshot = follower.snapshot;
-    if (snapshot?.chunks === undefined || !this.followers.has(follower)) return;
-    const { chunks, index, term, limits } = snapshot;
+    if (snapshot?.pieces === undefined || snapshot.sending) return;
+    const current = (): boolean => this.followers.has(follower) && follower.snapshot === snapshot;
+    const { pieces, index, term, limits } = snapshot;
     const size = this.options.chunkBytes;
-    while (follower.unsentBytes < SNAPSHOT_CHUNKS_IN_FLIGHT * size) {
-      const from = chunks[snapshot.chunkIndex]!;
-      const part = asBuffer(from.subarray(snapshot.chunkOffset, snapshot.chunkOffset + size));
-      snapshot.chunkOffset += part.length;
-      if (snapshot.chunkOffset === from.length) {
-        snapshot.chunkIndex += 1;
-        snapshot.chunkOffset = 0;
+    /** The next piece with bytes, or undefined once the state is out. */
+    const nextPiece = async (): Promise<Uint8Array | undefined> => {
+      for (;;) {
+        const next = await pieces.next();
+        if (next.done) return undefined;
+        if (next.value.length > 0) return next.value;
       }
-      const last = snapshot.chunkIndex === chunks.length;
-      const message: FollowMessage = { ...header(core), applied_index: index, applied_term: term, snapshot: { index, limits, chunk: part, last } };
-      follower.unsentBytes += part.length + MESSAGE_OVERHEAD_BYTES;
-      follower.call.write(message, () => this.taken(core, follower, part.length + MESSAGE_OVERHEAD_BYTES));
-      if (!last) continue;
-      follower.snapshot = undefined;
-      for (const held of snapshot.held) if (!this.write(follower, held.message, held.bytes)) return;
-      return;
+    };
+    snapshot.sending = true;
+    try {
+      if (snapshot.piece === undefined && snapshot.pieceOffset === 0) {
+        snapshot.piece = await nextPiece();
+        if (snapshot.piece === undefined) throw new Error('the state gave no bytes');
+      }
+      while (current() && follower.unsentBytes < SNAPSHOT_CHUNKS_IN_FLIGHT * size) {
+        const piece = snapshot.piece!;
+        const part = Buffer.from(piece.subarray(snapshot.pieceOffset, snapshot.pieceOffset + size));
+        snapshot.pieceOffset += part.length;
+        if (snapshot.pieceOffset === piece.length) {
+          snapshot.piece = await nextPiece();
+          snapshot.pieceOffset = 0;
+          if (!current()) return;
+        }
+        const last = snapshot.piece === undefined;
+        const message: FollowMessage = { ...header(core), applied_index: index, applied_term: term, snapshot: { index, limits, chunk: part, last } };
+        follower.unsentBytes += part.length + MESSAGE_OVERHEAD_BYTES;
+        follower.call.write(message, () => this.taken(core, follower, part.length + MESSAGE_OVERHEAD_BYTES));
+        if (!last) continue;
+        follower.snapshot = undefined;
+        for (const held of snapshot.held) if (!this.write(follower, held.message, held.bytes)) return;
+        return;
+      }
+    } catch (error) {
+      if (!(error instanceof SnapshotGivenUp)) return this.snapshotFailed(follower, error);
+      if (error.reason === 'stale') this.snapshotStale(follower);
+    } finally {
+      snapshot.sending = false;
     }
   }
 
   /** The stream took a message of `bytes`: count it out, and send more of a snapshot. */
   private taken(core: NodeCore, follower: Follower, bytes: number): void {
     follower.unsentBytes -= bytes;
-    if (follower.snapshot !== undefined) this.sendSnapshotChunks(core, follower);
+    if (follower.snapshot !== undefined) void this.sendSnapshotChunks(core, follower);
   }
 
   /** Writes one message; drops the follower (false) when it is too far behind. */
