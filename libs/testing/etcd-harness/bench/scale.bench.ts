@@ -1,6 +1,7 @@
 // ward vs real etcd 3.4.23 with many keys, 3 members each, one system after the other: bulk load
 // (txns of 128 puts of 256-byte values from 8 clients), memory (RSS) and disk per member, a range
-// over all keys in pages of 1000, a full restart until the cluster serves again, a follower that
+// over all keys in pages of 1000, `etcdctl snapshot save` (time, file size, the serving member's
+// RSS growth meanwhile), a full restart until the cluster serves again, a follower that
 // was down during a run of writes catching up, and the longest event-loop stall of every ward
 // member (its `event_loop_longest_stall_seconds` gauge, read before each of its stops and at the end)
 // with its longest garbage-collection pause (`gc_longest_pause_seconds`). Last, a soak: every key
@@ -15,13 +16,13 @@
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing; BENCH_OUT: the page.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { benchGatewayEnv } from './gateway-env';
 import { LOAD_CLIENTS as CLIENTS, PUTS_PER_TXN, loadKey as key, txnWithRetries, writeKeys } from './load-writes';
-import { EtcdGrpcClient, httpOk, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
+import { EtcdGrpcClient, httpOk, runEtcdctl, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
 const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_000);
@@ -44,6 +45,7 @@ const WARD_NODE_ENV = { RAFT_NODE_QUOTA_BACKEND_BYTES: String(ETCD_QUOTA_BYTES),
 /** Longest a phase may wait for a cluster to serve or a follower to catch up. */
 const WAIT_LIMIT_MS = 30 * 60_000;
 const POLL_MS = 20;
+const SAVE_SAMPLE_MS = 100;
 const PREFIX = 'scale/';
 const PREFIX_END = 'scale0';
 
@@ -57,6 +59,7 @@ interface Measured {
   readonly rssBytes: readonly number[];
   readonly diskBytes: readonly number[];
   readonly rangeSeconds: number;
+  readonly save: SnapshotSave;
   readonly restartSeconds: number;
   readonly membersReadySeconds: number;
   readonly followerWrites: number;
@@ -70,6 +73,16 @@ interface Measured {
   readonly soak: Soak;
   /** Wall time of the whole run of this system at this key count. */
   readonly wallSeconds: number;
+}
+
+/** `etcdctl snapshot save` through the client endpoint. */
+interface SnapshotSave {
+  readonly seconds: number;
+  readonly fileBytes: number;
+  /** Highest RSS of the member serving it (sampled every SAVE_SAMPLE_MS) above its RSS before. */
+  readonly rssGrowthBytes: number;
+  /** Longest event-loop stall of each member, then of the gateway, during the save (ward only). */
+  readonly stalls: readonly number[] | undefined;
 }
 
 /** Memory over the overwrite soak. */
@@ -98,6 +111,8 @@ interface System {
   membersReady(): Promise<boolean>;
   /** Index of the member leading now. */
   leader(): Promise<number>;
+  /** Index of the member that serves `etcdctl snapshot save` through the client endpoint. */
+  snapshotServer(): Promise<number>;
   /** Applied raft index of member `index` (undefined while it does not answer). */
   appliedIndex(index: number): Promise<number | undefined>;
   /** Longest event-loop stall and GC pause of member `index` so far, seconds (undefined: not measured). */
@@ -232,6 +247,27 @@ function diskBytes(dir: string): number {
   return Number(execFileSync('du', ['-s', '--block-size=1', dir], { encoding: 'utf8' }).split('\t')[0]);
 }
 
+/** `etcdctl snapshot save` into a scratch directory, the serving member's RSS sampled meanwhile. */
+async function snapshotSave(system: System): Promise<SnapshotSave> {
+  const server = await system.snapshotServer();
+  const dir = mkdtempSync(join(tmpdir(), 'scale-save-'));
+  const file = join(dir, 'backup.db');
+  try {
+    await system.recentStalls();
+    const before = rssBytes(system.pid(server));
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(system.pid(server)))), SAVE_SAMPLE_MS);
+    const started = process.hrtime.bigint();
+    const result = await runEtcdctl({ endpoints: [system.clientEndpoint], args: ['snapshot', 'save', file], timeoutMs: WAIT_LIMIT_MS }).finally(() => clearInterval(sampler));
+    const seconds = elapsedSeconds(started);
+    if (result.exitCode !== 0) throw new Error(`${system.label}: etcdctl snapshot save failed (${result.exitCode}): ${result.stderr.slice(0, 500)}`);
+    const stalls = await system.recentStalls();
+    return { seconds, fileBytes: statSync(file).size, rssGrowthBytes: Math.max(0, peak - before), stalls };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function measure(system: System, count: number): Promise<Measured> {
   const runStarted = process.hrtime.bigint();
   const stalls = Array.from({ length: system.members }, () => 0);
@@ -262,6 +298,11 @@ async function measure(system: System, count: number): Promise<Measured> {
   const rangeStalls = await system.recentStalls();
   if (range.keys !== count) throw new Error(`${system.label}: the range saw ${range.keys} keys, not ${count}`);
   note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s${rangeStalls === undefined ? '' : `, longest stall members / gateway ${ms(rangeStalls)} ms`}`);
+
+  const save = await snapshotSave(system);
+  note(
+    `etcdctl snapshot save: ${save.seconds.toFixed(2)} s, ${(save.fileBytes / 1e6).toFixed(0)} MB, serving member's RSS +${(save.rssGrowthBytes / 1e6).toFixed(0)} MB${save.stalls === undefined ? '' : `, longest stall members / gateway ${ms(save.stalls)} ms`}`,
+  );
 
   for (let i = 0; i < system.members; i++) await readStall(i);
   if (stallMeasured) note(`longest event-loop stall per member so far: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
@@ -308,6 +349,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     rssBytes: rss,
     diskBytes: disk,
     rangeSeconds: range.seconds,
+    save,
     restartSeconds,
     membersReadySeconds,
     followerWrites,
@@ -349,6 +391,8 @@ function etcdSystem(cluster: EtcdCluster): System {
       }
     },
     appliedIndex: async (index) => (await status(index))?.applied,
+    // etcdctl's endpoint is the first member, which streams its own database.
+    snapshotServer: () => Promise.resolve(0),
     stall: () => Promise.resolve(undefined),
     recentStalls: () => Promise.resolve(undefined),
     stop: () => cluster.stop(),
@@ -380,6 +424,14 @@ function wardSystem(cluster: WardCluster): System {
     return values;
   };
   const metrics = async (index: number): Promise<Map<string, number> | undefined> => keepRecent(index, await scrape(cluster.nodeHttpUrls[index]!, 'ward_raft_node_'));
+  const leader = async (): Promise<number> => {
+    for (;;) {
+      const all = await Promise.all(cluster.nodes.map((_, i) => metrics(i)));
+      const index = all.findIndex((m) => m?.get('is_leader') === 1);
+      if (index >= 0) return index;
+      await sleep(POLL_MS);
+    }
+  };
   return {
     label: 'ward',
     clientEndpoint: cluster.clientEndpoint,
@@ -389,15 +441,10 @@ function wardSystem(cluster: WardCluster): System {
     stopMember: (index) => cluster.stopNode(index),
     startMember: (index) => cluster.startNode(index),
     membersReady: async () => (await Promise.all(cluster.nodeHttpUrls.map((url) => httpOk(`${url}/readyz`).catch(() => false)))).every(Boolean),
-    leader: async () => {
-      for (;;) {
-        const all = await Promise.all(cluster.nodes.map((_, i) => metrics(i)));
-        const index = all.findIndex((m) => m?.get('is_leader') === 1);
-        if (index >= 0) return index;
-        await sleep(POLL_MS);
-      }
-    },
+    leader,
     appliedIndex: async (index) => (await metrics(index))?.get('applied_index'),
+    // The gateway sends etcd's Snapshot to the leader.
+    snapshotServer: leader,
     stall: async (index) => {
       const values = await metrics(index);
       const stall = values?.get('event_loop_longest_stall_seconds');
@@ -434,9 +481,10 @@ const range = (values: readonly number[], format: (value: number) => string): st
 };
 const ratio = (ward: number, etcd: number): string => (etcd > 0 && Number.isFinite(ward) ? `${(ward / etcd).toFixed(2)}×` : 'n/a');
 
+const stallsWithGateway = (stalls: readonly number[]): string => `${stalls.slice(0, -1).map((s) => (s * 1000).toFixed(0)).join(' / ')} / gateway ${(stalls.at(-1)! * 1000).toFixed(0)}`;
 const phase = (measured: Measured, name: 'load' | 'range' | 'soak'): string => {
   const stalls = measured.phaseStalls?.[name];
-  return stalls === undefined ? 'n/a' : `${stalls.slice(0, -1).map((s) => (s * 1000).toFixed(0)).join(' / ')} / gateway ${(stalls.at(-1)! * 1000).toFixed(0)}`;
+  return stalls === undefined ? 'n/a' : stallsWithGateway(stalls);
 };
 const soakMembers = (soak: Soak): string => soak.atMidpoint.map((b, i) => `${mb(b)} → ${mb(soak.atEnd[i]!)}`).join(', ');
 const growth = (soak: Soak): string => {
@@ -451,6 +499,10 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['memory per member (RSS, MB)', range(etcd.rssBytes, mb), range(ward.rssBytes, mb), ratio(average(ward.rssBytes), average(etcd.rssBytes))],
     ['data on disk per member (MB)', range(etcd.diskBytes, mb), range(ward.diskBytes, mb), ratio(average(ward.diskBytes), average(etcd.diskBytes))],
     [`range over all keys, pages of ${PAGE_KEYS} (s)`, etcd.rangeSeconds.toFixed(2), ward.rangeSeconds.toFixed(2), ratio(ward.rangeSeconds, etcd.rangeSeconds)],
+    ['etcdctl snapshot save (s)', etcd.save.seconds.toFixed(2), ward.save.seconds.toFixed(2), ratio(ward.save.seconds, etcd.save.seconds)],
+    ['snapshot file (MB)', mb(etcd.save.fileBytes), mb(ward.save.fileBytes), ratio(ward.save.fileBytes, etcd.save.fileBytes)],
+    ['RSS growth of the member serving the save (MB)', mb(etcd.save.rssGrowthBytes), mb(ward.save.rssGrowthBytes), ''],
+    ['longest event-loop stall during the save, members / gateway (ms)', 'n/a (Go)', ward.save.stalls === undefined ? 'n/a' : stallsWithGateway(ward.save.stalls), ''],
     ['full restart until serving (s)', etcd.restartSeconds.toFixed(2), ward.restartSeconds.toFixed(2), ratio(ward.restartSeconds, etcd.restartSeconds)],
     ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
     [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
@@ -499,7 +551,10 @@ by ${CLIENTS} clients with txns of ${PUTS_PER_TXN} puts (through etcd's first me
 etcd runs with \`--quota-backend-bytes ${ETCD_QUOTA_BYTES}\`, ward's members with the same quota
 (\`RAFT_NODE_QUOTA_BACKEND_BYTES\`), \`NODE_OPTIONS=${WARD_NODE_ENV.NODE_OPTIONS}\` (the store lives in the
 heap) and otherwise their defaults (a snapshot per 64 MiB of applied entries or 10,000 entries). RSS and disk (\`du\`, allocated blocks) are read 2 s
-after the load. The range reads every key (values included, linearizable) ${PAGE_KEYS} per request. The
+after the load. The range reads every key (values included, linearizable) ${PAGE_KEYS} per request.
+\`etcdctl snapshot save\` then writes a backup through the client endpoint (etcd's first member streams
+its database; ward's gateway asks the leader, which streams a backup of its state), the serving
+member's RSS sampled every ${SAVE_SAMPLE_MS} ms. The
 full restart stops all three members (SIGTERM) and times from starting them again until every
 member reports ready (etcd \`/health\`, ward's raft-node \`/readyz\`), and until a linearizable Range
 answers through the client endpoint (ward's gateway keeps running). Then a follower (not the first member) is stopped, the first
