@@ -11,7 +11,7 @@ import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type Pro
 import type { RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
-import { ChunkPool, SnapshotGivenUp, sizeInTurns, snapshotPieces } from './snapshot-turns';
+import { PooledSnapshot, SnapshotGivenUp } from './snapshot-turns';
 
 /** Longest the Ready loop runs Readies that write nothing before it lets other work in. */
 export const READY_TURN_MS = 10;
@@ -60,8 +60,7 @@ export interface RaftDriverOptions {
 
 /** A local snapshot being taken. */
 interface SnapshotTaking {
-  readonly task: NodeSnapshotTask;
-  readonly pool: ChunkPool;
+  readonly snapshot: PooledSnapshot<NodeSnapshotTask>;
   readonly startedMs: number;
   /** Bytes applied since the last snapshot when this one started. */
   readonly bytesAtStart: number;
@@ -315,9 +314,8 @@ export class RaftDriver {
     if (index <= this.lastSnapshotIndex) return;
     this.snapshotDue = false;
     // The state, its applied index and its configuration belong to the same moment.
-    const pool = new ChunkPool();
-    const task = this.options.stateMachine.snapshotTask({ nextBuffer: () => pool.take() });
-    const taking: SnapshotTaking = { task, pool, startedMs: performance.now(), bytesAtStart: this.bytesSinceSnapshot, due };
+    const snapshot = new PooledSnapshot((stream) => this.options.stateMachine.snapshotTask(stream));
+    const taking: SnapshotTaking = { snapshot, startedMs: performance.now(), bytesAtStart: this.bytesSinceSnapshot, due };
     this.snapshotTaking = taking;
     this.snapshotWrite = this.takeSnapshot(taking).finally(() => {
       if (this.snapshotTaking === taking) this.snapshotTaking = undefined;
@@ -326,15 +324,15 @@ export class RaftDriver {
   }
 
   private async takeSnapshot(taking: SnapshotTaking): Promise<void> {
-    const { task } = taking;
+    const { task } = taking.snapshot;
     const dropped = (): boolean => this.snapshotTaking !== taking || this.stopped;
     try {
       // Sized first: the file's head gives the length.
-      const sized = await sizeInTurns(task, dropped);
+      const sized = await taking.snapshot.size(dropped);
       if (sized === 'dropped') return;
       if (sized === 'stale') return this.snapshotStale(taking);
       const bytes = task.sizeBytes!;
-      const snapshot = await this.options.persistence.createSnapshotStreamed(task.index, task.confState, bytes, snapshotPieces(task, taking.pool, dropped));
+      const snapshot = await this.options.persistence.createSnapshotStreamed(task.index, task.confState, bytes, taking.snapshot.pieces(dropped));
       if (snapshot === undefined) return;
       // Recorded (even if the member began stopping meanwhile). A snapshot from the leader
       // installed meanwhile is newer: the counts are its.
@@ -358,7 +356,7 @@ export class RaftDriver {
   private snapshotStale(taking: SnapshotTaking): void {
     if (this.snapshotTaking === taking) this.snapshotTaking = undefined;
     if (taking.due) this.snapshotDue = true;
-    this.options.logger.info({ index: taking.task.index }, 'local snapshot dropped: a compaction was applied while it was taken; taking another');
+    this.options.logger.info({ index: taking.snapshot.task.index }, 'local snapshot dropped: a compaction was applied while it was taken; taking another');
     // After this write's promise has settled (maybeSnapshot waits for none to be in flight).
     setImmediate(() => this.maybeSnapshot());
   }

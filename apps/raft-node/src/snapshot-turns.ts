@@ -96,6 +96,29 @@ export function sizeInTurns(task: StreamedSnapshotTask, dropped: () => boolean, 
 }
 
 /**
+ * A streamed snapshot task and the pool its buffers come from, made together (at the moment the
+ * state is taken): sized in turns, then its bytes a turn at a time through that pool.
+ */
+export class PooledSnapshot<T extends StreamedSnapshotTask> {
+  private readonly pool = new ChunkPool();
+  readonly task: T;
+
+  constructor(take: (stream: { nextBuffer(): Uint8Array }) => T) {
+    this.task = take({ nextBuffer: () => this.pool.take() });
+  }
+
+  /** sizeInTurns of the task. */
+  size(dropped: () => boolean): Promise<'done' | 'stale' | 'dropped'> {
+    return sizeInTurns(this.task, dropped);
+  }
+
+  /** snapshotPieces of the task, once sized. */
+  pieces(dropped: () => boolean): AsyncGenerator<Uint8Array> {
+    return snapshotPieces(this.task, this.pool, dropped);
+  }
+}
+
+/**
  * The bytes of a streamed snapshot task whose length is known (sized), made a turn at a time:
  * each turn's chunks (at most about SNAPSHOT_TURN_BYTES, encoded into `pool`'s buffers) are
  * handed out, and the next turn runs once the consumer asks for more, when they are written and

@@ -30,7 +30,7 @@ import type { Logger } from '@ward/platform/logging';
 import type { AppliedRequest } from '../state-machine';
 import type { NodeCore } from './node-core';
 import { resetStream } from './snapshot';
-import { ChunkPool, SnapshotGivenUp, sizeInTurns, snapshotPieces } from '../snapshot-turns';
+import { PooledSnapshot, SnapshotGivenUp } from '../snapshot-turns';
 
 type FollowCall = ServerWritableStream<FollowRequest__Output, FollowMessage>;
 
@@ -194,8 +194,7 @@ export class FollowFeeds {
 
   private startSnapshot(core: NodeCore, follower: Follower): void {
     const state = core.stateMachine;
-    const pool = new ChunkPool();
-    const task = state.applier.snapshotTask({ nextBuffer: () => pool.take() });
+    const taken = new PooledSnapshot((stream) => state.applier.snapshotTask(stream));
     const snapshot: SnapshotInFlight = {
       pieces: undefined,
       piece: undefined,
@@ -214,11 +213,11 @@ export class FollowFeeds {
     };
     follower.snapshot = snapshot;
     const dropped = (): boolean => !this.followers.has(follower) || follower.snapshot !== snapshot;
-    sizeInTurns(task, dropped).then(
+    taken.size(dropped).then(
       (result) => {
         if (result === 'dropped') return;
         if (result === 'stale') return this.snapshotStale(follower);
-        snapshot.pieces = snapshotPieces(task, pool, dropped);
+        snapshot.pieces = taken.pieces(dropped);
         void this.sendSnapshotChunks(core, follower);
       },
       (error: unknown) => this.snapshotFailed(follower, error),

@@ -17,7 +17,7 @@ import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping
 import type { NodeResponse, NodeSnapshotRequest__Output } from '@ward/etcd/proto';
 import { backupFileBytes, backupFileStream, type BackupInfo } from '../backup/backup-file';
 import type { NodeSnapshotTask } from '../state-machine';
-import { ChunkPool, SnapshotGivenUp, sizeInTurns, snapshotPieces } from '../snapshot-turns';
+import { PooledSnapshot, SnapshotGivenUp } from '../snapshot-turns';
 import { responseAnswer, wireErrorAnswer } from './answers';
 import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
@@ -88,11 +88,11 @@ export class SnapshotStreams {
         call.end();
         return;
       }
-      const { info, task, pool } = sized;
-      const stateBytes = task.sizeBytes!;
+      const { info, snapshot } = sized;
+      const stateBytes = snapshot.task.sizeBytes!;
       const fileBytes = backupFileBytes(stateBytes);
       const header = responseHeaderToProto(responseContext(core), info.revision);
-      const state = snapshotPieces(task, pool, () => call.cancelled);
+      const state = snapshot.pieces(() => call.cancelled);
       let sent = 0;
       let sentSinceTurn = 0;
       try {
@@ -136,7 +136,7 @@ export class SnapshotStreams {
    * moment. A compaction applied while it is sized spoils it: it is taken again, up to
    * MAX_SNAPSHOT_ATTEMPTS times.
    */
-  private async sizeState(call: SnapshotCall): Promise<{ info: BackupInfo; task: NodeSnapshotTask; pool: ChunkPool } | 'stale' | 'cancelled'> {
+  private async sizeState(call: SnapshotCall): Promise<{ info: BackupInfo; snapshot: PooledSnapshot<NodeSnapshotTask> } | 'stale' | 'cancelled'> {
     const core = this.core;
     for (let attempt = 0; attempt < MAX_SNAPSHOT_ATTEMPTS; attempt++) {
       const stateMachine = core.stateMachine;
@@ -146,10 +146,9 @@ export class SnapshotStreams {
         revision: stateMachine.applier.keySpaceView.currentRevision,
         clusterId: core.config.clusterId,
       };
-      const pool = new ChunkPool();
-      const task = stateMachine.snapshotTask({ nextBuffer: () => pool.take() });
-      const result = await sizeInTurns(task, () => call.cancelled);
-      if (result === 'done') return { info, task, pool };
+      const snapshot = new PooledSnapshot((stream) => stateMachine.snapshotTask(stream));
+      const result = await snapshot.size(() => call.cancelled);
+      if (result === 'done') return { info, snapshot };
       if (result === 'dropped') return 'cancelled';
     }
     return 'stale';
