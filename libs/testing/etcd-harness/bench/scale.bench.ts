@@ -454,7 +454,8 @@ function wardSystem(cluster: WardCluster): System {
       const gateway = cluster.nodes.length;
       const all = await Promise.all([...cluster.nodes.map((_, i) => metrics(i)), scrape(cluster.jsonGatewayUrl, 'ward_gateway_').then((values) => keepRecent(gateway, values))]);
       const answered = all.every((values) => values?.has('event_loop_longest_stall_recent_seconds'));
-      const stalls = recentMax.splice(0, recentMax.length, ...recentMax.map(() => 0));
+      const stalls = [...recentMax];
+      recentMax.fill(0);
       return answered ? stalls : undefined;
     },
     stop: () => cluster.stop(),
