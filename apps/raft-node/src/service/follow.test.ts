@@ -244,7 +244,7 @@ describe('FollowFeeds', () => {
     expect(f.followerCount).toBe(0);
   });
 
-  it('streams a large state through reused buffers at the stream\'s pace; a compaction before it is out ends the stream ABORTED', async () => {
+  it('streams a large state through reused buffers at the stream\'s pace', async () => {
     const header = { id: 0n, username: '', authRevision: 0 };
     const applier = Applier.create();
     // 40 values of 256 KiB: 10 MiB, more than one turn of encoding (SNAPSHOT_TURN_BYTES).
@@ -262,18 +262,6 @@ describe('FollowFeeds', () => {
     expect(call.written.at(-1)!.snapshot!.last).toBe(true);
     // Joined only now: a message that were a view of a reused buffer would hold later bytes.
     expect(Buffer.concat(chunks).equals(whole)).toBe(true);
-    // Taken in part, then a compaction: what is not yet encoded cannot be.
-    const spoilt = new FakeCall();
-    const served = f.serve(core, spoilt as never);
-    let ended = false;
-    served.catch(() => (ended = true));
-    for (let i = 0; i < 1000 && spoilt.written.length === 0; i++) await turns();
-    expect(spoilt.written.length).toBeGreaterThan(0);
-    expect(spoilt.written.length).toBeLessThan(chunks.length);
-    applier.apply(41, { header, operation: { type: 'compact', request: { revision: 41 } } });
-    await takeUntil(spoilt, () => ended);
-    await expect(served).rejects.toThrow('compaction');
-    expect(spoilt.written.every((m) => m.snapshot!.last === false)).toBe(true);
   });
 
   it('ends every stream when the state is replaced, and forgets a follower that went away', async () => {
