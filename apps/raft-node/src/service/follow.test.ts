@@ -264,6 +264,31 @@ describe('FollowFeeds', () => {
     expect(Buffer.concat(chunks).equals(whole)).toBe(true);
   });
 
+  it('ends the stream ABORTED when a compaction comes after its first messages, while the state is still being encoded', async () => {
+    const header = { id: 0n, username: '', authRevision: 0 };
+    const applier = Applier.create();
+    // 128 values of 256 KiB: 32 MiB. Before the stream takes anything, the feed has encoded at
+    // most the messages in flight plus one turn (SNAPSHOT_TURN_BYTES): far from the end, so the
+    // compaction below finds the task unfinished. (A compaction after the last key was encoded
+    // spoils nothing: the bytes of the state at the snapshot's index are all out of the store.)
+    for (let i = 1; i <= 128; i++) applier.apply(i, { header, operation: { type: 'put', request: { key: new TextEncoder().encode(`k${i}`), value: new Uint8Array(256 * 1024).fill(i) } } });
+    const f = feeds({ chunkBytes: 1 << 20, maxBufferedBytes: 64 << 20 });
+    const call = new FakeCall();
+    const served = f.serve(fakeCore(128, applier), call as never);
+    let ended = false;
+    served.catch(() => (ended = true));
+    for (let i = 0; i < 1000 && call.written.length === 0; i++) await turns();
+    expect(call.written.length).toBeGreaterThan(0);
+    expect(call.written.length).toBeLessThan(16);
+    applier.apply(129, { header, operation: { type: 'compact', request: { revision: 129 } } });
+    await takeUntil(call, () => ended);
+    expect(ended).toBe(true);
+    await expect(served).rejects.toThrow('compaction');
+    expect(call.written.length).toBeLessThan(32);
+    expect(call.written.every((m) => m.snapshot!.last === false)).toBe(true);
+    expect(f.followerCount).toBe(0);
+  });
+
   it('ends every stream when the state is replaced, and forgets a follower that went away', async () => {
     const f = feeds();
     const core = fakeCore(1);
