@@ -1,18 +1,33 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** Most ports one call may ask for; a test needing more is doing something else. */
 const MAX_PORTS_PER_CALL = 64;
 
+/** Lowest port handed out: below it are the well-known ports and the usual fixed ones of services. */
+const LOWEST_PORT = 10_000;
+/** Ports tried (taken ones are skipped) before giving up on one. */
+const ATTEMPTS_PER_PORT = 64;
+
 /**
- * `count` distinct TCP ports on `host` that were free a moment ago: the kernel picks them for
- * listeners held open together, then closed again. Another process may still take one before the
- * caller binds it; the window is short and the cluster starters retry a failed start on fresh ports.
+ * `count` distinct TCP ports on `host` that were free a moment ago: picked at random below the
+ * kernel's ephemeral range (where it picks the local port of every outgoing connection, so a port
+ * it handed out could be taken by any client socket before the caller binds it), each checked by a
+ * listener, the listeners held open together, then closed again. Another test process may still
+ * pick the same port in that window (one chance in some 20,000 per port); the cluster starters
+ * retry a start that fails on an address in use.
  */
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_PORTS_PER_CALL) {
     throw new RangeError(`freePorts: count must be 1..${MAX_PORTS_PER_CALL}, got ${count}`);
   }
-  const listeners = await Promise.all(Array.from({ length: count }, () => listenOnAnyPort(host)));
+  const listeners: HeldPort[] = [];
+  try {
+    for (let i = 0; i < count; i++) listeners.push(await listenOnUnusedPort(host, new Set(listeners.map((l) => l.port))));
+  } catch (error) {
+    await Promise.all(listeners.map((listener) => listener.release()));
+    throw error;
+  }
   const ports = listeners.map((listener) => listener.port);
   await Promise.all(listeners.map((listener) => listener.release()));
   return ports;
@@ -34,12 +49,43 @@ interface HeldPort {
   release(): Promise<void>;
 }
 
+/** The ports the kernel never picks for an outgoing connection: [LOWEST_PORT, start of its ephemeral range). */
+function portsOutsideEphemeralRange(): { low: number; high: number } {
+  let ephemeralLow = 32_768;
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && low! > LOWEST_PORT + 1_000) ephemeralLow = low!;
+  } catch {
+    // not Linux: the IANA dynamic range starts at 49152, but 32768 is below every usual start
+  }
+  return { low: LOWEST_PORT, high: ephemeralLow - 1 };
+}
+
+/** A listener on a random port outside the ephemeral range, not in `skip`, held until released. */
+async function listenOnUnusedPort(host: string, skip: ReadonlySet<number>): Promise<HeldPort> {
+  const { low, high } = portsOutsideEphemeralRange();
+  for (let attempt = 0; attempt < ATTEMPTS_PER_PORT; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (skip.has(port)) continue;
+    try {
+      return await listenOn(host, port);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    }
+  }
+  throw new Error(`freePorts: no free port in ${ATTEMPTS_PER_PORT} attempts between ${low} and ${high}`);
+}
+
 /** A listener on a port the kernel picks, held until released. */
-async function listenOnAnyPort(host: string): Promise<HeldPort> {
+function listenOnAnyPort(host: string): Promise<HeldPort> {
+  return listenOn(host, 0);
+}
+
+async function listenOn(host: string, port: number): Promise<HeldPort> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => resolve());
+    server.listen(port, host, () => resolve());
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('freePorts: no TCP address');

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freePorts } from './free-port';
 import { casRequest, deleteRequest, getRequest, putRequest } from './kv-requests';
@@ -29,5 +31,13 @@ describe('freePorts', () => {
     const ports = await freePorts(5);
     expect(new Set(ports).size).toBe(5);
     expect(ports.every((p) => p > 0 && p < 65536)).toBe(true);
+    // Outside the kernel's ephemeral range: no outgoing connection takes one meanwhile.
+    const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    expect(ports.every((p) => p >= 10_000 && p < ephemeralLow)).toBe(true);
+    for (const port of ports) {
+      const server = createServer();
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
