@@ -29,6 +29,8 @@ const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_00
 const SOAK_SECONDS = Number(process.env.BENCH_SCALE_SOAK_SECONDS ?? 300);
 const SOAK_COMPACT_MS = 30_000;
 const SOAK_SAMPLE_MS = 10_000;
+/** The soak logs every sixth sample (a minute). */
+const SOAK_LOG_EVERY_SAMPLES = 6;
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
 const PAGE_KEYS = 1000;
@@ -167,7 +169,8 @@ async function rangeAll(endpoint: string): Promise<{ seconds: number; keys: numb
 async function overwriteSoak(system: System, count: number): Promise<Soak> {
   const clients = Array.from({ length: CLIENTS }, () => new EtcdGrpcClient(system.clientEndpoint));
   const admin = new EtcdGrpcClient(system.clientEndpoint);
-  const endsAt = Date.now() + SOAK_SECONDS * 1000;
+  const startedAt = Date.now();
+  const endsAt = startedAt + SOAK_SECONDS * 1000;
   let cursor = 0;
   let keysWritten = 0;
   let retried = 0;
@@ -206,6 +209,11 @@ async function overwriteSoak(system: System, count: number): Promise<Soak> {
     while (Date.now() < endsAt) {
       await sleep(Math.min(SOAK_SAMPLE_MS, endsAt - Date.now()));
       samples.push({ at: Date.now(), rss: Array.from({ length: system.members }, (_, i) => rssBytes(system.pid(i))) });
+      // A line a minute: the course of a long soak, not only its midpoint and end.
+      if (samples.length % SOAK_LOG_EVERY_SAMPLES === 0) {
+        const { at, rss } = samples.at(-1)!;
+        console.log(`${system.label.padEnd(12)} soak ${((at - startedAt) / 1000).toFixed(0)} s: ${keysWritten} keys overwritten, ${compactions} compactions, RSS ${rss.map((b) => (b / 1e6).toFixed(0)).join(' / ')} MB`);
+      }
     }
   })();
   try {
