@@ -48,7 +48,7 @@ export {
   KVTooManyOpsError,
   KVValueProvidedError,
 } from './errors';
-export { KVStore } from './kv-store';
+export { KVStore, type KVStoreDecoder } from './kv-store';
 export { KeySpaceSnapshotTask, SNAPSHOT_CHUNK_BYTES, SNAPSHOT_DEFAULT_STEP, type SnapshotStepResult, type SnapshotStreamOptions } from './snapshot';
 export { HASH_KV_DEFAULT_STEP, HashKvTask } from './hash-kv';
 export type { TxnLimits } from './request-validate';

@@ -12,7 +12,7 @@ import {
   validateRangeRequest,
   validateTxnRequest,
 } from './request-validate';
-import { KeySpaceSnapshotTask, decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace, type SnapshotStreamOptions } from './snapshot';
+import { KeySpaceDecoder, KeySpaceSnapshotTask, decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace, type SnapshotStreamOptions } from './snapshot';
 import { checkPlan, executePlan, planTxn } from './txn';
 import type {
   CompactResponse,
@@ -32,6 +32,12 @@ import type {
 import { NO_LEASE } from './types';
 import { WriteContext } from './write-context';
 import { checkPut, executeDeleteRange, executePut } from './write-ops';
+
+/** A KVStore decoded from snapshot bytes pushed in pieces (KVStore.decoder). */
+export interface KVStoreDecoder {
+  push(piece: Uint8Array): void;
+  finish(): KVStore;
+}
 
 /** Upper bounds of the options (a bound on every bound). */
 const MAX_TXN_OPS_LIMIT = 1_000_000;
@@ -79,6 +85,23 @@ export class KVStore {
     const space = decodeKeySpace(snapshot);
     space.history.trim(checked.eventHistoryMaxEvents);
     return new KVStore(space, checked);
+  }
+
+  /**
+   * A key space decoded from `snapshot()` bytes that arrive in pieces (see KeySpaceDecoder): push
+   * them in order, then `finish`. Malformed bytes raise KVSnapshotInvalidError.
+   */
+  static decoder(totalBytes: number, options: KVStoreOptions): KVStoreDecoder {
+    const checked = checkOptions(options);
+    const decoder = new KeySpaceDecoder(totalBytes);
+    return {
+      push: (piece) => decoder.push(piece),
+      finish: () => {
+        const space = decoder.finish();
+        space.history.trim(checked.eventHistoryMaxEvents);
+        return new KVStore(space, checked);
+      },
+    };
   }
 
   /** Revision of the last change (1 for an empty store). */

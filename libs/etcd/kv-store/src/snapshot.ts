@@ -264,67 +264,198 @@ function fail(reader: BinaryReader, reason: string): never {
   throw new KVSnapshotInvalidError(reason, reader.offset);
 }
 
-/** A varint length, then that many bytes. */
-function readByteString(reader: BinaryReader): ByteString {
-  return reader.latin1(reader.uvarint());
+/** A varint length (at most what is left of the image: `end` is its end in the reader's terms), then that many bytes. */
+function readByteString(reader: BinaryReader, end: number): ByteString {
+  const length = reader.uvarint();
+  if (length > end - reader.offset) fail(reader, 'byte string longer than the rest of the image');
+  return reader.latin1(length);
 }
 
 /** Rebuilds a key space from snapshot bytes; every inconsistency raises KVSnapshotInvalidError. */
 export function decodeKeySpace(bytes: Uint8Array): KeySpace {
+  // The trailer first: corruption is reported as such, not as whatever it broke.
+  asSnapshotError(() => checkTrailer(bytes));
+  const decoder = new KeySpaceDecoder(bytes.length, { checksumChecked: true });
+  decoder.push(bytes);
+  return decoder.finish();
+}
+
+/** Pieces are joined to the next one only as far as the key that straddles them needs: first this much. */
+const STRADDLE_FIRST_BYTES = 64 * 1024;
+const TRAILER_LENGTH = 8;
+
+/**
+ * Decodes a key-space image that arrives in pieces (a replica's feed), key by key as each piece is
+ * pushed: the state is never held as one buffer, and the work of a piece is bounded by its size.
+ * Only a key that straddles two pieces is copied, with as little of the second as it needs. The
+ * CRC-32C is taken as the bytes pass and checked by `finish`, which also rebuilds what is derived
+ * (the key index, the Watch log). `decodeKeySpace` is the same with the image in one piece.
+ * Every inconsistency raises KVSnapshotInvalidError, from `push` or at the latest from `finish`.
+ */
+export class KeySpaceDecoder {
+  private readonly bodyBytes: number;
+  private readonly checksumChecked: boolean;
+  /** Body bytes pushed, and decoded (the image offset of the next key). */
+  private bodySeen = 0;
+  private bodyDecoded = 0;
+  private crc = 0;
+  private readonly trailer = new Uint8Array(TRAILER_LENGTH);
+  private trailerSeen = 0;
+  /** The start of a key (or of the head) that the pieces so far end inside: a copy. */
+  private carry: Uint8Array | undefined;
+  private header: Header | undefined;
+  private readonly keys: ByteString[] = [];
+  private readonly latest: KeyRecord[] = [];
+  private readonly leases = new LeaseIndex();
+  private readonly eventKeys: ByteString[] = [];
+  private readonly eventRecords: KeyRecord[] = [];
+  // Sizes only: the sums are taken from the state when first read (StateDigest.deferred).
+  private readonly digest = StateDigest.deferred();
+  private liveKeys = 0;
+  /** The records of the key being read: committed to the state once the whole key was read. */
+  private readonly chain: KeyRecord[] = [];
+
+  /** `totalBytes`: the image's length, trailer included. */
+  constructor(totalBytes: number, options: { readonly checksumChecked?: boolean } = {}) {
+    if (!Number.isSafeInteger(totalBytes) || totalBytes < MAGIC.length + 1 + TRAILER_LENGTH) throw new KVSnapshotInvalidError('too short', 0);
+    this.bodyBytes = totalBytes - TRAILER_LENGTH;
+    this.checksumChecked = options.checksumChecked === true;
+  }
+
+  /** Decodes what `piece` completes; a piece past the announced length is refused. */
+  push(piece: Uint8Array): void {
+    asSnapshotError(() => {
+      const bodyPart = Math.min(piece.length, this.bodyBytes - this.bodySeen);
+      const trailerPart = piece.length - bodyPart;
+      if (trailerPart > TRAILER_LENGTH - this.trailerSeen) throw new KVSnapshotInvalidError('longer than announced', this.bodyBytes + TRAILER_LENGTH);
+      if (bodyPart > 0) {
+        if (!this.checksumChecked) this.crc = crc32c(piece, this.crc, 0, bodyPart);
+        this.bodySeen += bodyPart;
+        this.decodeBody(bodyPart === piece.length ? piece : piece.subarray(0, bodyPart));
+      }
+      if (trailerPart > 0) {
+        this.trailer.set(piece.subarray(bodyPart), this.trailerSeen);
+        this.trailerSeen += trailerPart;
+      }
+    });
+  }
+
+  /** The key space, once every byte was pushed. */
+  finish(): KeySpace {
+    return asSnapshotError(() => {
+      if (this.trailerSeen < TRAILER_LENGTH) throw new KVSnapshotInvalidError('shorter than announced', this.bodySeen + this.trailerSeen);
+      if (!this.checksumChecked && new BinaryReader(this.trailer).uint32le() !== this.crc) throw new KVSnapshotInvalidError('checksum mismatch', 0);
+      const header = this.header!;
+      const history = rebuildHistory(this.bodyBytes, header, this.eventKeys, this.eventRecords);
+      const index = keyIndexFromSorted(this.keys, this.latest);
+      return new KeySpace(index, header.currentRevision, header.compactRevision, history, this.leases, this.liveKeys, this.digest);
+    });
+  }
+
+  private decodeBody(part: Uint8Array): void {
+    let from = 0;
+    const carry = this.carry;
+    if (carry !== undefined) {
+      this.carry = undefined;
+      for (let take = Math.min(part.length, STRADDLE_FIRST_BYTES); ; take = Math.min(part.length, take * 4)) {
+        const joined = new Uint8Array(carry.length + take);
+        joined.set(carry, 0);
+        joined.set(part.subarray(0, take), carry.length);
+        const used = this.decodeKeys(joined);
+        if (take === part.length) {
+          if (used < joined.length) this.carry = joined.slice(used);
+          return;
+        }
+        if (used > carry.length) {
+          from = used - carry.length;
+          break;
+        }
+      }
+    }
+    const rest = from === 0 ? part : part.subarray(from);
+    const used = this.decodeKeys(rest);
+    if (used < rest.length) this.carry = rest.slice(used);
+  }
+
+  /**
+   * Decodes the head and whole keys from `bytes` (they start at image offset bodyDecoded); returns
+   * the bytes they took. A key cut by the end of `bytes` waits for more, unless the body ends there.
+   */
+  private decodeKeys(bytes: Uint8Array): number {
+    const base = this.bodyDecoded;
+    const reader = new BinaryReader(bytes);
+    /** The body's end in the reader's terms. */
+    const end = this.bodyBytes - base;
+    let used = 0;
+    try {
+      this.header ??= readHeader(reader, end);
+      used = reader.offset;
+      const header = this.header;
+      while (this.keys.length < header.keyCount) {
+        this.readKey(reader, header, end);
+        used = reader.offset;
+      }
+      if (used < bytes.length) fail(reader, 'trailing bytes after the last key');
+    } catch (error) {
+      const cut = error instanceof BinaryDecodeError && error.reason === 'truncated' && bytes.length < end;
+      if (!cut) throw atOffset(error, base);
+    }
+    this.bodyDecoded = base + used;
+    return used;
+  }
+
+  private readKey(reader: BinaryReader, header: Header, end: number): void {
+    const key = readByteString(reader, end);
+    if (key.length === 0) fail(reader, 'empty key');
+    const keys = this.keys;
+    if (keys.length > 0 && !(keys[keys.length - 1]! < key)) fail(reader, 'keys not strictly ascending');
+    const chain = this.chain;
+    chain.length = 0;
+    const newest = readChain(reader, header, end, chain);
+    for (const record of chain) {
+      this.digest.add(key, record);
+      if (record.modRevision >= header.floorRevision) {
+        this.eventKeys.push(key);
+        this.eventRecords.push(record);
+      }
+    }
+    keys.push(key);
+    this.latest.push(newest);
+    if (newest.value !== null) {
+      this.liveKeys += 1;
+      if (newest.lease !== NO_LEASE) this.leases.attach(newest.lease, key);
+    }
+  }
+}
+
+/** Runs `decode`, turning a binary decoding error into KVSnapshotInvalidError. */
+function asSnapshotError<T>(decode: () => T): T {
   try {
-    return decodeChecked(bytes);
+    return decode();
   } catch (error) {
     if (error instanceof BinaryDecodeError) throw new KVSnapshotInvalidError(`${error.reason}: ${error.detail}`, error.offset);
     throw error;
   }
 }
 
-function decodeChecked(bytes: Uint8Array): KeySpace {
-  checkTrailer(bytes);
-  const body = new BinaryReader(bytes.subarray(0, bytes.length - 8));
-  const header = readHeader(body);
-  const keys: ByteString[] = [];
-  const latest: KeyRecord[] = [];
-  const leases = new LeaseIndex();
-  const eventKeys: ByteString[] = [];
-  const eventRecords: KeyRecord[] = [];
-  // Sizes only: the sums are taken from the state when first read (StateDigest.deferred).
-  const digest = StateDigest.deferred();
-  let liveKeys = 0;
-  for (let i = 0; i < header.keyCount; i++) {
-    const key = readByteString(body);
-    if (key.length === 0) fail(body, 'empty key');
-    if (keys.length > 0 && !(keys[keys.length - 1]! < key)) fail(body, 'keys not strictly ascending');
-    const newest = readChain(body, header, (record) => {
-      digest.add(key, record);
-      if (record.modRevision >= header.floorRevision) {
-        eventKeys.push(key);
-        eventRecords.push(record);
-      }
-    });
-    keys.push(key);
-    latest.push(newest);
-    if (newest.value !== null) {
-      liveKeys += 1;
-      if (newest.lease !== NO_LEASE) leases.attach(newest.lease, key);
-    }
-  }
-  if (body.remaining !== 0) fail(body, 'trailing bytes after the last key');
-  const history = rebuildHistory(body, header, eventKeys, eventRecords);
-  const index = keyIndexFromSorted(keys, latest);
-  return new KeySpace(index, header.currentRevision, header.compactRevision, history, leases, liveKeys, digest);
+/** A decoding error of bytes that start at image offset `base`, with its offset in the image. */
+function atOffset(error: unknown, base: number): unknown {
+  if (base === 0) return error;
+  if (error instanceof KVSnapshotInvalidError) return new KVSnapshotInvalidError(error.reason, error.offset + base);
+  if (error instanceof BinaryDecodeError) return new BinaryDecodeError(error.reason, error.offset + base, error.detail);
+  return error;
 }
 
 function checkTrailer(bytes: Uint8Array): void {
-  if (bytes.length < MAGIC.length + 1 + 8) throw new KVSnapshotInvalidError('too short', 0);
+  if (bytes.length < MAGIC.length + 1 + TRAILER_LENGTH) throw new KVSnapshotInvalidError('too short', 0);
   // The CRC-32C alone: it catches what corruption does to stored or sent bytes, and FNV-1a's byte
   // loop would cost a second or more at a million keys. The FNV-1a stays in the trailer (older
   // versions check it) and in the state hash.
-  const trailer = new BinaryReader(bytes.subarray(bytes.length - 8));
-  if (trailer.uint32le() !== crc32c(bytes, 0, 0, bytes.length - 8)) throw new KVSnapshotInvalidError('checksum mismatch', 0);
+  const trailer = new BinaryReader(bytes.subarray(bytes.length - TRAILER_LENGTH));
+  if (trailer.uint32le() !== crc32c(bytes, 0, 0, bytes.length - TRAILER_LENGTH)) throw new KVSnapshotInvalidError('checksum mismatch', 0);
 }
 
-function readHeader(reader: BinaryReader): Header {
+function readHeader(reader: BinaryReader, end: number): Header {
   for (const byte of MAGIC) if (reader.uint8() !== byte) fail(reader, 'not a key-space snapshot');
   const format = reader.uint8();
   if (format !== FORMAT_VERSION) fail(reader, `unsupported format ${format}`);
@@ -336,18 +467,18 @@ function readHeader(reader: BinaryReader): Header {
   if (compactRevision > currentRevision) fail(reader, 'compact revision above the current revision');
   if (floorRevision < 1 || floorRevision > currentRevision) fail(reader, 'event floor out of range');
   if (floorRevision < compactRevision) fail(reader, 'event floor below the compact revision');
-  if (keyCount > reader.remaining) fail(reader, 'key count larger than the snapshot');
+  if (keyCount > end - reader.offset) fail(reader, 'key count larger than the snapshot');
   return { currentRevision, compactRevision, floorRevision, keyCount };
 }
 
-/** Reads one key's records (oldest first), checking that they form a valid MVCC chain. */
-function readChain(reader: BinaryReader, header: Header, onRecord: (record: KeyRecord) => void): KeyRecord {
+/** Reads one key's records (oldest first, into `chain`), checking that they form a valid MVCC chain. */
+function readChain(reader: BinaryReader, header: Header, end: number, chain: KeyRecord[]): KeyRecord {
   const count = reader.uvarint();
-  if (count === 0 || count * MIN_RECORD_BYTES > reader.remaining) fail(reader, 'record count out of range');
+  if (count === 0 || count * MIN_RECORD_BYTES > end - reader.offset) fail(reader, 'record count out of range');
   let previous: KeyRecord | null = null;
   for (let i = 0; i < count; i++) {
-    const record = readRecord(reader, header, previous);
-    onRecord(record);
+    const record = readRecord(reader, header, end, previous);
+    chain.push(record);
     previous = record;
   }
   const newest = previous!;
@@ -357,7 +488,7 @@ function readChain(reader: BinaryReader, header: Header, onRecord: (record: KeyR
   return newest;
 }
 
-function readRecord(reader: BinaryReader, header: Header, previous: KeyRecord | null): KeyRecord {
+function readRecord(reader: BinaryReader, header: Header, end: number, previous: KeyRecord | null): KeyRecord {
   const flags = reader.uint8();
   if ((flags & ~(FLAG_TOMBSTONE | FLAG_LEASE)) !== 0) fail(reader, 'unknown record flags');
   const tombstone = (flags & FLAG_TOMBSTONE) !== 0;
@@ -376,7 +507,7 @@ function readRecord(reader: BinaryReader, header: Header, previous: KeyRecord | 
   const version = reader.uvarint();
   const lease = (flags & FLAG_LEASE) !== 0 ? reader.bigint64le() : NO_LEASE;
   if ((flags & FLAG_LEASE) !== 0 && lease === NO_LEASE) fail(reader, 'lease flag with lease 0');
-  const value = readByteString(reader);
+  const value = readByteString(reader, end);
   checkGeneration(reader, header, previous, modRevision, createRevision, version);
   return new KeyRecord(value, modRevision, subRevision, createRevision, version, lease, previous);
 }
@@ -419,7 +550,7 @@ function checkGeneration(
  * Rebuilds the Watch log and checks it is complete: every revision from max(floor, 2) to the
  * current revision present, sub-revisions 0, 1, 2... within each.
  */
-function rebuildHistory(reader: BinaryReader, header: Header, keys: ByteString[], records: KeyRecord[]): EventHistory {
+function rebuildHistory(offset: number, header: Header, keys: ByteString[], records: KeyRecord[]): EventHistory {
   const order = records.map((_record, i) => i);
   order.sort((a, b) => records[a]!.modRevision - records[b]!.modRevision || records[a]!.subRevision - records[b]!.subRevision);
   const history = new EventHistory(header.floorRevision);
@@ -432,14 +563,14 @@ function rebuildHistory(reader: BinaryReader, header: Header, keys: ByteString[]
       expectedSub = 0;
     }
     if (record.modRevision !== expectedRevision || record.subRevision !== expectedSub) {
-      fail(reader, 'change log has a gap');
+      throw new KVSnapshotInvalidError('change log has a gap', offset);
     }
     history.append(keys[position]!, record);
     expectedSub += 1;
   }
   const lastRevision = expectedSub > 0 ? expectedRevision : expectedRevision - 1;
   if (lastRevision !== header.currentRevision) {
-    fail(reader, 'change log does not reach the current revision');
+    throw new KVSnapshotInvalidError('change log does not reach the current revision', offset);
   }
   return history;
 }
