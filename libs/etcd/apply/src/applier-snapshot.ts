@@ -21,8 +21,8 @@
 // users), so a restored state re-encodes to the same bytes and hashes the same.
 
 import type { AuthStore } from '@ward/auth/permissions';
-import type { KVStore, KeySpaceSnapshotTask, SnapshotStepResult, SnapshotStreamOptions } from '@ward/etcd/kv-store';
-import { BinaryReader, BinaryWriter, chunksByteLength } from '@ward/shared/binary';
+import type { KVStore, KVStoreDecoder, KeySpaceSnapshotTask, SnapshotStepResult, SnapshotStreamOptions } from '@ward/etcd/kv-store';
+import { BinaryDecodeError, BinaryReader, BinaryWriter, chunksByteLength, joinChunks } from '@ward/shared/binary';
 import { CodedError } from '@ward/shared/errors';
 import { ApplyError } from './errors';
 import { MAX_REVOKED_KEY_IDS, MAX_SIGNING_KEYS, MAX_PUBLIC_JWK_CHARS, type SigningKeyDirectory } from './key-directory';
@@ -164,14 +164,116 @@ function invalid(reason: string, cause?: unknown): never {
 }
 
 export function decodeApplierSnapshot(bytes: Uint8Array, restorers: SnapshotRestorers): SnapshotParts {
+  return asInvalidSnapshot(() => readSnapshot(new BinaryReader(bytes), restorers));
+}
+
+/** Runs `decode`; the expected failures of the parts make the whole snapshot invalid. */
+function asInvalidSnapshot<T>(decode: () => T): T {
   try {
-    return readSnapshot(new BinaryReader(bytes), restorers);
+    return decode();
   } catch (error) {
     if (error instanceof ApplyError && error.code === 'ERR_APPLY_SNAPSHOT_INVALID') throw error;
     // Expected failures of the parts (bad auth or key-space section, a lease rule) make the whole
     // snapshot invalid; anything else is a bug and propagates.
     if (error instanceof CodedError) return invalid('a section does not decode', error);
     throw error;
+  }
+}
+
+/** SnapshotRestorers for a snapshot pushed in pieces: the key space comes through a decoder. */
+export interface StreamedRestorers extends Omit<SnapshotRestorers, 'restoreKv'> {
+  readonly kvDecoder: (totalBytes: number) => KVStoreDecoder;
+}
+
+/**
+ * The state machine's snapshot decoded from pieces pushed in order (a replica's feed), never joined
+ * whole: the head and the auth store are gathered until complete, the key space (the bulk) goes
+ * piece by piece into its decoder, and the small tail (leases, tokens, signing keys) is gathered
+ * and read by `finish`. Pieces are copied where kept, so the caller may reuse its buffers.
+ */
+export class ApplierSnapshotDecoder {
+  private phase: 'head' | 'kv' | 'tail' = 'head';
+  private head: Uint8Array[] = [];
+  private headBytes = 0;
+  /** Head bytes needed before the next attempt to read it (known once the auth length is). */
+  private headNeeded = 0;
+  private version = 0;
+  private appliedIndex = 0;
+  private auth: AuthStore | undefined;
+  private kv: KVStoreDecoder | undefined;
+  private kvLeft = 0;
+  private readonly tail: Uint8Array[] = [];
+
+  constructor(private readonly restorers: StreamedRestorers) {}
+
+  push(piece: Uint8Array): void {
+    asInvalidSnapshot(() => {
+      if (this.phase !== 'head') return this.feed(piece);
+      this.head.push(piece.slice());
+      this.headBytes += piece.length;
+      if (this.headBytes >= this.headNeeded) this.readHead();
+    });
+  }
+
+  finish(): SnapshotParts {
+    return asInvalidSnapshot(() => {
+      if (this.phase !== 'tail') invalid('truncated');
+      const kv = this.kv!.finish();
+      const reader = new BinaryReader(joinChunks(this.tail));
+      const { leases, tokens, signingKeys } = this.restorers;
+      readLeases(reader, leases);
+      readTokens(reader, tokens, this.auth!, this.appliedIndex);
+      if (this.version === FORMAT_VERSION_WITH_SIGNING_KEYS) {
+        readSigningKeys(reader, signingKeys);
+        if (signingKeys.empty) invalid('an empty signing-key section is written as version 1');
+      }
+      reader.expectEnd();
+      return { auth: this.auth!, kv, leases, tokens, signingKeys, appliedIndex: this.appliedIndex };
+    });
+  }
+
+  /** Reads the head once it is all here (the auth store, the key space's length), then feeds on. */
+  private readHead(): void {
+    const bytes = this.head.length === 1 ? this.head[0]! : joinChunks(this.head);
+    this.head = [bytes];
+    const reader = new BinaryReader(bytes);
+    let authBytes: Uint8Array;
+    let kvLength: number;
+    try {
+      const magic = reader.raw(MAGIC.length);
+      if (!MAGIC.every((byte, i) => magic[i] === byte)) invalid('not a state machine snapshot');
+      this.version = reader.uvarint();
+      if (this.version !== FORMAT_VERSION && this.version !== FORMAT_VERSION_WITH_SIGNING_KEYS) invalid('unknown snapshot version');
+      this.appliedIndex = reader.uvarint();
+      const authLength = reader.uvarint();
+      if (authLength > SECTION_MAX_BYTES) invalid('auth section too large');
+      // Not read again before the auth store and the key space's length can be here.
+      this.headNeeded = reader.offset + authLength + 1;
+      authBytes = reader.raw(authLength);
+      kvLength = reader.uvarint();
+    } catch (error) {
+      if (error instanceof BinaryDecodeError && error.reason === 'truncated') return;
+      throw error;
+    }
+    if (kvLength > SECTION_MAX_BYTES) invalid('key-space section too large');
+    this.auth = this.restorers.restoreAuth(authBytes);
+    this.kv = this.restorers.kvDecoder(kvLength);
+    this.kvLeft = kvLength;
+    this.phase = 'kv';
+    this.head = [];
+    this.feed(bytes.subarray(reader.offset));
+  }
+
+  private feed(bytes: Uint8Array): void {
+    let rest = bytes;
+    if (this.phase === 'kv') {
+      const take = Math.min(this.kvLeft, rest.length);
+      if (take > 0) this.kv!.push(take === rest.length ? rest : rest.subarray(0, take));
+      this.kvLeft -= take;
+      if (this.kvLeft === 0) this.phase = 'tail';
+      rest = rest.subarray(take);
+    }
+    if (rest.length > 0) this.tail.push(rest.slice());
   }
 }
 

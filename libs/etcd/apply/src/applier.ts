@@ -16,7 +16,7 @@ import {
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
-import { ApplierSnapshotTask, decodeApplierSnapshot } from './applier-snapshot';
+import { ApplierSnapshotDecoder, ApplierSnapshotTask, decodeApplierSnapshot } from './applier-snapshot';
 import { joinChunks } from '@ward/shared/binary';
 import { ApplyError } from './errors';
 import { SigningKeyDirectory } from './key-directory';
@@ -45,6 +45,12 @@ export type LeaseQuery =
   | { readonly type: 'leases' };
 
 /** Limits of the state machine. Replicas must share them: they decide outcomes. */
+/** An Applier decoded from snapshot pieces (Applier.decoder). */
+export interface ApplierDecoder {
+  push(piece: Uint8Array): void;
+  finish(): Applier;
+}
+
 export interface ApplierOptions {
   /** etcd --max-txn-ops and ward's total and event-history bounds (KVStoreOptions). */
   readonly kv?: Partial<Omit<KVStoreOptions, 'leases'>>;
@@ -139,6 +145,23 @@ export class Applier {
       signingKeys: new SigningKeyDirectory(),
     });
     return new Applier(parts);
+  }
+
+  /**
+   * The state machine of {@link snapshot} bytes pushed in pieces, in order (a replica's feed: the
+   * state is never joined whole); `finish` once all are in. ERR_APPLY_SNAPSHOT_INVALID for anything
+   * but such bytes, from `push` or at the latest from `finish`.
+   */
+  static decoder(options: ApplierOptions = {}): ApplierDecoder {
+    const leases = new LeaseTable(options.maxLeases ?? DEFAULT_MAX_LEASES);
+    const decoder = new ApplierSnapshotDecoder({
+      restoreAuth: (bytes) => AuthStore.restore(bytes, options.auth),
+      kvDecoder: (totalBytes) => KVStore.decoder(totalBytes, kvOptions(options, leases)),
+      leases,
+      tokens: simpleTokenTable(options),
+      signingKeys: new SigningKeyDirectory(),
+    });
+    return { push: (piece) => decoder.push(piece), finish: () => new Applier(decoder.finish()) };
   }
 
   /** Index of the last entry applied (0 before any). */

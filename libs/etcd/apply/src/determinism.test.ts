@@ -97,6 +97,18 @@ function summary(result: ApplyResult): string {
   });
 }
 
+/** `bytes` cut at `cuts` into pieces (copies, in order). */
+function cutInto(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
+  const at = [...new Set(cuts.map((cut) => Math.min(cut, bytes.length)))].sort((x, y) => x - y);
+  const pieces: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...at, bytes.length]) {
+    pieces.push(bytes.slice(from, cut));
+    from = cut;
+  }
+  return pieces;
+}
+
 describe('determinism', () => {
   it('exercises successes and refusals of many kinds (generator sanity)', () => {
     const outcomes = new Map<string, number>();
@@ -141,6 +153,27 @@ describe('determinism', () => {
     );
   });
 
+  it('a snapshot pushed in pieces (Applier.decoder) restores what restore does, wherever it is cut', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.array(fc.nat(3000), { maxLength: 10 }), fc.array(step, { maxLength: 20 }), (before, cuts, after) => {
+        const original = seeded();
+        for (const s of before) applyStep(original, s);
+        const bytes = original.snapshot();
+        const decoder = Applier.decoder();
+        for (const piece of cutInto(bytes, cuts)) {
+          decoder.push(piece);
+          piece.fill(0xee); // the caller's buffer, reused: nothing may still point into it
+        }
+        const restored = decoder.finish();
+        expect(restored.stateHash()).toBe(original.stateHash());
+        expect(restored.appliedIndex).toBe(original.appliedIndex);
+        expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
+        for (const s of after) expect(applyStep(restored, s)).toBe(applyStep(original, s));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('resolves the same simple tokens after a restore', () => {
     const applier = Applier.create();
     const root = (operation: ApplyOperation): ApplyResult =>
@@ -169,16 +202,29 @@ describe('determinism', () => {
       }),
       fc.nat(valid.length - 1).map((length) => valid.slice(0, length)),
     );
+    const pieced = (bytes: Uint8Array, cuts: number[]): string => {
+      try {
+        const decoder = Applier.decoder();
+        for (const piece of cutInto(bytes, cuts)) decoder.push(piece);
+        return Buffer.from(decoder.finish().snapshot()).toString('hex');
+      } catch (error) {
+        return error instanceof ApplyError ? error.code : `crash: ${String(error)}`;
+      }
+    };
     fc.assert(
-      fc.property(damaged, (bytes) => {
+      fc.property(damaged, fc.array(fc.nat(valid.length), { maxLength: 6 }), (bytes, cuts) => {
         let restored: Applier;
+        const inPieces = pieced(bytes, cuts);
         try {
           restored = Applier.restore(bytes);
         } catch (error) {
           expect(error).toBeInstanceOf(ApplyError);
           expect((error as ApplyError).code).toBe('ERR_APPLY_SNAPSHOT_INVALID');
+          // Refused whole, refused in pieces.
+          expect(inPieces).toBe('ERR_APPLY_SNAPSHOT_INVALID');
           return;
         }
+        expect(inPieces).toBe(Buffer.from(restored.snapshot()).toString('hex'));
         // Accepted: a state these bytes encode exactly, or, when the damage is in the one slot
         // restore does not check (the key space's FNV-1a, beside its CRC-32C), the original state.
         const again = Buffer.from(restored.snapshot());

@@ -1,4 +1,4 @@
-export { Applier, DEFAULT_MAX_LEASES, DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER, type ApplierOptions, type LeaseQuery } from './applier';
+export { Applier, DEFAULT_MAX_LEASES, type ApplierDecoder, DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER, type ApplierOptions, type LeaseQuery } from './applier';
 export type { ApplierSnapshotTask } from './applier-snapshot';
 export {
   DEFAULT_MAX_ENTRY_BYTES,
