@@ -9,7 +9,7 @@
 // other answer starts with a snapshot (the replica drops its state at the first chunk).
 import type { ClientReadableStream } from '@grpc/grpc-js';
 import type { ResponseContext } from '@ward/etcd/api-mapping';
-import { Applier, decodeApplyRequest, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
+import { Applier, decodeApplyRequest, type ApplierDecoder, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
 import type { ApplierLimits__Output, FollowMessage__Output } from '@ward/etcd/proto';
 import type { Logger } from '@ward/platform/logging';
 
@@ -75,8 +75,9 @@ export class ReadReplica {
   private appliedTermValue = 0;
   private retained: Retained | undefined;
   private stream: FollowStream | undefined;
-  private chunks: Buffer[] = [];
-  private chunkBytes = 0;
+  /** The snapshot being received: decoded as its chunks come, never joined whole. */
+  private decoder: ApplierDecoder | undefined;
+  private snapshotBytes = 0;
   private waiters: Waiter[] = [];
   private retryMs: number;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -192,13 +193,16 @@ export class ReadReplica {
     if (snapshot) {
       // The member could not go on from the kept state: it goes now, not after the new one is whole.
       this.retained = undefined;
-      this.chunkBytes += snapshot.chunk.length;
-      if (this.chunkBytes > this.options.maxSnapshotBytes) throw new Error(`snapshot larger than ${this.options.maxSnapshotBytes} bytes`);
-      this.chunks.push(snapshot.chunk);
+      this.snapshotBytes += snapshot.chunk.length;
+      if (this.snapshotBytes > this.options.maxSnapshotBytes) throw new Error(`snapshot larger than ${this.options.maxSnapshotBytes} bytes`);
+      // Each chunk is decoded as it comes (a bounded piece of work per message; the member sends
+      // the state at the reader's pace), so the event loop is never held for the whole state.
+      this.decoder ??= Applier.decoder(applierOptions(snapshot.limits));
+      this.decoder.push(snapshot.chunk);
       if (!snapshot.last) return;
-      const applier = Applier.restore(Buffer.concat(this.chunks), applierOptions(snapshot.limits));
-      this.chunks = [];
-      this.chunkBytes = 0;
+      const applier = this.decoder.finish();
+      this.decoder = undefined;
+      this.snapshotBytes = 0;
       this.synced = { applier, context: contextOf(message) };
       this.appliedIndexValue = Number(snapshot.index);
       this.appliedTermValue = Number(message.applied_term);
@@ -281,8 +285,8 @@ export class ReadReplica {
     this.synced = undefined;
     this.appliedIndexValue = 0;
     this.appliedTermValue = 0;
-    this.chunks = [];
-    this.chunkBytes = 0;
+    this.decoder = undefined;
+    this.snapshotBytes = 0;
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) {

@@ -209,7 +209,8 @@ export class ApplierSnapshotDecoder {
   push(piece: Uint8Array): void {
     asInvalidSnapshot(() => {
       if (this.phase !== 'head') return this.feed(piece);
-      this.head.push(piece.slice());
+      // Copies (not slice: on a Node Buffer that is a view): the caller may reuse its buffers.
+      this.head.push(new Uint8Array(piece));
       this.headBytes += piece.length;
       if (this.headBytes >= this.headNeeded) this.readHead();
     });
@@ -273,7 +274,7 @@ export class ApplierSnapshotDecoder {
       if (this.kvLeft === 0) this.phase = 'tail';
       rest = rest.subarray(take);
     }
-    if (rest.length > 0) this.tail.push(rest.slice());
+    if (rest.length > 0) this.tail.push(new Uint8Array(rest));
   }
 }
 

@@ -103,7 +103,8 @@ function cutInto(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
   const pieces: Uint8Array[] = [];
   let from = 0;
   for (const cut of [...at, bytes.length]) {
-    pieces.push(bytes.slice(from, cut));
+    // Node Buffers, as gRPC hands them over (their slice is a view, not a copy).
+    pieces.push(Buffer.from(bytes.subarray(from, cut)));
     from = cut;
   }
   return pieces;

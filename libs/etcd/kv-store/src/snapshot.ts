@@ -363,7 +363,7 @@ export class KeySpaceDecoder {
         joined.set(part.subarray(0, take), carry.length);
         const used = this.decodeKeys(joined);
         if (take === part.length) {
-          if (used < joined.length) this.carry = joined.slice(used);
+          if (used < joined.length) this.carry = joined.subarray(used);
           return;
         }
         if (used > carry.length) {
@@ -374,7 +374,8 @@ export class KeySpaceDecoder {
     }
     const rest = from === 0 ? part : part.subarray(from);
     const used = this.decodeKeys(rest);
-    if (used < rest.length) this.carry = rest.slice(used);
+    // A copy (not slice: on a Node Buffer that is a view): the caller may reuse its buffer.
+    if (used < rest.length) this.carry = new Uint8Array(rest.subarray(used));
   }
 
   /**
