@@ -31,6 +31,18 @@ export class EventHistory {
     this.floor = floorRevision;
   }
 
+  /**
+   * A log of changes already in (revision, sub-revision) order and complete from `floorRevision`
+   * (a snapshot's decoder checked both), taken as they are: the arrays become the log's.
+   */
+  static fromOrdered(floorRevision: number, keys: ByteString[], records: KeyRecord[]): EventHistory {
+    assert(keys.length === records.length, 'event-history: keys and records differ in length');
+    const history = new EventHistory(floorRevision);
+    history.keys = keys;
+    history.records = records;
+    return history;
+  }
+
   /** Smallest revision from which the log is complete. */
   get floorRevision(): number {
     return this.floor;

@@ -3,7 +3,7 @@ import type { ByteString } from './byte-string';
 import { EventHistory } from './event-history';
 import type { KeyRecord } from './key-record';
 import { LeaseIndex } from './lease-index';
-import { DEFAULT_ORDER, OrderedMap, type EntryStats } from './ordered-map';
+import { DEFAULT_ORDER, OrderedMap, type EntryStats, type SortedMapBuilder } from './ordered-map';
 import { StateDigest } from './state-digest';
 
 /** etcd's first revision: an empty store is at revision 1 and the first change makes 2. */
@@ -24,6 +24,11 @@ export const KEY_RECORD_STATS: EntryStats<KeyRecord> = {
 /** An index of newest records from keys in strictly ascending order (a snapshot's). */
 export function keyIndexFromSorted(keys: ByteString[], latest: KeyRecord[]): OrderedMap<KeyRecord> {
   return OrderedMap.fromSorted(keys, latest, DEFAULT_ORDER, KEY_RECORD_STATS);
+}
+
+/** keyIndexFromSorted with the `count` keys handed over one at a time, as a snapshot is decoded. */
+export function keyIndexBuilder(count: number): SortedMapBuilder<KeyRecord> {
+  return OrderedMap.sortedBuilder(count, DEFAULT_ORDER, KEY_RECORD_STATS);
 }
 
 /**

@@ -96,6 +96,19 @@ describe('OrderedMap (B+tree) against a Map model', () => {
     expect(() => OrderedMap.fromSorted(['b', 'a'], [1, 2])).toThrow(TypeError);
   });
 
+  it('a sorted builder takes exactly the keys it announced, in order', () => {
+    const builder = OrderedMap.sortedBuilder<number>(3, 4);
+    builder.add('a', 1);
+    builder.add('b', 2);
+    expect(() => builder.finish()).toThrow(TypeError);
+    expect(() => builder.add('a', 3)).toThrow(TypeError);
+    builder.add('c', 3);
+    expect(() => builder.add('d', 4)).toThrow(TypeError);
+    const tree = builder.finish();
+    tree.assertInvariants();
+    expect(treeScan(tree, '', null)).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+  });
+
   it('orders byte strings as unsigned bytes, a prefix first', () => {
     const tree = new OrderedMap<number>();
     for (const key of ['\u00ff', 'a\u0000', 'a', '\u0000', '\u007f\u00ff', '\u0080']) tree.set(key, 0);

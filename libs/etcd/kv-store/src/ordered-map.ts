@@ -108,6 +108,12 @@ function evenSizes(count: number, parts: number): number[] {
   return sizes;
 }
 
+/** Keys (strictly ascending) and their values, one at a time, then the map (OrderedMap.sortedBuilder). */
+export interface SortedMapBuilder<V> {
+  add(key: ByteString, value: V): void;
+  finish(): OrderedMap<V>;
+}
+
 /**
  * A B+tree keyed by byte strings (ordered like etcd orders keys).
  *
@@ -133,30 +139,51 @@ export class OrderedMap<V> {
   /** Builds a map from keys in strictly ascending order, in O(n). */
   static fromSorted<V>(keys: ByteString[], values: V[], order: number = DEFAULT_ORDER, stats: EntryStats<V> = COUNT_ALL): OrderedMap<V> {
     assert(keys.length === values.length, 'ordered-map: keys and values differ in length');
-    const map = new OrderedMap<V>(order, stats);
-    if (keys.length === 0) return map;
-    for (let i = 1; i < keys.length; i++) {
-      if (!(keys[i - 1]! < keys[i]!)) throw new TypeError('OrderedMap.fromSorted: keys must be strictly ascending');
-    }
-    let level: Node<V>[] = map.buildLeaves(keys, values);
-    while (level.length > 1) level = map.buildInnerLevel(level);
-    map.root = level[0]!;
-    map.count = keys.length;
-    return map;
+    const builder = OrderedMap.sortedBuilder<V>(keys.length, order, stats);
+    for (let i = 0; i < keys.length; i++) builder.add(keys[i]!, values[i]!);
+    return builder.finish();
   }
 
-  private buildLeaves(keys: ByteString[], values: V[]): Leaf<V>[] {
-    const sizes = evenSizes(keys.length, Math.ceil(keys.length / this.maxEntries));
+  /**
+   * Builds a map of `count` keys handed over one at a time in strictly ascending order, a leaf as
+   * soon as its keys are in (a decoder builds the index as the keys arrive); `finish` adds the
+   * inner levels. The tree is the one fromSorted makes of the same keys.
+   */
+  static sortedBuilder<V>(count: number, order: number = DEFAULT_ORDER, stats: EntryStats<V> = COUNT_ALL): SortedMapBuilder<V> {
+    assert(Number.isSafeInteger(count) && count >= 0, 'ordered-map: the key count must be a non-negative integer');
+    const map = new OrderedMap<V>(order, stats);
+    const sizes = count === 0 ? [] : evenSizes(count, Math.ceil(count / map.maxEntries));
     const leaves: Leaf<V>[] = [];
-    let offset = 0;
-    for (const size of sizes) {
-      const leaf = newLeaf(keys.slice(offset, offset + size), values.slice(offset, offset + size));
-      this.restat(leaf);
-      if (leaves.length > 0) leaves[leaves.length - 1]!.next = leaf;
-      leaves.push(leaf);
-      offset += size;
-    }
-    return leaves;
+    let keys: ByteString[] = [];
+    let values: V[] = [];
+    let added = 0;
+    let previous: ByteString | undefined;
+    return {
+      add(key, value) {
+        if (added === count) throw new TypeError(`OrderedMap.sortedBuilder: more than the ${count} keys announced`);
+        if (previous !== undefined && !(previous < key)) throw new TypeError('OrderedMap.fromSorted: keys must be strictly ascending');
+        previous = key;
+        keys.push(key);
+        values.push(value);
+        added++;
+        if (keys.length < sizes[leaves.length]!) return;
+        const leaf = newLeaf(keys, values);
+        map.restat(leaf);
+        if (leaves.length > 0) leaves[leaves.length - 1]!.next = leaf;
+        leaves.push(leaf);
+        keys = [];
+        values = [];
+      },
+      finish() {
+        if (added !== count) throw new TypeError(`OrderedMap.sortedBuilder: ${added} keys of the ${count} announced`);
+        if (count === 0) return map;
+        let level: Node<V>[] = leaves;
+        while (level.length > 1) level = map.buildInnerLevel(level);
+        map.root = level[0]!;
+        map.count = count;
+        return map;
+      },
+    };
   }
 
   private buildInnerLevel(children: Node<V>[]): Inner<V>[] {

@@ -479,6 +479,27 @@ describe('restore rejects bad bytes with a coded error and never crashes', () =>
     expect(refused).toBeGreaterThan(accepted);
   });
 
+  it('refuses a change log with a revision missing, a sub-revision twice or one past the end', () => {
+    // Hand-made images: every key one live record created at its revision, floor 1, uncompacted.
+    const image = (current: number, changes: readonly (readonly [string, number, number])[]): Uint8Array => {
+      const body = [0x57, 0x4b, 0x56, 0x53, 1, current, 0, 1, changes.length];
+      for (const [key, mod, sub] of changes) body.push(key.length, ...b(key), 1, 0, mod, sub, mod, 1, 1, 0x76);
+      const hasher = new StateHasher();
+      hasher.write(Uint8Array.from(body));
+      const out = new Uint8Array(body.length + 8);
+      out.set(body);
+      new DataView(out.buffer).setUint32(body.length, hasher.crc32c, true);
+      new DataView(out.buffer).setUint32(body.length + 4, hasher.fnv1a, true);
+      return out;
+    };
+    expect(outcome(image(2, [['a', 2, 0], ['b', 2, 1]]))).toBe('ok');
+    expect(outcome(image(3, [['a', 2, 0], ['b', 3, 0]]))).toBe('ok');
+    expect(outcome(image(2, [['a', 2, 0], ['b', 2, 0]]))).toBe('invalid');
+    expect(outcome(image(4, [['a', 2, 0], ['b', 4, 0]]))).toBe('invalid');
+    expect(outcome(image(2, [['a', 2, 0], ['b', 2, 2]]))).toBe('invalid');
+    expect(outcome(image(3, [['a', 2, 0], ['b', 2, 1]]))).toBe('invalid');
+  });
+
   it('refuses an unknown format version and foreign bytes', () => {
     const bytes = sample();
     expect(outcome(new Uint8Array([0x57, 0x4b, 0x56, 0x53, 2, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe('invalid');

@@ -3,7 +3,8 @@ import type { ByteString } from './byte-string';
 import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
 import { KeyRecord } from './key-record';
-import { KeySpace, NEVER_COMPACTED, keyIndexFromSorted } from './key-space';
+import { KeySpace, NEVER_COMPACTED, keyIndexBuilder } from './key-space';
+import type { SortedMapBuilder } from './ordered-map';
 import { assert } from '@ward/shared/errors';
 import { crc32c } from '@ward/shared/checksum';
 import { LeaseIndex } from './lease-index';
@@ -304,11 +305,16 @@ export class KeySpaceDecoder {
   /** The start of a key (or of the head) that the pieces so far end inside: a copy. */
   private carry: Uint8Array | undefined;
   private header: Header | undefined;
-  private readonly keys: ByteString[] = [];
-  private readonly latest: KeyRecord[] = [];
+  /** The key index, built a leaf at a time as the keys come (once the head gave their count). */
+  private index: SortedMapBuilder<KeyRecord> | undefined;
+  private keysRead = 0;
+  private lastKey: ByteString | undefined;
   private readonly leases = new LeaseIndex();
   private readonly eventKeys: ByteString[] = [];
   private readonly eventRecords: KeyRecord[] = [];
+  /** The revision and sub-revision of each, kept apart: the log is ordered without visiting the records again. */
+  private readonly eventRevisions: number[] = [];
+  private readonly eventSubRevisions: number[] = [];
   // Sizes only: the sums are taken from the state when first read (StateDigest.deferred).
   private readonly digest = StateDigest.deferred();
   private liveKeys = 0;
@@ -346,9 +352,8 @@ export class KeySpaceDecoder {
       if (this.trailerSeen < TRAILER_LENGTH) throw new KVSnapshotInvalidError('shorter than announced', this.bodySeen + this.trailerSeen);
       if (!this.checksumChecked && new BinaryReader(this.trailer).uint32le() !== this.crc) throw new KVSnapshotInvalidError('checksum mismatch', 0);
       const header = this.header!;
-      const history = rebuildHistory(this.bodyBytes, header, this.eventKeys, this.eventRecords);
-      const index = keyIndexFromSorted(this.keys, this.latest);
-      return new KeySpace(index, header.currentRevision, header.compactRevision, history, this.leases, this.liveKeys, this.digest);
+      const history = rebuildHistory(this.bodyBytes, header, { keys: this.eventKeys, records: this.eventRecords, revisions: this.eventRevisions, subRevisions: this.eventSubRevisions });
+      return new KeySpace(this.index!.finish(), header.currentRevision, header.compactRevision, history, this.leases, this.liveKeys, this.digest);
     });
   }
 
@@ -389,10 +394,13 @@ export class KeySpaceDecoder {
     const end = this.bodyBytes - base;
     let used = 0;
     try {
-      this.header ??= readHeader(reader, end);
+      if (this.header === undefined) {
+        this.header = readHeader(reader, end);
+        this.index = keyIndexBuilder(this.header.keyCount);
+      }
       used = reader.offset;
       const header = this.header;
-      while (this.keys.length < header.keyCount) {
+      while (this.keysRead < header.keyCount) {
         this.readKey(reader, header, end);
         used = reader.offset;
       }
@@ -408,8 +416,7 @@ export class KeySpaceDecoder {
   private readKey(reader: BinaryReader, header: Header, end: number): void {
     const key = readByteString(reader, end);
     if (key.length === 0) fail(reader, 'empty key');
-    const keys = this.keys;
-    if (keys.length > 0 && !(keys[keys.length - 1]! < key)) fail(reader, 'keys not strictly ascending');
+    if (this.lastKey !== undefined && !(this.lastKey < key)) fail(reader, 'keys not strictly ascending');
     const chain = this.chain;
     chain.length = 0;
     const newest = readChain(reader, header, end, chain);
@@ -418,10 +425,13 @@ export class KeySpaceDecoder {
       if (record.modRevision >= header.floorRevision) {
         this.eventKeys.push(key);
         this.eventRecords.push(record);
+        this.eventRevisions.push(record.modRevision);
+        this.eventSubRevisions.push(record.subRevision);
       }
     }
-    keys.push(key);
-    this.latest.push(newest);
+    this.lastKey = key;
+    this.keysRead++;
+    this.index!.add(key, newest);
     if (newest.value !== null) {
       this.liveKeys += 1;
       if (newest.lease !== NO_LEASE) this.leases.attach(newest.lease, key);
@@ -549,29 +559,49 @@ function checkGeneration(
 
 /**
  * Rebuilds the Watch log and checks it is complete: every revision from max(floor, 2) to the
- * current revision present, sub-revisions 0, 1, 2... within each.
+ * current revision present, sub-revisions 0, 1, 2... within each. The records come in key order;
+ * each goes to its place by counting (the revisions are a dense range), not by a sort: linear in
+ * the log's length, which a snapshot's decoder pays at once when the last key is in.
  */
-function rebuildHistory(offset: number, header: Header, keys: ByteString[], records: KeyRecord[]): EventHistory {
-  const order = records.map((_record, i) => i);
-  order.sort((a, b) => records[a]!.modRevision - records[b]!.modRevision || records[a]!.subRevision - records[b]!.subRevision);
-  const history = new EventHistory(header.floorRevision);
-  let expectedRevision = Math.max(header.floorRevision, 2);
-  let expectedSub = 0;
-  for (const position of order) {
-    const record = records[position]!;
-    if (record.modRevision === expectedRevision + 1 && expectedSub > 0) {
-      expectedRevision += 1;
-      expectedSub = 0;
-    }
-    if (record.modRevision !== expectedRevision || record.subRevision !== expectedSub) {
-      throw new KVSnapshotInvalidError('change log has a gap', offset);
-    }
-    history.append(keys[position]!, record);
-    expectedSub += 1;
+function rebuildHistory(offset: number, header: Header, events: DecodedEvents): EventHistory {
+  const gap = (): never => {
+    throw new KVSnapshotInvalidError('change log has a gap', offset);
+  };
+  const { keys, records, revisions, subRevisions } = events;
+  const count = revisions.length;
+  const low = Math.max(header.floorRevision, 2);
+  // Revisions the log must hold, each with at least one change.
+  const span = header.currentRevision - low + 1;
+  if (span > count || (span <= 0 && count > 0)) gap();
+  if (count === 0) return new EventHistory(header.floorRevision);
+  // starts[r] is, once summed, where the changes of revision low + r begin.
+  const starts = new Int32Array(span + 1);
+  for (let i = 0; i < count; i++) starts[revisions[i]! - low + 1]! += 1;
+  for (let r = 1; r <= span; r++) {
+    if (starts[r] === 0) gap();
+    starts[r]! += starts[r - 1]!;
   }
-  const lastRevision = expectedSub > 0 ? expectedRevision : expectedRevision - 1;
-  if (lastRevision !== header.currentRevision) {
-    throw new KVSnapshotInvalidError('change log does not reach the current revision', offset);
+  const order = new Int32Array(count).fill(-1);
+  for (let i = 0; i < count; i++) {
+    const r = revisions[i]! - low;
+    const slot = starts[r]! + subRevisions[i]!;
+    if (slot >= starts[r + 1]! || order[slot] !== -1) gap();
+    order[slot] = i;
   }
-  return history;
+  const orderedKeys: ByteString[] = [];
+  const orderedRecords: KeyRecord[] = [];
+  for (let slot = 0; slot < count; slot++) {
+    const i = order[slot]!;
+    orderedKeys.push(keys[i]!);
+    orderedRecords.push(records[i]!);
+  }
+  return EventHistory.fromOrdered(header.floorRevision, orderedKeys, orderedRecords);
+}
+
+/** The changes a decoder met at or above the event floor, in key order, with their revisions. */
+interface DecodedEvents {
+  readonly keys: ByteString[];
+  readonly records: KeyRecord[];
+  readonly revisions: number[];
+  readonly subRevisions: number[];
 }
