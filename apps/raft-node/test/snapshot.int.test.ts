@@ -62,7 +62,10 @@ interface Chunk {
 }
 
 function file(messages: readonly NodeResponse__Output[]): { chunks: Chunk[]; bytes: Buffer } {
-  const chunks = messages.map((m) => {
+  // The first answer only says the stream was accepted (before the state is sized): no bytes.
+  expect(messages[0]!.result).toBe('response');
+  expect(messages[0]!.response!.length).toBe(0);
+  const chunks = messages.slice(1).map((m) => {
     expect(m.result).toBe('response');
     return decodeEtcdMessage<Chunk>('etcdserverpb.SnapshotResponse', m.response!);
   });
@@ -152,7 +155,7 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
     expect(await outcomes).toEqual([1, 1]);
   }, 60_000);
 
-  /** A stream read up to its first message, then paused (the leader stops at its buffer). */
+  /** A stream read up to its first message with bytes (the state is sized), then paused (the leader stops at its buffer). */
   const openPaused = async (): Promise<{ done: Promise<NodeResponse__Output[]>; resume(): void }> => {
     const stream = open(one, '', small);
     const messages: NodeResponse__Output[] = [];
@@ -162,7 +165,8 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
     });
     await new Promise<void>((resolve) =>
       stream.on('data', (message: NodeResponse__Output) => {
-        if (messages.push(message) === 1) {
+        messages.push(message);
+        if ((message.response?.length ?? 0) > 0 && messages.length === 2) {
           stream.pause();
           resolve();
         }

@@ -61,6 +61,9 @@ function relaySnapshot(opened: OpenedSnapshot, call: SnapshotCall, signal?: Abor
       settle(new GrpcStatusError(Status.CANCELLED, 'context canceled'));
     };
     const send = (chunk: Buffer): void => {
+      // The member's first answer says only that it accepted the stream (it then sizes the state):
+      // no bytes, nothing for the client.
+      if (chunk.length === 0) return;
       if (!call.write(chunk)) stream.pause();
     };
     call.on('drain', onDrain);

@@ -1,8 +1,8 @@
 // etcd's Maintenance.Snapshot at the leader: the admin check (as Maintain), then a backup file
 // (backup/backup-file.ts) of the state machine at this member's applied index, streamed as
 // etcdserverpb.SnapshotResponse messages of at most 32 KiB of blob (etcd's chunk size), the SHA-256
-// computed on the way. The state is never held whole: it is sized first (the file's header holds
-// its length; sizing is what the first answer waits for), then encoded a turn at a time into a few
+// computed on the way, after an empty first answer that says the stream was accepted. The state
+// is never held whole: it is sized first (the file's header holds its length), then encoded a turn at a time into a few
 // reused 1 MiB buffers (snapshot-turns.ts), each turn once the stream took the previous one's
 // bytes (backpressure), so a state of any size costs a few MiB and at most SNAPSHOT_TURN_MS of the
 // event loop at a time. A compaction applied while the state is sized spoils it and it is taken
@@ -23,6 +23,8 @@ import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
 
 const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
+/** The first answer of an accepted stream: no bytes (see serve). */
+const STREAM_ACCEPTED = new Uint8Array(0);
 const MAX_SNAPSHOT_STREAMS = 2;
 /** Times a snapshot spoilt by a compaction is taken again before the call fails (request timed out). */
 const MAX_SNAPSHOT_ATTEMPTS = 3;
@@ -81,6 +83,10 @@ export class SnapshotStreams {
     }
     this.active++;
     try {
+      // Accepted: an empty answer at once, before the sizing pass (seconds at millions of keys), so
+      // the gateway's request deadline, which bounds the wait for a first answer, is not spent on it.
+      // The gateway relays no empty answer; a failure from here on ends the stream instead.
+      call.write(responseAnswer(STREAM_ACCEPTED));
       const sized = await this.sizeState(call);
       if (sized === 'cancelled') return;
       if (sized === 'stale') {
