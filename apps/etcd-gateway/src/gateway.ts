@@ -32,7 +32,7 @@ import { SimpleTokenVerifier } from './identity/simple-token-verifier';
 import { createTokenSetup, type TokenSetup } from './identity/token-setup';
 import type { TokenVerifier } from './identity/token-verifier';
 import { InFlightBounds } from './requests/in-flight';
-import { RequestExecutor } from './requests/request-executor';
+import { RequestExecutor, membersOnly } from './requests/request-executor';
 import { ReadReplica } from './replica/read-replica';
 import { ReplicaReads } from './replica/replica-reads';
 import { RequestIds } from './requests/request-ids';
@@ -212,12 +212,12 @@ async function wireApis(
   const replicaReads =
     replica === undefined
       ? undefined
-      : new ReplicaReads({ cluster, replica, maxEntryBytes: maxReadEntryBytes, catchUpWaitMs: config.readReplicaCatchUpWaitMs, maxWaitingReads: MAX_REPLICA_WAITING_READS });
+      : new ReplicaReads({ cluster, replica, catchUpWaitMs: config.readReplicaCatchUpWaitMs, maxWaitingReads: MAX_REPLICA_WAITING_READS });
   if (replica !== undefined && replicaReads !== undefined) {
     const counts = replicaReads.counts;
     w.metrics.trackReplica(() => ({ synced: replica.ready, appliedIndex: replica.appliedIndex, resyncs: replica.resyncCount, resumes: replica.resumeCount, local: counts.local, fallback: counts.fallback }));
   }
-  const transport = replicaReads ?? cluster;
+  const transport = replicaReads ?? membersOnly(cluster);
   const executor = new RequestExecutor({ transport, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
   const authenticator = service?.authenticator
     ? admitted(service.authenticator, w.admission)

@@ -10,7 +10,16 @@ const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const header = (index: number) => ({ id: BigInt(index), username: '', authRevision: 0 });
 const put = (key: string): ApplyOperation => ({ type: 'put', request: { key: utf8(key), value: utf8('v') } });
 const entry = (index: number, operation: ApplyOperation) => ({ index: String(index), data: Buffer.from(encodeApplyRequest({ header: header(index), operation })) });
-const rangeEntry = encodeApplyRequest({ header: header(1), operation: { type: 'range', request: { key: utf8('a') } } });
+const rangeRequest = { header: header(1), operation: { type: 'range', request: { key: utf8('a') } } } as const;
+/** A read as the executor hands it over; `encoded` counts the encodings a member's answer needed. */
+const encoded = { count: 0 };
+const rangeEntry = {
+  request: rangeRequest,
+  bytes: () => {
+    encoded.count += 1;
+    return encodeApplyRequest(rangeRequest);
+  },
+};
 
 class FakeStream extends EventEmitter {
   cancel(): void {}
@@ -49,7 +58,6 @@ async function setup(): Promise<{ stream: FakeStream; replica: ReadReplica; read
       },
     },
     replica,
-    maxEntryBytes: 1 << 20,
     catchUpWaitMs: 300,
     maxWaitingReads: 10,
   });
@@ -72,11 +80,13 @@ describe('ReplicaReads', () => {
     expect(replica.appliedIndex).toBe(6);
     expect((await next).toString()).toBe('from the members');
     expect(fallbacks()).toBe(2);
-    // Once there, it answers again.
+    // Once there, it answers again, from the request itself: its entry is encoded only for the members.
     stream.send({ applied_index: '10', entries: [entry(7, put('c')), entry(10, put('d'))] });
+    const encodedBefore = encoded.count;
     const local = await reads.read(rangeEntry, false);
     expect(local.toString()).not.toBe('from the members');
     expect(fallbacks()).toBe(2);
+    expect(encoded.count).toBe(encodedBefore);
     expect(replica.resyncCount).toBe(0);
   });
 

@@ -6,16 +6,16 @@
 // in time (not synced, lagging, its auth store older than the caller's token, the read index not
 // known) the read goes to the members exactly as without a replica.
 import { encodeApplyResponse } from '@ward/etcd/api-mapping';
-import { decodeApplyRequest, type ApplyRequest } from '@ward/etcd/apply';
+import type { ApplyRequest } from '@ward/etcd/apply';
 import { wireError } from '@ward/etcd/wire-errors';
 import { status as Status } from '@grpc/grpc-js';
 import { nodeWireError } from '@ward/etcd/node-calls';
-import type { EntryTransport } from '../requests/request-executor';
+import type { EncodedEntryTransport, EntryTransport, ReadEntry } from '../requests/request-executor';
 import { ReadIndexRounds } from './read-index-rounds';
 import type { ReadReplica } from './read-replica';
 
 /** What the replica path needs from the cluster client. */
-export interface ReplicaClusterView extends EntryTransport {
+export interface ReplicaClusterView extends EncodedEntryTransport {
   readonly highestAppliedIndex: number;
   readIndex(signal?: AbortSignal): Promise<number>;
 }
@@ -23,8 +23,6 @@ export interface ReplicaClusterView extends EntryTransport {
 export interface ReplicaReadsOptions {
   readonly cluster: ReplicaClusterView;
   readonly replica: ReadReplica;
-  /** Decoding bound of a read's entry (the gateway encoded it under this bound). */
-  readonly maxEntryBytes: number;
   /** How long a read waits for the replica to catch up before it goes to the members. */
   readonly catchUpWaitMs: number;
   /** Linearizable reads waiting for a read index at most. */
@@ -63,7 +61,7 @@ export class ReplicaReads implements EntryTransport {
     return this.options.cluster.propose(entry, signal);
   }
 
-  async read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+  async read(entry: ReadEntry, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
     const { replica, cluster } = this.options;
     if (!replica.ready || this.stillBehind()) return this.fallback(entry, serializable, signal);
     let target: number;
@@ -91,7 +89,7 @@ export class ReplicaReads implements EntryTransport {
       return this.fallback(entry, serializable, signal);
     }
     if (signal?.aborted) throw wireError('Canceled');
-    const request = decodeApplyRequest(entry, { maxEntryBytes: this.options.maxEntryBytes });
+    const request = entry.request;
     // A token newer than the replica's auth store (an auth change, AuthEnable included, that the
     // replica has not applied yet): the members know the caller's current rights.
     if (request.header.authRevision > replica.authRevision) return this.fallback(entry, serializable, signal);
@@ -139,8 +137,8 @@ export class ReplicaReads implements EntryTransport {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  private fallback(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+  private async fallback(entry: ReadEntry, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
     this.counts.fallback += 1;
-    return this.options.cluster.read(entry, serializable, signal);
+    return this.options.cluster.read(entry.bytes(), serializable, signal);
   }
 }

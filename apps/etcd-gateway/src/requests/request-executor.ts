@@ -8,10 +8,34 @@ import type { Credentials, Identity, ResolvedIdentity } from '../identity/identi
 import type { InFlightBounds } from './in-flight';
 import type { RequestIds } from './request-ids';
 
-/** The parts of the cluster client the executor needs. */
+/**
+ * A read as the transport gets it: the request itself (a read replica answers from it), and its
+ * entry, encoded only when a member is asked (once).
+ */
+export interface ReadEntry {
+  readonly request: ApplyRequest;
+  /** The encoded entry; `request is too large` past the read bound. */
+  bytes(): Uint8Array;
+}
+
+/** Where the executor sends what it stamped: the cluster client, or the read replica in front of it. */
 export interface EntryTransport {
   propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer>;
+  read(entry: ReadEntry, serializable: boolean, signal?: AbortSignal): Promise<Buffer>;
+}
+
+/** The cluster client's calls, which take encoded entries. */
+export interface EncodedEntryTransport {
+  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer>;
   read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer>;
+}
+
+/** An EntryTransport that asks the members for every read (no read replica). */
+export function membersOnly(cluster: EncodedEntryTransport): EntryTransport {
+  return {
+    propose: (entry, signal) => cluster.propose(entry, signal),
+    read: async (entry, serializable, signal) => cluster.read(entry.bytes(), serializable, signal),
+  };
 }
 
 export interface RequestExecutorOptions {
@@ -45,9 +69,7 @@ export class RequestExecutor {
 
   /** Reads (Range, read-only Txn) as the caller. */
   read(credentials: Credentials, operation: ApplyOperation, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
-    return this.asCaller(credentials, signal, (identity) =>
-      this.options.transport.read(this.encodeRead(this.request(identity, operation)), serializable, signal),
-    );
+    return this.asCaller(credentials, signal, (identity) => this.options.transport.read(this.readEntry(this.request(identity, operation)), serializable, signal));
   }
 
   /** Runs `send` with the caller's identity (for RPCs answered by a member outside the log). */
@@ -89,13 +111,23 @@ export class RequestExecutor {
     return { header: { id: this.options.ids.next(), username: identity.username, authRevision: identity.authRevision }, operation };
   }
 
-  /** Reads are not proposals: etcd does not size-check them, only the gRPC limit applies. */
-  private encodeRead(request: ApplyRequest): Uint8Array {
-    try {
-      return encodeApplyRequest(request, { maxEntryBytes: this.options.maxReadEntryBytes });
-    } catch (error) {
-      if (error instanceof ApplyError && error.code === 'ERR_APPLY_ENTRY_TOO_LARGE') throw wireError('RequestTooLarge');
-      throw error;
-    }
+  /** A read's entry, encoded on first use (a read the replica answers never is). */
+  private readEntry(request: ApplyRequest): ReadEntry {
+    const maxEntryBytes = this.options.maxReadEntryBytes;
+    let encoded: Uint8Array | undefined;
+    return {
+      request,
+      bytes: () => (encoded ??= encodeRead(request, maxEntryBytes)),
+    };
+  }
+}
+
+/** Reads are not proposals: etcd does not size-check them, only the gRPC limit applies. */
+function encodeRead(request: ApplyRequest, maxEntryBytes: number): Uint8Array {
+  try {
+    return encodeApplyRequest(request, { maxEntryBytes });
+  } catch (error) {
+    if (error instanceof ApplyError && error.code === 'ERR_APPLY_ENTRY_TOO_LARGE') throw wireError('RequestTooLarge');
+    throw error;
   }
 }
