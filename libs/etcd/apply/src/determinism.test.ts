@@ -9,6 +9,7 @@ import { ApplyError } from './errors';
 import type { ApplyOperation, ApplyRequest } from './request';
 import type { ApplyResult } from './response';
 import { NONE, fakeHash } from './testing';
+import { splitBytes } from '@ward/shared/bytes';
 
 const USERS = ['root', 'u1', 'u2'];
 const ROLES = ['root', 'r1', 'r2'];
@@ -97,17 +98,9 @@ function summary(result: ApplyResult): string {
   });
 }
 
-/** `bytes` cut at `cuts` into pieces (copies, in order). */
+/** `bytes` cut at `cuts`, as Node Buffers (what gRPC hands over; their slice is a view, not a copy), each a copy. */
 function cutInto(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((cut) => Math.min(cut, bytes.length)))].sort((x, y) => x - y);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const cut of [...at, bytes.length]) {
-    // Node Buffers, as gRPC hands them over (their slice is a view, not a copy).
-    pieces.push(Buffer.from(bytes.subarray(from, cut)));
-    from = cut;
-  }
-  return pieces;
+  return splitBytes(bytes, cuts).map((piece) => Buffer.from(piece));
 }
 
 describe('determinism', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { equalBytes } from '@ward/shared/bytes';
+import { equalBytes, splitBytes } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
 import { KVSnapshotInvalidError } from './errors';
 import { KVStore } from './kv-store';
@@ -308,17 +308,9 @@ describe('snapshot -> restore (etcd mvcc TestKVSnapshot / TestKVRestore; raft sp
   });
 });
 
-/** `bytes` cut at `cuts` (positions, any order), as pieces. */
+/** `bytes` cut at `cuts`, as Node Buffers (what gRPC hands over; their slice is a view, not a copy), each a copy. */
 function piecesAt(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((cut) => Math.min(cut, bytes.length)))].sort((x, y) => x - y);
-  const pieces: Uint8Array[] = [];
-  let from = 0;
-  for (const cut of [...at, bytes.length]) {
-    // Node Buffers, as gRPC hands them over (their slice is a view, not a copy).
-    pieces.push(Buffer.from(bytes.subarray(from, cut)));
-    from = cut;
-  }
-  return pieces;
+  return splitBytes(bytes, cuts).map((piece) => Buffer.from(piece));
 }
 
 /** Decodes pieces as a replica's feed does: each pushed, then overwritten (a reused buffer must not matter). */

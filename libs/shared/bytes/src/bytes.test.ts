@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compareBytes, concatBytes, equalBytes, fromHex, fromUtf8, prefixRangeEnd, toHex, utf8 } from './index';
+import { compareBytes, concatBytes, equalBytes, fromHex, fromUtf8, prefixRangeEnd, splitBytes, toHex, utf8 } from './index';
 
 describe('compareBytes', () => {
   it('orders like Buffer.compare (unsigned lexicographic) for arbitrary inputs', () => {
@@ -68,5 +68,14 @@ describe('hex and concat', () => {
 
   it('concatenates in order', () => {
     expect(fromUtf8(concatBytes(utf8('a'), utf8(''), utf8('bc')))).toBe('abc');
+  });
+});
+
+describe('splitBytes', () => {
+  it('cuts at the given positions, in order, into pieces that join to the whole', () => {
+    const bytes = Uint8Array.of(1, 2, 3, 4, 5);
+    expect(splitBytes(bytes, [3, 1, 3, 9]).map((piece) => [...piece])).toEqual([[1], [2, 3], [4, 5], []]);
+    expect(splitBytes(bytes, []).map((piece) => [...piece])).toEqual([[1, 2, 3, 4, 5]]);
+    expect(concatBytes(...splitBytes(bytes, [0, 2, 4]))).toEqual(bytes);
   });
 });

@@ -89,3 +89,19 @@ export function prefixRangeEnd(prefix: Uint8Array): Uint8Array {
   }
   return new Uint8Array([0]);
 }
+
+/**
+ * `bytes` cut at `cuts` (positions in any order; duplicates and those past the end are ignored):
+ * the pieces in order, views of `bytes`, together all of it (an empty piece where two cuts meet
+ * the ends).
+ */
+export function splitBytes(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
+  const at = [...new Set(cuts.map((cut) => Math.min(Math.max(cut, 0), bytes.length)))].sort((x, y) => x - y);
+  const pieces: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...at, bytes.length]) {
+    pieces.push(bytes.subarray(from, cut));
+    from = cut;
+  }
+  return pieces;
+}

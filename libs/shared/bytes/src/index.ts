@@ -6,6 +6,7 @@ export {
   fromHex,
   fromUtf8,
   prefixRangeEnd,
+  splitBytes,
   toHex,
   utf8,
 } from './bytes';
