@@ -5,7 +5,9 @@
 //   pieced: each chunk decoded as it comes (Applier.decoder), then `finish` (the key index and
 //           the Watch log built).
 // The longest single step is what every other call on that gateway waits for meanwhile (its event
-// loop is held: issue 20's 50 ms); the total is how long the replica takes to become ready.
+// loop is held: issue 20's 50 ms); the total is how long the replica takes to become ready. A step
+// that a major garbage collection of the heap lands in (a million keys are millions of objects)
+// takes its pause too: run with --trace-gc to tell them apart.
 //   npx tsx apps/etcd-gateway/bench/replica-snapshot.bench.ts
 import { Applier } from '@ward/etcd/apply';
 
@@ -39,6 +41,9 @@ interface Outcome {
   readonly cpuMs: number;
   readonly longestStepMs: number;
   readonly what: string;
+  /** The median step, and how many took over 50 ms (a garbage collection of the heap lands in some). */
+  readonly medianStepMs: number;
+  readonly stepsOver50Ms: number;
 }
 
 function measure(take: (pieces: Buffer[], step: (work: () => void) => void) => Applier): Outcome {
@@ -46,10 +51,12 @@ function measure(take: (pieces: Buffer[], step: (work: () => void) => void) => A
   let longest = 0;
   let longestWhat = '';
   let stepIndex = 0;
+  const steps: number[] = [];
   const step = (work: () => void): void => {
     const started = performance.now();
     work();
     const ms = performance.now() - started;
+    steps.push(ms);
     if (ms > longest) {
       longest = ms;
       longestWhat = `step ${stepIndex}`;
@@ -62,7 +69,15 @@ function measure(take: (pieces: Buffer[], step: (work: () => void) => void) => A
   const totalMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
   if (applier.stateHash() !== expectedHash) throw new Error('the restored state differs');
-  return { totalMs, cpuMs: (used.user + used.system) / 1000, longestStepMs: longest, what: `${longestWhat} of ${stepIndex}` };
+  const sorted = [...steps].sort((x, y) => x - y);
+  return {
+    totalMs,
+    cpuMs: (used.user + used.system) / 1000,
+    longestStepMs: longest,
+    what: `${longestWhat} of ${stepIndex}`,
+    medianStepMs: sorted[Math.floor(sorted.length / 2)]!,
+    stepsOver50Ms: steps.filter((ms) => ms > 50).length,
+  };
 }
 
 const joined = (pieces: Buffer[], step: (work: () => void) => void): Applier => {
@@ -84,7 +99,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     globalThis.gc?.();
     const outcome = measure(take);
     console.log(
-      `round ${round} ${name.padEnd(6)}: ready after ${(outcome.totalMs / 1000).toFixed(2)} s, CPU ${(outcome.cpuMs / 1000).toFixed(2)} s, longest step ${outcome.longestStepMs.toFixed(0)} ms (${outcome.what})`,
+      `round ${round} ${name.padEnd(6)}: ready after ${(outcome.totalMs / 1000).toFixed(2)} s, CPU ${(outcome.cpuMs / 1000).toFixed(2)} s, longest step ${outcome.longestStepMs.toFixed(0)} ms (${outcome.what}), median step ${outcome.medianStepMs.toFixed(1)} ms, ${outcome.stepsOver50Ms} steps over 50 ms`,
     );
   }
 }
