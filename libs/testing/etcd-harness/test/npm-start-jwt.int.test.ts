@@ -41,7 +41,8 @@ describe('npm start with WARD_AUTH_TOKEN=jwt', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<string>((done) => child.once('exit', (code, signal) => done(signal ?? `exit ${code}`)));
     try {
-      await waitUntil('npm start to be ready', () => output.includes('ward: ready') || child.exitCode !== null, 90_000, 100);
+      // The ready block's last line: its lines are separate writes, and a pipe may hand them over apart.
+      await waitUntil('npm start to print its ready lines', () => output.includes('ward: with auth enabled') || child.exitCode !== null, 90_000, 100);
       expect(output, output).toContain('ward: tokens are JWTs from the token-service');
       expect([...output.matchAll(/started (\S+) \(pid \d+\)/g)].map((match) => match[1]).sort()).toEqual(['etcd-gateway', 'raft-node-1', 'raft-node-2', 'raft-node-3', 'token-service']);
       expect((await runEtcdctl({ endpoints: [endpoint], args: ['user', 'add', 'root', '--new-user-password=root-pw'] })).exitCode).toBe(0);
