@@ -241,11 +241,7 @@ export class ApplierSnapshotDecoder {
     let authBytes: Uint8Array;
     let kvLength: number;
     try {
-      const magic = reader.raw(MAGIC.length);
-      if (!MAGIC.every((byte, i) => magic[i] === byte)) invalid('not a state machine snapshot');
-      this.version = reader.uvarint();
-      if (this.version !== FORMAT_VERSION && this.version !== FORMAT_VERSION_WITH_SIGNING_KEYS) invalid('unknown snapshot version');
-      this.appliedIndex = reader.uvarint();
+      ({ version: this.version, appliedIndex: this.appliedIndex } = readHeadFields(reader));
       const authLength = reader.uvarint();
       if (authLength > SECTION_MAX_BYTES) invalid('auth section too large');
       // Not read again before the auth store and the key space's length can be here.
@@ -279,11 +275,7 @@ export class ApplierSnapshotDecoder {
 }
 
 function readSnapshot(reader: BinaryReader, restorers: SnapshotRestorers): SnapshotParts {
-  const magic = reader.raw(MAGIC.length);
-  if (!MAGIC.every((byte, i) => magic[i] === byte)) invalid('not a state machine snapshot');
-  const version = reader.uvarint();
-  if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_WITH_SIGNING_KEYS) invalid('unknown snapshot version');
-  const appliedIndex = reader.uvarint();
+  const { version, appliedIndex } = readHeadFields(reader);
   const auth = restorers.restoreAuth(reader.bytes(SECTION_MAX_BYTES));
   // The key space's section (the bulk of a large state) is decoded from a view: nothing keeps it.
   const kv = restorers.restoreKv(reader.bytesView(SECTION_MAX_BYTES));
@@ -295,6 +287,15 @@ function readSnapshot(reader: BinaryReader, restorers: SnapshotRestorers): Snaps
   }
   reader.expectEnd();
   return { auth, kv, leases: restorers.leases, tokens: restorers.tokens, signingKeys: restorers.signingKeys, appliedIndex };
+}
+
+/** The magic, the format version and the applied index. */
+function readHeadFields(reader: BinaryReader): { version: number; appliedIndex: number } {
+  const magic = reader.raw(MAGIC.length);
+  if (!MAGIC.every((byte, i) => magic[i] === byte)) invalid('not a state machine snapshot');
+  const version = reader.uvarint();
+  if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_WITH_SIGNING_KEYS) invalid('unknown snapshot version');
+  return { version, appliedIndex: reader.uvarint() };
 }
 
 function readLeases(reader: BinaryReader, leases: LeaseTable): void {

@@ -16,7 +16,7 @@ import {
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
-import { ApplierSnapshotDecoder, ApplierSnapshotTask, decodeApplierSnapshot } from './applier-snapshot';
+import { ApplierSnapshotDecoder, ApplierSnapshotTask, decodeApplierSnapshot, type SnapshotRestorers } from './applier-snapshot';
 import { joinChunks } from '@ward/shared/binary';
 import { ApplyError } from './errors';
 import { SigningKeyDirectory } from './key-directory';
@@ -44,13 +44,13 @@ export type LeaseQuery =
   | { readonly type: 'timeToLive'; readonly id: LeaseId; readonly keys: boolean }
   | { readonly type: 'leases' };
 
-/** Limits of the state machine. Replicas must share them: they decide outcomes. */
 /** An Applier decoded from snapshot pieces (Applier.decoder). */
 export interface ApplierDecoder {
   push(piece: Uint8Array): void;
   finish(): Applier;
 }
 
+/** Limits of the state machine. Replicas must share them: they decide outcomes. */
 export interface ApplierOptions {
   /** etcd --max-txn-ops and ward's total and event-history bounds (KVStoreOptions). */
   readonly kv?: Partial<Omit<KVStoreOptions, 'leases'>>;
@@ -96,6 +96,18 @@ function kvOptions(options: ApplierOptions, leases: LeaseTable): KVStoreOptions 
   };
 }
 
+/** What a restore fills and how (a whole snapshot or one pushed in pieces): empty tables, the auth store's restore and the key space's options. */
+function restoredParts(options: ApplierOptions): Omit<SnapshotRestorers, 'restoreKv'> & { readonly kvOptions: KVStoreOptions } {
+  const leases = new LeaseTable(options.maxLeases ?? DEFAULT_MAX_LEASES);
+  return {
+    restoreAuth: (bytes) => AuthStore.restore(bytes, options.auth),
+    leases,
+    tokens: simpleTokenTable(options),
+    signingKeys: new SigningKeyDirectory(),
+    kvOptions: kvOptions(options, leases),
+  };
+}
+
 /**
  * etcd's applier chain for one replica: every committed request passes the auth checks of the
  * auth store *as of its log position*, then reaches the key space or the auth store. Pure and
@@ -135,16 +147,8 @@ export class Applier {
 
   /** The state machine of {@link snapshot} bytes; ERR_APPLY_SNAPSHOT_INVALID for anything else. */
   static restore(snapshot: Uint8Array, options: ApplierOptions = {}): Applier {
-    const leases = new LeaseTable(options.maxLeases ?? DEFAULT_MAX_LEASES);
-    const tokens = simpleTokenTable(options);
-    const parts = decodeApplierSnapshot(snapshot, {
-      restoreAuth: (bytes) => AuthStore.restore(bytes, options.auth),
-      restoreKv: (bytes) => KVStore.restore(bytes, kvOptions(options, leases)),
-      leases,
-      tokens,
-      signingKeys: new SigningKeyDirectory(),
-    });
-    return new Applier(parts);
+    const { kvOptions: kv, ...parts } = restoredParts(options);
+    return new Applier(decodeApplierSnapshot(snapshot, { ...parts, restoreKv: (bytes) => KVStore.restore(bytes, kv) }));
   }
 
   /**
@@ -153,14 +157,8 @@ export class Applier {
    * but such bytes, from `push` or at the latest from `finish`.
    */
   static decoder(options: ApplierOptions = {}): ApplierDecoder {
-    const leases = new LeaseTable(options.maxLeases ?? DEFAULT_MAX_LEASES);
-    const decoder = new ApplierSnapshotDecoder({
-      restoreAuth: (bytes) => AuthStore.restore(bytes, options.auth),
-      kvDecoder: (totalBytes) => KVStore.decoder(totalBytes, kvOptions(options, leases)),
-      leases,
-      tokens: simpleTokenTable(options),
-      signingKeys: new SigningKeyDirectory(),
-    });
+    const { kvOptions: kv, ...parts } = restoredParts(options);
+    const decoder = new ApplierSnapshotDecoder({ ...parts, kvDecoder: (totalBytes) => KVStore.decoder(totalBytes, kv) });
     return { push: (piece) => decoder.push(piece), finish: () => new Applier(decoder.finish()) };
   }
 

@@ -21,12 +21,7 @@ export const KEY_RECORD_STATS: EntryStats<KeyRecord> = {
   stamp: (latest) => latest.modRevision,
 };
 
-/** An index of newest records from keys in strictly ascending order (a snapshot's). */
-export function keyIndexFromSorted(keys: ByteString[], latest: KeyRecord[]): OrderedMap<KeyRecord> {
-  return OrderedMap.fromSorted(keys, latest, DEFAULT_ORDER, KEY_RECORD_STATS);
-}
-
-/** keyIndexFromSorted with the `count` keys handed over one at a time, as a snapshot is decoded. */
+/** An index of newest records from `count` keys handed over one at a time in strictly ascending order, as a snapshot is decoded. */
 export function keyIndexBuilder(count: number): SortedMapBuilder<KeyRecord> {
   return OrderedMap.sortedBuilder(count, DEFAULT_ORDER, KEY_RECORD_STATS);
 }

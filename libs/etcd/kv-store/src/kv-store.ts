@@ -81,8 +81,11 @@ export class KVStore {
    * raise KVSnapshotInvalidError.
    */
   static restore(snapshot: Uint8Array, options: KVStoreOptions): KVStore {
-    const checked = checkOptions(options);
-    const space = decodeKeySpace(snapshot);
+    return KVStore.ofRestored(decodeKeySpace(snapshot), checkOptions(options));
+  }
+
+  /** A store over a decoded key space, its Watch log trimmed to the options' bound. */
+  private static ofRestored(space: KeySpace, checked: KVStoreOptions): KVStore {
     space.history.trim(checked.eventHistoryMaxEvents);
     return new KVStore(space, checked);
   }
@@ -94,14 +97,7 @@ export class KVStore {
   static decoder(totalBytes: number, options: KVStoreOptions): KVStoreDecoder {
     const checked = checkOptions(options);
     const decoder = new KeySpaceDecoder(totalBytes);
-    return {
-      push: (piece) => decoder.push(piece),
-      finish: () => {
-        const space = decoder.finish();
-        space.history.trim(checked.eventHistoryMaxEvents);
-        return new KVStore(space, checked);
-      },
-    };
+    return { push: (piece) => decoder.push(piece), finish: () => KVStore.ofRestored(decoder.finish(), checked) };
   }
 
   /** Revision of the last change (1 for an empty store). */
