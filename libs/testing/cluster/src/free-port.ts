@@ -21,9 +21,10 @@ export async function freePorts(count: number, host = '127.0.0.1'): Promise<numb
   if (!Number.isInteger(count) || count < 1 || count > MAX_PORTS_PER_CALL) {
     throw new RangeError(`freePorts: count must be 1..${MAX_PORTS_PER_CALL}, got ${count}`);
   }
+  const range = portsOutsideEphemeralRange();
   const listeners: HeldPort[] = [];
   try {
-    for (let i = 0; i < count; i++) listeners.push(await listenOnUnusedPort(host, new Set(listeners.map((l) => l.port))));
+    for (let i = 0; i < count; i++) listeners.push(await listenOnUnusedPort(host, range, new Set(listeners.map((l) => l.port))));
   } catch (error) {
     await Promise.all(listeners.map((listener) => listener.release()));
     throw error;
@@ -61,9 +62,8 @@ function portsOutsideEphemeralRange(): { low: number; high: number } {
   return { low: LOWEST_PORT, high: ephemeralLow - 1 };
 }
 
-/** A listener on a random port outside the ephemeral range, not in `skip`, held until released. */
-async function listenOnUnusedPort(host: string, skip: ReadonlySet<number>): Promise<HeldPort> {
-  const { low, high } = portsOutsideEphemeralRange();
+/** A listener on a random port in [low, high] (outside the ephemeral range), not in `skip`, held until released. */
+async function listenOnUnusedPort(host: string, { low, high }: { low: number; high: number }, skip: ReadonlySet<number>): Promise<HeldPort> {
   for (let attempt = 0; attempt < ATTEMPTS_PER_PORT; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
     if (skip.has(port)) continue;
