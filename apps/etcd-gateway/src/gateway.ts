@@ -9,7 +9,7 @@ import { createPasswordTier, redisConnectionFromUrl } from '@ward/auth/password-
 import { createAuthAdmission, type AuthAdmission } from '@ward/auth/password-admission';
 import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
-import { createGrpcServer, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
+import { createGrpcServer, type GrpcServer, type TlsMaterial, type Cancellation } from '@ward/platform/grpc-server';
 import { cachedProbe, createHttpServer, type Readiness } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { systemClock, type Clock, type Rng } from '@ward/shared/clock';
@@ -198,7 +198,7 @@ async function wireApis(
   const local = tokenParts(w.tokenSetup, cluster, w.clock, w.rng, config, ids);
   const verifier = await withExternalIssuers(w, service?.verifier ?? local.verifier);
   const issuer = local.issuer;
-  const authEnabled = async (signal?: AbortSignal): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
+  const authEnabled = async (signal?: Cancellation): Promise<boolean> => (await cluster.authCheck('', signal)).auth_enabled;
   const identities = new IdentityResolver(
     verifier,
     { authEnabled },
@@ -230,8 +230,8 @@ async function wireApis(
       hooks: w.deps.authenticateHooks,
       admission: w.admission,
     });
-  const status = (signal?: AbortSignal) => cluster.status(signal);
-  const memberList = (signal?: AbortSignal) => cluster.memberList(signal);
+  const status = (signal?: Cancellation) => cluster.status(signal);
+  const memberList = (signal?: Cancellation) => cluster.memberList(signal);
   const advertise = { url: config.advertiseClientUrl };
   const maintenance = new MaintenanceApi({
     executor,

@@ -8,6 +8,7 @@ import { encodeApplyRequest } from '@ward/etcd/apply';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { IssuedToken, TokenIssuer } from '@ward/etcd/authenticate';
 import type { RequestIds } from '../requests/request-ids';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 export type { IssuedToken, TokenIssuer };
 
@@ -22,12 +23,12 @@ export class SimpleTokenIssuer implements TokenIssuer {
   readonly recheckAfterIssue = true;
 
   constructor(
-    private readonly propose: (entry: Uint8Array, signal?: AbortSignal) => Promise<Buffer>,
+    private readonly propose: (entry: Uint8Array, signal?: Cancellation) => Promise<Buffer>,
     private readonly ids: RequestIds,
     private readonly rng: Rng,
   ) {}
 
-  async issue(name: string, authRevision: number, signal?: AbortSignal): Promise<IssuedToken> {
+  async issue(name: string, authRevision: number, signal?: Cancellation): Promise<IssuedToken> {
     const prefix = generateSimpleTokenPrefix(this.rng);
     const entry = encodeApplyRequest({
       // The revision the password was checked at travels along (etcd's header carries none).

@@ -6,7 +6,7 @@ import { credentials, status as Status, type ChannelCredentials, type ServiceErr
 import type { AuthenticateOutcome } from '@ward/etcd/authenticate';
 import { wardTokenGrpc, type IssueResponse__Output, type TokenClient } from '@ward/etcd/proto';
 import { isGrpcStatusCode, wireError, wireErrorNameByMessage } from '@ward/etcd/wire-errors';
-import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { GrpcStatusError, type Cancellation } from '@ward/platform/grpc-server';
 
 export interface TokenServiceClientOptions {
   readonly endpoints: readonly string[];
@@ -43,7 +43,7 @@ export class TokenServiceClient {
   }
 
   /** The Authenticator's contract: the token and the revision the password was checked at. */
-  async authenticate(name: string, password: Uint8Array, signal?: AbortSignal): Promise<AuthenticateOutcome> {
+  async authenticate(name: string, password: Uint8Array, signal?: Cancellation): Promise<AuthenticateOutcome> {
     const deadlineMs = Date.now() + this.options.requestTimeoutMs;
     let lastError: Error = wireError('Unhealthy');
     // Every endpoint in turn; when all are unreachable (restarting, not up yet), again after a
@@ -69,7 +69,7 @@ export class TokenServiceClient {
     for (const client of this.clients) client.close();
   }
 
-  private issue(client: TokenClient, name: string, password: Uint8Array, deadlineMs: number, signal?: AbortSignal): Promise<IssueResponse__Output> {
+  private issue(client: TokenClient, name: string, password: Uint8Array, deadlineMs: number, signal?: Cancellation): Promise<IssueResponse__Output> {
     return new Promise((resolve, reject) => {
       const call = client.Issue({ name: Buffer.from(name, 'utf8'), password: Buffer.from(password) }, { deadline: deadlineMs }, (error: ServiceError | null, answer?: IssueResponse__Output) => {
         signal?.removeEventListener('abort', cancel);

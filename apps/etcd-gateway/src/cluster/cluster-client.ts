@@ -25,6 +25,7 @@ import type {
 import { backoffDelayMs, readAttempt, readErrorAttempt, sleep, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
 import { NodeConnection, isTransportFailure, type ChannelKind, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
 import { isNotServed } from './node-exchange';
+import { abortSignalOf, type Cancellation } from '@ward/platform/grpc-server';
 
 export interface ClusterClientOptions {
   /** Internal API addresses of the members (host:port). */
@@ -65,7 +66,7 @@ export function discardStream(stream: { on(event: 'error', listener: () => void)
 }
 
 /** The first message of a server stream (undefined when it ends without one). */
-function firstMessage<T>(stream: ClientReadableStream<T>, signal?: AbortSignal): Promise<T | undefined> {
+function firstMessage<T>(stream: ClientReadableStream<T>, signal?: Cancellation): Promise<T | undefined> {
   return new Promise((resolve, reject) => {
     const cleanup = (): void => {
       stream.off('data', onData);
@@ -98,7 +99,7 @@ function firstMessage<T>(stream: ClientReadableStream<T>, signal?: AbortSignal):
   });
 }
 
-type TryFunction<T> = (connection: NodeConnection, deadlineMs: number, signal?: AbortSignal) => Promise<Attempt<T>>;
+type TryFunction<T> = (connection: NodeConnection, deadlineMs: number, signal?: Cancellation) => Promise<Attempt<T>>;
 
 /** A member's leader watch that ended is opened again after this, doubling up to the max. */
 const LEADER_WATCH_MIN_RETRY_MS = 100;
@@ -147,7 +148,7 @@ export class ClusterClient {
   }
 
   /** Proposes an encoded ApplyRequest; resolves to the encoded etcd response. */
-  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
+  propose(entry: Uint8Array, signal?: Cancellation): Promise<Buffer> {
     return this.run('Propose', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
@@ -165,7 +166,7 @@ export class ClusterClient {
   }
 
   /** A Range or read-only Txn; linearizable unless `serializable`. */
-  read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+  read(entry: Uint8Array, serializable: boolean, signal?: Cancellation): Promise<Buffer> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
@@ -186,7 +187,7 @@ export class ClusterClient {
   }
 
   /** The cluster's read index (Raft ReadIndex, confirmed by a quorum), asked at the leader. */
-  readIndex(signal?: AbortSignal): Promise<number> {
+  readIndex(signal?: Cancellation): Promise<number> {
     return this.run('Read', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
@@ -216,7 +217,7 @@ export class ClusterClient {
   }
 
   /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */
-  authCheck(name: string, signal?: AbortSignal): Promise<AuthCheck__Output> {
+  authCheck(name: string, signal?: Cancellation): Promise<AuthCheck__Output> {
     return this.run('AuthCheck', signal, async (connection, deadlineMs, callSignal) => {
       try {
         const answer = await connection.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, callSignal);
@@ -230,7 +231,7 @@ export class ClusterClient {
   }
 
   /** Resolves a simple token at the leader (which waits, bounded, for the token's index). */
-  resolveToken(token: string, signal?: AbortSignal): Promise<ResolvedToken> {
+  resolveToken(token: string, signal?: Cancellation): Promise<ResolvedToken> {
     return this.run('ResolveToken', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, Math.min(this.options.resolveTokenTimeoutMs, deadlineMs - this.nowMs()));
       try {
@@ -248,7 +249,7 @@ export class ClusterClient {
    * deadlines; resolves to the encoded etcd response. Answering changes no replicated state, so
    * any unavailability is retried like a read.
    */
-  lease(request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+  lease(request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: Cancellation): Promise<Buffer> {
     return this.run('Lease', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
@@ -266,7 +267,7 @@ export class ClusterClient {
    * An admin-only Maintenance request at the leader, which decides the admin check. Retried like a
    * read: Defragment has nothing to repeat and a second MoveLeader to the same member is harmless.
    */
-  maintain(request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+  maintain(request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: Cancellation): Promise<Buffer> {
     return this.run('Maintain', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
@@ -284,7 +285,7 @@ export class ClusterClient {
    * Like a proposal, it is not re-sent once it may have reached the leader (a second MemberAdd
    * would add a second member).
    */
-  memberChange(request: Omit<NodeMemberChangeRequest, 'timeout_ms'>, signal?: AbortSignal): Promise<Buffer> {
+  memberChange(request: Omit<NodeMemberChangeRequest, 'timeout_ms'>, signal?: Cancellation): Promise<Buffer> {
     return this.run('MemberChange', signal, async (connection, deadlineMs, callSignal) => {
       const timeoutMs = Math.max(1, deadlineMs - this.nowMs());
       try {
@@ -302,7 +303,7 @@ export class ClusterClient {
    * large state takes as long as the client reads); the first answer is bounded by the request
    * timeout.
    */
-  openSnapshot(request: NodeSnapshotRequest, signal?: AbortSignal): Promise<OpenedSnapshot> {
+  openSnapshot(request: NodeSnapshotRequest, signal?: Cancellation): Promise<OpenedSnapshot> {
     return this.run('Snapshot', signal, async (connection, deadlineMs, callSignal) => {
       const stream = connection.streamClient.Snapshot(request);
       const timer = setTimeout(() => discardStream(stream), Math.max(1, deadlineMs - this.nowMs()));
@@ -326,7 +327,7 @@ export class ClusterClient {
   }
 
   /** The status of the member the next request goes to (response headers, health, version). */
-  status(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
+  status(signal?: Cancellation): Promise<NodeStatusResponse__Output> {
     return this.simpleCall<NodeStatusResponse__Output>('Status', signal);
   }
 
@@ -337,7 +338,7 @@ export class ClusterClient {
    * when the leader cannot be reached. The leader's address also becomes the target of the next
    * proposal.
    */
-  async leaderStatus(signal?: AbortSignal): Promise<NodeStatusResponse__Output> {
+  async leaderStatus(signal?: Cancellation): Promise<NodeStatusResponse__Output> {
     const status = await this.status(signal);
     const address = status.leader_address;
     if (status.leader_id === status.member_id || status.leader_id === '0' || address === '' || address === this.deposedAddress) return status;
@@ -352,7 +353,7 @@ export class ClusterClient {
     }
   }
 
-  memberList(signal?: AbortSignal): Promise<NodeMemberListResponse__Output> {
+  memberList(signal?: Cancellation): Promise<NodeMemberListResponse__Output> {
     return this.simpleCall<NodeMemberListResponse__Output>('MemberList', signal);
   }
 
@@ -450,7 +451,7 @@ export class ClusterClient {
 
   // ---- the retry loop ----------------------------------------------------------------------
 
-  private async run<T>(method: NodeUnaryMethod | 'Snapshot', signal: AbortSignal | undefined, attempt: TryFunction<T>): Promise<T> {
+  private async run<T>(method: NodeUnaryMethod | 'Snapshot', signal: Cancellation | undefined, attempt: TryFunction<T>): Promise<T> {
     this.assertOpen();
     const deadlineMs = this.nowMs() + this.options.requestTimeoutMs;
     const bounds = this.options.retry;
@@ -482,10 +483,10 @@ export class ClusterClient {
     throw lastError ?? wireError('NoLeader');
   }
 
-  private async pause(tryNumber: number, deadlineMs: number, signal?: AbortSignal): Promise<void> {
+  private async pause(tryNumber: number, deadlineMs: number, signal?: Cancellation): Promise<void> {
     const delayMs = Math.min(backoffDelayMs(tryNumber, this.options.retry, this.options.rng), Math.max(0, deadlineMs - this.nowMs()));
     try {
-      await sleep(delayMs, signal);
+      await sleep(delayMs, abortSignalOf(signal));
     } catch {
       throw wireError('Canceled');
     }
@@ -533,7 +534,7 @@ export class ClusterClient {
     this.cursor = index >= 0 ? index + 1 : this.cursor + 1;
   }
 
-  private simpleCall<T>(method: 'Status' | 'MemberList', signal?: AbortSignal): Promise<T> {
+  private simpleCall<T>(method: 'Status' | 'MemberList', signal?: Cancellation): Promise<T> {
     return this.run(method, signal, async (connection, deadlineMs, callSignal) => {
       try {
         return { kind: 'done', value: await connection.call<T>(method, {}, deadlineMs, callSignal) };
@@ -544,7 +545,7 @@ export class ClusterClient {
   }
 
   /** A failed idempotent call: transport trouble is retried elsewhere, the rest is final. */
-  private idempotentFailure<T>(error: unknown, signal?: AbortSignal): Attempt<T> {
+  private idempotentFailure<T>(error: unknown, signal?: Cancellation): Attempt<T> {
     if (isWireError(error)) return { kind: 'fail', error };
     if (signal?.aborted) return { kind: 'fail', error: wireError('Canceled') };
     if ((error as ServiceError).code === Status.DEADLINE_EXCEEDED) return { kind: 'fail', error: wireError('Timeout') };
@@ -553,7 +554,7 @@ export class ClusterClient {
   }
 
   /** A Propose that failed after it was sent: report, never re-send. */
-  private unknownOutcome(error: unknown, signal?: AbortSignal): Error {
+  private unknownOutcome(error: unknown, signal?: Cancellation): Error {
     // An etcd error raised here (a bound of this gateway) means nothing was sent.
     if (isWireError(error)) return error;
     if (signal?.aborted) return wireError('Canceled');

@@ -7,6 +7,7 @@
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
 import { NodeExchange, type ExchangeCallKind } from './node-exchange';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 export interface NodeConnectionOptions {
   /** Largest answer accepted from a node (a big Range). */
@@ -61,7 +62,7 @@ export class NodeConnection {
   }
 
   /** A Propose or Read on the member's Exchange stream; rejects like `call` (grpc-js status codes). */
-  exchangeCall(call: ExchangeCallKind, deadlineMs: number, signal?: AbortSignal): Promise<NodeResponse__Output> {
+  exchangeCall(call: ExchangeCallKind, deadlineMs: number, signal?: Cancellation): Promise<NodeResponse__Output> {
     return this.exchange.call(call, deadlineMs, signal);
   }
 
@@ -84,7 +85,7 @@ export class NodeConnection {
   }
 
   /** One unary call with an absolute deadline; the signal cancels it. Rejects with grpc-js's ServiceError. */
-  call<Res>(method: NodeUnaryMethod, request: object, deadlineMs: number, signal?: AbortSignal): Promise<Res> {
+  call<Res>(method: NodeUnaryMethod, request: object, deadlineMs: number, signal?: Cancellation): Promise<Res> {
     const fn = (this.client as unknown as Record<string, UnaryFunction>)[method]!.bind(this.client);
     return new Promise<Res>((resolve, reject) => {
       if (signal?.aborted) {

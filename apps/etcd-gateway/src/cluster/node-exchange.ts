@@ -9,6 +9,7 @@
 import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
 export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
@@ -25,7 +26,7 @@ interface Pending {
   readonly resolve: (answer: NodeResponse__Output) => void;
   readonly reject: (error: Error) => void;
   readonly deadlineMs: number;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: Cancellation | undefined;
   readonly onAbort: (() => void) | undefined;
   /** A Read or ReadIndex: asked again elsewhere when abandoned (a proposal never is). */
   readonly idempotent: boolean;
@@ -76,7 +77,7 @@ export class NodeExchange {
   ) {}
 
   /** One Propose or Read; resolves to the member's answer, rejects like grpc-js's unary call. */
-  call(call: ExchangeCallKind, deadlineMs: number, signal?: AbortSignal): Promise<NodeResponse__Output> {
+  call(call: ExchangeCallKind, deadlineMs: number, signal?: Cancellation): Promise<NodeResponse__Output> {
     if (signal?.aborted) return Promise.reject(callError(Status.CANCELLED, 'cancelled before sending'));
     if (this.closed) return Promise.reject(callError(Status.UNAVAILABLE, 'connection closed'));
     // Not sent: etcd's `too many requests`, final (the cluster client passes etcd errors through).

@@ -375,6 +375,7 @@ function httpContext(request: IncomingMessage, metadata: Metadata, method: strin
     method,
     logger,
     signal: controller.signal,
+    cancellation: controller.signal,
   };
 }
 

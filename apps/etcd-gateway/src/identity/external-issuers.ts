@@ -10,6 +10,7 @@ import type { Logger } from '@ward/platform/logging';
 import type { Clock } from '@ward/shared/clock';
 import type { Identity } from './identity';
 import type { TokenVerifier } from './token-verifier';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** Outside issuers configured at most. */
 export const MAX_EXTERNAL_ISSUERS = 8;
@@ -116,7 +117,7 @@ export class ExternalJwtVerifier implements TokenVerifier {
     return verifier;
   }
 
-  async verify(token: string, signal?: AbortSignal): Promise<(Identity & { cached: boolean }) | undefined> {
+  async verify(token: string, signal?: Cancellation): Promise<(Identity & { cached: boolean }) | undefined> {
     const { iss, kid } = peek(token);
     const state = iss === undefined ? undefined : this.issuers.get(iss);
     if (state === undefined) return this.inner.verify(token, signal);

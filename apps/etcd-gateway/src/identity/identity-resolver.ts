@@ -3,16 +3,17 @@ import type { Clock } from '@ward/shared/clock';
 import { ANONYMOUS, type Credentials, type ResolvedIdentity } from './identity';
 import { MAX_TOKEN_LENGTH_CHARS } from './token-extraction';
 import type { TokenVerifier } from './token-verifier';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** Whether auth is enabled right now (a linearizable read at the cluster). */
 export interface AuthEnabledProbe {
-  authEnabled(signal?: AbortSignal): Promise<boolean>;
+  authEnabled(signal?: Cancellation): Promise<boolean>;
 }
 
 /** Client-certificate identities (etcd's --client-cert-auth): where the current auth revision comes from. */
 export interface CertificateIdentityOptions {
   /** The auth store's current revision (a read at the leader). */
-  readonly authRevision: (signal?: AbortSignal) => Promise<number>;
+  readonly authRevision: (signal?: Cancellation) => Promise<number>;
   readonly clock: Clock;
   /** A revision read is reused this long; a request it makes stale is retried with a fresh one. */
   readonly revisionCacheMs: number;
@@ -32,7 +33,7 @@ class CertificateIdentities {
 
   constructor(private readonly options: CertificateIdentityOptions) {}
 
-  async identify(commonName: string, fresh: boolean, signal?: AbortSignal): Promise<ResolvedIdentity> {
+  async identify(commonName: string, fresh: boolean, signal?: Cancellation): Promise<ResolvedIdentity> {
     const cached = this.revision;
     if (!fresh && cached !== undefined && this.options.clock.monotonicMs() - cached.atMs < this.options.revisionCacheMs) {
       return { username: commonName, authRevision: cached.value, cached: true };
@@ -88,7 +89,7 @@ export class IdentityResolver {
    * `fresh`: a certificate identity gets a revision read now rather than a reused one (for a
    * watch create, which the member would otherwise cancel, not retry, were the revision passed).
    */
-  async identify(credentials: Credentials, signal?: AbortSignal, options: { readonly fresh?: boolean } = {}): Promise<ResolvedIdentity> {
+  async identify(credentials: Credentials, signal?: Cancellation, options: { readonly fresh?: boolean } = {}): Promise<ResolvedIdentity> {
     const { token } = credentials;
     if (token !== undefined) {
       const identity = token.length <= MAX_TOKEN_LENGTH_CHARS ? await this.verifier.verify(token, signal) : undefined;
@@ -106,7 +107,7 @@ export class IdentityResolver {
    * address). Decides no access: an invalid token is simply anonymous here, without the
    * auth-enabled read that `identify` makes, so a flood of bad tokens costs no extra read.
    */
-  async callerName(credentials: Credentials, signal?: AbortSignal): Promise<string> {
+  async callerName(credentials: Credentials, signal?: Cancellation): Promise<string> {
     const { token } = credentials;
     if (token !== undefined) {
       const identity = token.length <= MAX_TOKEN_LENGTH_CHARS ? await this.verifier.verify(token, signal) : undefined;

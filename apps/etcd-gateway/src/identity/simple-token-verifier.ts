@@ -2,11 +2,12 @@ import { sealSimpleToken } from '@ward/auth/simple-tokens';
 import type { Clock } from '@ward/shared/clock';
 import type { Identity } from './identity';
 import type { TokenVerifier } from './token-verifier';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** How a simple token is resolved: at the leader, which waits (bounded) for the token's index. */
 export interface SimpleTokenLookup {
   /** `token` is in its sealed form (`sealSimpleToken`): the members never see a usable token. */
-  resolveToken(token: string, signal?: AbortSignal): Promise<{ valid: boolean; username: string; authRevision: number }>;
+  resolveToken(token: string, signal?: Cancellation): Promise<{ valid: boolean; username: string; authRevision: number }>;
 }
 
 interface CacheEntry {
@@ -35,7 +36,7 @@ export class SimpleTokenVerifier implements TokenVerifier {
     if (!Number.isSafeInteger(cacheMs) || cacheMs < 0 || cacheMs > 1000) throw new TypeError('SimpleTokenVerifier: cacheMs must be in [0, 1000]');
   }
 
-  async verify(token: string, signal?: AbortSignal): Promise<(Identity & { cached: boolean }) | undefined> {
+  async verify(token: string, signal?: Cancellation): Promise<(Identity & { cached: boolean }) | undefined> {
     // Only well-formed tokens are ever cached: a hit needs no sealing (a SHA-256) at all.
     const nowMs = this.clock.monotonicMs();
     const hit = this.cache.get(token);

@@ -13,11 +13,12 @@ import { nodeWireError } from '@ward/etcd/node-calls';
 import type { EncodedEntryTransport, EntryTransport, ReadEntry } from '../requests/request-executor';
 import { ReadIndexRounds } from './read-index-rounds';
 import type { ReadReplica } from './read-replica';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** What the replica path needs from the cluster client. */
 export interface ReplicaClusterView extends EncodedEntryTransport {
   readonly highestAppliedIndex: number;
-  readIndex(signal?: AbortSignal): Promise<number>;
+  readIndex(signal?: Cancellation): Promise<number>;
 }
 
 export interface ReplicaReadsOptions {
@@ -57,11 +58,11 @@ export class ReplicaReads implements EntryTransport {
     });
   }
 
-  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
+  propose(entry: Uint8Array, signal?: Cancellation): Promise<Buffer> {
     return this.options.cluster.propose(entry, signal);
   }
 
-  async read(entry: ReadEntry, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+  async read(entry: ReadEntry, serializable: boolean, signal?: Cancellation): Promise<Buffer> {
     const { replica, cluster } = this.options;
     if (!replica.ready || this.stillBehind()) return this.fallback(entry, serializable, signal);
     let target: number;
@@ -137,7 +138,7 @@ export class ReplicaReads implements EntryTransport {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  private async fallback(entry: ReadEntry, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+  private async fallback(entry: ReadEntry, serializable: boolean, signal?: Cancellation): Promise<Buffer> {
     this.counts.fallback += 1;
     return this.options.cluster.read(entry.bytes(), serializable, signal);
   }

@@ -7,6 +7,7 @@ import type { IdentityResolver } from '../identity/identity-resolver';
 import type { Credentials, Identity, ResolvedIdentity } from '../identity/identity';
 import type { InFlightBounds } from './in-flight';
 import type { RequestIds } from './request-ids';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /**
  * A read as the transport gets it: the request itself (a read replica answers from it), and its
@@ -20,14 +21,14 @@ export interface ReadEntry {
 
 /** Where the executor sends what it stamped: the cluster client, or the read replica in front of it. */
 export interface EntryTransport {
-  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer>;
-  read(entry: ReadEntry, serializable: boolean, signal?: AbortSignal): Promise<Buffer>;
+  propose(entry: Uint8Array, signal?: Cancellation): Promise<Buffer>;
+  read(entry: ReadEntry, serializable: boolean, signal?: Cancellation): Promise<Buffer>;
 }
 
 /** The cluster client's calls, which take encoded entries. */
 export interface EncodedEntryTransport {
-  propose(entry: Uint8Array, signal?: AbortSignal): Promise<Buffer>;
-  read(entry: Uint8Array, serializable: boolean, signal?: AbortSignal): Promise<Buffer>;
+  propose(entry: Uint8Array, signal?: Cancellation): Promise<Buffer>;
+  read(entry: Uint8Array, serializable: boolean, signal?: Cancellation): Promise<Buffer>;
 }
 
 /** An EntryTransport that asks the members for every read (no read replica). */
@@ -56,29 +57,29 @@ export class RequestExecutor {
   constructor(private readonly options: RequestExecutorOptions) {}
 
   /** Resolves the identity only (for RPCs the gateway answers without the log). */
-  identify(credentials: Credentials, signal?: AbortSignal): Promise<ResolvedIdentity> {
+  identify(credentials: Credentials, signal?: Cancellation): Promise<ResolvedIdentity> {
     return this.options.identities.identify(credentials, signal);
   }
 
   /** Proposes `operation` as the caller; resolves to the encoded etcd response. */
-  propose(credentials: Credentials, operation: ApplyOperation, signal?: AbortSignal): Promise<Buffer> {
+  propose(credentials: Credentials, operation: ApplyOperation, signal?: Cancellation): Promise<Buffer> {
     return this.asCaller(credentials, signal, (identity) =>
       this.options.transport.propose(encodeProposal(this.request(identity, operation), this.options.maxRequestBytes), signal),
     );
   }
 
   /** Reads (Range, read-only Txn) as the caller. */
-  read(credentials: Credentials, operation: ApplyOperation, serializable: boolean, signal?: AbortSignal): Promise<Buffer> {
+  read(credentials: Credentials, operation: ApplyOperation, serializable: boolean, signal?: Cancellation): Promise<Buffer> {
     return this.asCaller(credentials, signal, (identity) => this.options.transport.read(this.readEntry(this.request(identity, operation)), serializable, signal));
   }
 
   /** Runs `send` with the caller's identity (for RPCs answered by a member outside the log). */
-  asIdentity<T>(credentials: Credentials, send: (identity: Identity) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  asIdentity<T>(credentials: Credentials, send: (identity: Identity) => Promise<T>, signal?: Cancellation): Promise<T> {
     return this.asCaller(credentials, signal, send);
   }
 
   /** Runs `send` with the caller's identity, within the caller's in-flight bound. */
-  private async asCaller<T>(credentials: Credentials, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<T>): Promise<T> {
+  private async asCaller<T>(credentials: Credentials, signal: Cancellation | undefined, send: (identity: Identity) => Promise<T>): Promise<T> {
     const identity = await this.options.identities.identify(credentials, signal);
     const bounds = this.options.inFlight;
     if (bounds === undefined) return this.sendAs(credentials, identity, signal, send);
@@ -97,7 +98,7 @@ export class RequestExecutor {
    * (`revision of auth store is old`), so it is safe to resolve the identity afresh and send once
    * more — the new attempt is checked against the current state.
    */
-  private async sendAs<T>(credentials: Credentials, identity: ResolvedIdentity, signal: AbortSignal | undefined, send: (identity: Identity) => Promise<T>): Promise<T> {
+  private async sendAs<T>(credentials: Credentials, identity: ResolvedIdentity, signal: Cancellation | undefined, send: (identity: Identity) => Promise<T>): Promise<T> {
     try {
       return await send(identity);
     } catch (error) {

@@ -25,13 +25,14 @@ import * as requests from '@ward/etcd/api-mapping';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { nameOrUndefined, nameText, passwordBytes, type WireText, type WithWireText } from './auth-fields';
 import { responseHeaderOf } from './response-header';
+import { abortSignalOf, type Cancellation } from '@ward/platform/grpc-server';
 
 export interface AuthApiOptions {
   readonly executor: RequestExecutor;
   /** etcd's rule in the gateway, or a token-service doing it. */
   readonly authenticator: Pick<Authenticator, 'authenticate'>;
   readonly passwords: PasswordVerifier;
-  readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
+  readonly status: (signal?: Cancellation) => Promise<NodeStatusResponse__Output>;
 }
 
 type Answer = Promise<Buffer | object>;
@@ -39,16 +40,16 @@ type Answer = Promise<Buffer | object>;
 export class AuthApi {
   constructor(private readonly options: AuthApiOptions) {}
 
-  authEnable(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
+  authEnable(_request: object, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.authEnableOperation(), signal);
   }
 
-  authDisable(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
+  authDisable(_request: object, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.authDisableOperation(), signal);
   }
 
   /** 3.7: no admin gate, but a present invalid token still fails (it is proposed like the rest). */
-  authStatus(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
+  authStatus(_request: object, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.authStatusOperation(), signal);
   }
 
@@ -57,12 +58,12 @@ export class AuthApi {
    * is not UTF-8 cannot belong to a user (ward refuses such names), so it gets etcd's answer for an
    * unknown user.
    */
-  async authenticate(request: WithWireText<AuthenticateRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  async authenticate(request: WithWireText<AuthenticateRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     const name = nameOrUndefined(request.name);
     if (name === undefined) throw wireError('AuthFailed');
     const password = passwordBytes(request.password);
     try {
-      const outcome = await this.options.authenticator.authenticate(name, password, signal, credentials.address ?? '');
+      const outcome = await this.options.authenticator.authenticate(name, password, abortSignalOf(signal), credentials.address ?? '');
       if (outcome.issued.kind === 'response') return outcome.issued.bytes;
       return { header: responseHeaderOf(await this.options.status(signal)), token: outcome.issued.token };
     } finally {
@@ -71,7 +72,7 @@ export class AuthApi {
   }
 
   /** etcd ≥ 3.5: hashed at the API layer (bcrypt("") for an empty password), none for no_password users. */
-  async userAdd(request: WithWireText<AuthUserAddRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  async userAdd(request: WithWireText<AuthUserAddRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     const name = nameText(request.name, 'user');
     const noPassword = request.options?.no_password === true;
     const passwordHash = noPassword ? null : toPasswordHash(await this.hashPassword(request.password));
@@ -79,57 +80,57 @@ export class AuthApi {
   }
 
   /** etcd ≥ 3.5: an empty new password stores an empty hash (the user can no longer log in). */
-  async userChangePassword(request: WithWireText<AuthUserChangePasswordRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  async userChangePassword(request: WithWireText<AuthUserChangePasswordRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     const name = nameText(request.name, 'user');
     const empty = request.password === null || request.password === undefined || request.password.length === 0;
     const passwordHash = empty ? null : toPasswordHash(await this.hashPassword(request.password));
     return this.options.executor.propose(credentials, requests.userChangePasswordOperation({ name, password: '' }, passwordHash), signal);
   }
 
-  userGet(request: WithWireText<AuthUserGetRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  userGet(request: WithWireText<AuthUserGetRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.userGetOperation({ name: nameText(request.name, 'user') }), signal);
   }
 
-  userList(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
+  userList(_request: object, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.userListOperation(), signal);
   }
 
-  userDelete(request: WithWireText<AuthUserDeleteRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  userDelete(request: WithWireText<AuthUserDeleteRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.userDeleteOperation({ name: nameText(request.name, 'user') }), signal);
   }
 
-  userGrantRole(request: WithWireText<AuthUserGrantRoleRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  userGrantRole(request: WithWireText<AuthUserGrantRoleRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     const operation = requests.userGrantRoleOperation({ user: nameText(request.user, 'user'), role: nameText(request.role, 'role') });
     return this.options.executor.propose(credentials, operation, signal);
   }
 
-  userRevokeRole(request: WithWireText<AuthUserRevokeRoleRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  userRevokeRole(request: WithWireText<AuthUserRevokeRoleRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     const operation = requests.userRevokeRoleOperation({ name: nameText(request.name, 'user'), role: nameText(request.role, 'role') });
     return this.options.executor.propose(credentials, operation, signal);
   }
 
-  roleAdd(request: WithWireText<AuthRoleAddRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  roleAdd(request: WithWireText<AuthRoleAddRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.roleAddOperation({ name: nameText(request.name, 'role') }), signal);
   }
 
-  roleGet(request: WithWireText<AuthRoleGetRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  roleGet(request: WithWireText<AuthRoleGetRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.roleGetOperation({ role: nameText(request.role, 'role') }), signal);
   }
 
-  roleList(_request: object, credentials: Credentials, signal?: AbortSignal): Answer {
+  roleList(_request: object, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.roleListOperation(), signal);
   }
 
-  roleDelete(request: WithWireText<AuthRoleDeleteRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  roleDelete(request: WithWireText<AuthRoleDeleteRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     return this.options.executor.propose(credentials, requests.roleDeleteOperation({ role: nameText(request.role, 'role') }), signal);
   }
 
-  roleGrantPermission(request: WithWireText<AuthRoleGrantPermissionRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  roleGrantPermission(request: WithWireText<AuthRoleGrantPermissionRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     const operation = requests.roleGrantPermissionOperation({ name: nameText(request.name, 'role'), perm: request.perm });
     return this.options.executor.propose(credentials, operation, signal);
   }
 
-  roleRevokePermission(request: WithWireText<AuthRoleRevokePermissionRequest__Output>, credentials: Credentials, signal?: AbortSignal): Answer {
+  roleRevokePermission(request: WithWireText<AuthRoleRevokePermissionRequest__Output>, credentials: Credentials, signal?: Cancellation): Answer {
     const operation = requests.roleRevokePermissionOperation({ role: nameText(request.role, 'role'), key: request.key, range_end: request.range_end });
     return this.options.executor.propose(credentials, operation, signal);
   }

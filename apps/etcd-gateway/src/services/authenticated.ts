@@ -1,8 +1,9 @@
 import { wireError } from '@ward/etcd/wire-errors';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** Whether auth is enabled now (linearizable). */
-export type AuthEnabledCheck = (signal?: AbortSignal) => Promise<boolean>;
+export type AuthEnabledCheck = (signal?: Cancellation) => Promise<boolean>;
 
 /**
  * etcd 3.7's "authenticated" rule for the RPCs it answers outside the log (Status, MemberList,
@@ -13,7 +14,7 @@ export async function requireAuthenticated(
   executor: RequestExecutor,
   authEnabled: AuthEnabledCheck,
   credentials: Credentials,
-  signal?: AbortSignal,
+  signal?: Cancellation,
 ): Promise<void> {
   const identity = await executor.identify(credentials, signal);
   if (identity.username !== '') return;

@@ -17,14 +17,15 @@ import type {
 import { identityFields } from '../identity/identity';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
 import { requireAuthenticated, type AuthEnabledCheck } from './authenticated';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 export interface ClusterApiOptions {
   readonly executor: RequestExecutor;
   readonly authEnabled: AuthEnabledCheck;
-  readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
-  readonly memberList: (signal?: AbortSignal) => Promise<NodeMemberListResponse__Output>;
+  readonly status: (signal?: Cancellation) => Promise<NodeStatusResponse__Output>;
+  readonly memberList: (signal?: Cancellation) => Promise<NodeMemberListResponse__Output>;
   /** Sends a membership change to the leader; resolves to the encoded etcd response. */
-  readonly memberChange: (request: Omit<NodeMemberChangeRequest, 'timeout_ms'>, signal?: AbortSignal) => Promise<Buffer>;
+  readonly memberChange: (request: Omit<NodeMemberChangeRequest, 'timeout_ms'>, signal?: Cancellation) => Promise<Buffer>;
   /** Reported as every started member's client URL. */
   readonly advertisedClientUrl: () => string;
 }
@@ -42,7 +43,7 @@ type Kind = NodeMemberChangeRequest['kind'] & string;
 export class ClusterApi {
   constructor(private readonly options: ClusterApiOptions) {}
 
-  async memberList(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<MemberListResponse> {
+  async memberList(_request: object, credentials: Credentials, signal?: Cancellation): Promise<MemberListResponse> {
     await requireAuthenticated(this.options.executor, this.options.authEnabled, credentials, signal);
     const [list, status] = await Promise.all([this.options.memberList(signal), this.options.status(signal)]);
     const clientUrl = this.options.advertisedClientUrl();
@@ -58,24 +59,24 @@ export class ClusterApi {
     };
   }
 
-  memberAdd(request: MemberAddRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+  memberAdd(request: MemberAddRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<object> {
     return this.change('ADD', 'etcdserverpb.MemberAddResponse', { peer_urls: request.peerURLs ?? [], is_learner: request.isLearner === true }, credentials, signal);
   }
 
-  memberRemove(request: MemberRemoveRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+  memberRemove(request: MemberRemoveRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<object> {
     return this.change('REMOVE', 'etcdserverpb.MemberRemoveResponse', { id: request.ID ?? '0' }, credentials, signal);
   }
 
-  memberUpdate(request: MemberUpdateRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+  memberUpdate(request: MemberUpdateRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<object> {
     return this.change('UPDATE', 'etcdserverpb.MemberUpdateResponse', { id: request.ID ?? '0', peer_urls: request.peerURLs ?? [] }, credentials, signal);
   }
 
-  memberPromote(request: MemberPromoteRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+  memberPromote(request: MemberPromoteRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<object> {
     return this.change('PROMOTE', 'etcdserverpb.MemberPromoteResponse', { id: request.ID ?? '0' }, credentials, signal);
   }
 
   /** Who is asking, then the leader decides; client URLs are the gateway's, as in MemberList. */
-  private async change(kind: Kind, typeName: string, fields: Omit<NodeMemberChangeRequest, 'kind' | 'username' | 'auth_revision'>, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+  private async change(kind: Kind, typeName: string, fields: Omit<NodeMemberChangeRequest, 'kind' | 'username' | 'auth_revision'>, credentials: Credentials, signal?: Cancellation): Promise<object> {
     const encoded = await this.options.executor.asIdentity(credentials, (identity) => this.options.memberChange({ ...identityFields(identity), kind, ...fields }, signal), signal);
     const response = decodeEtcdMessage<{ header?: object; member?: EtcdMember; members?: EtcdMember[] }>(typeName, encoded);
     const clientUrl = this.options.advertisedClientUrl();

@@ -16,7 +16,7 @@ function unaryHandlers(service: EtcdServiceName, table: readonly UnaryRpc[]): Se
   const handlers: ServiceHandlers = {};
   for (const entry of table) {
     if (entry.service !== service || entry.httpStream) continue;
-    handlers[entry.method] = (request: unknown, context: CallContext) => entry.call(request, grpcCredentials(context.metadata, context), context.signal);
+    handlers[entry.method] = (request: unknown, context: CallContext) => entry.call(request, grpcCredentials(context.metadata, context), context.cancellation);
   }
   return handlers;
 }

@@ -13,9 +13,10 @@ import type {
 } from '@ward/etcd/proto';
 import { identityFields } from '../identity/identity';
 import type { Credentials, RequestExecutor } from '../requests/request-executor';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** The leader's lessor queries (the cluster client's `lease`). */
-export type LeaseQueryTransport = (request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: AbortSignal) => Promise<Buffer>;
+export type LeaseQueryTransport = (request: Omit<NodeLeaseRequest, 'timeout_ms'>, signal?: Cancellation) => Promise<Buffer>;
 
 export class LeaseApi {
   constructor(
@@ -23,25 +24,25 @@ export class LeaseApi {
     private readonly query: LeaseQueryTransport,
   ) {}
 
-  async grant(request: LeaseGrantRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  async grant(request: LeaseGrantRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.executor.propose(credentials, leaseGrantOperation(request), signal);
   }
 
-  revoke(request: LeaseRevokeRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  revoke(request: LeaseRevokeRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.executor.propose(credentials, leaseRevokeOperation(request), signal);
   }
 
-  timeToLive(request: LeaseTimeToLiveRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  timeToLive(request: LeaseTimeToLiveRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     const id = int64ToBigInt(request.ID, 'LeaseTimeToLiveRequest.ID').toString();
     return this.executor.asIdentity(credentials, (identity) => this.query({ ...identityFields(identity), kind: 'TIME_TO_LIVE', id, keys: request.keys }, signal), signal);
   }
 
-  leases(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  leases(_request: object, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.executor.asIdentity(credentials, (identity) => this.query({ ...identityFields(identity), kind: 'LEASES' }, signal), signal);
   }
 
   /** One keep-alive renewal (a message of the LeaseKeepAlive stream): the encoded LeaseKeepAliveResponse. */
-  keepAlive(request: LeaseKeepAliveRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  keepAlive(request: LeaseKeepAliveRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     const id = int64ToBigInt(request.ID, 'LeaseKeepAliveRequest.ID').toString();
     return this.executor.asIdentity(credentials, (identity) => this.query({ ...identityFields(identity), kind: 'KEEP_ALIVE', id }, signal), signal);
   }

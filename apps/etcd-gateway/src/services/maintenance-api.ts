@@ -3,7 +3,7 @@
 // permission): Defragment, MoveLeader, Hash, HashKV and Snapshot (relayed chunk by chunk) are
 // served; Downgrade and alarm changes answer the admin check first, then UNIMPLEMENTED.
 import { status as Status, type ServerWritableStream } from '@grpc/grpc-js';
-import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { GrpcStatusError, type Cancellation } from '@ward/platform/grpc-server';
 import type {
   AlarmRequest__Output,
   HashKVRequest__Output,
@@ -21,17 +21,17 @@ import { requireAuthenticated, type AuthEnabledCheck } from './authenticated';
 import { responseHeaderOf } from './response-header';
 
 /** Sends an admin-only request to the leader; resolves to the encoded etcd response. */
-export type MaintainCall = (request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: AbortSignal) => Promise<Buffer>;
+export type MaintainCall = (request: Omit<NodeMaintainRequest, 'timeout_ms'>, signal?: Cancellation) => Promise<Buffer>;
 
 export interface MaintenanceApiOptions {
   readonly executor: RequestExecutor;
   readonly maintain: MaintainCall;
   readonly authEnabled: AuthEnabledCheck;
-  readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
+  readonly status: (signal?: Cancellation) => Promise<NodeStatusResponse__Output>;
   /** The leader's status (Maintenance.Status answers as the leader, as `etcdctl endpoint status` expects). */
-  readonly leaderStatus: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
+  readonly leaderStatus: (signal?: Cancellation) => Promise<NodeStatusResponse__Output>;
   /** Opens the leader's Snapshot stream (the leader decides the admin check). */
-  readonly openSnapshot: (request: NodeSnapshotRequest, signal?: AbortSignal) => Promise<OpenedSnapshot>;
+  readonly openSnapshot: (request: NodeSnapshotRequest, signal?: Cancellation) => Promise<OpenedSnapshot>;
 }
 
 type SnapshotCall = ServerWritableStream<unknown, Buffer>;
@@ -41,7 +41,7 @@ type SnapshotCall = ServerWritableStream<unknown, Buffer>;
  * only while the client's stream takes writes. A cut member stream fails the call (the client's
  * partial file is then discarded, as etcdctl does); a client that goes away cancels the member's.
  */
-function relaySnapshot(opened: OpenedSnapshot, call: SnapshotCall, signal?: AbortSignal): Promise<void> {
+function relaySnapshot(opened: OpenedSnapshot, call: SnapshotCall, signal?: Cancellation): Promise<void> {
   const { stream } = opened;
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -85,7 +85,7 @@ function relaySnapshot(opened: OpenedSnapshot, call: SnapshotCall, signal?: Abor
 export class MaintenanceApi {
   constructor(private readonly options: MaintenanceApiOptions) {}
 
-  async status(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<StatusResponse> {
+  async status(_request: object, credentials: Credentials, signal?: Cancellation): Promise<StatusResponse> {
     await requireAuthenticated(this.options.executor, this.options.authEnabled, credentials, signal);
     const status = await this.options.leaderStatus(signal);
     return {
@@ -103,40 +103,40 @@ export class MaintenanceApi {
   }
 
   /** GET lists no alarms (ward raises none); changing alarms is admin-only and not offered. */
-  async alarm(request: AlarmRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<object> {
+  async alarm(request: AlarmRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<object> {
     if (request.action !== undefined && request.action !== 'Get' && request.action !== (0 as unknown)) return this.admin('ALARM_CHANGE', credentials, signal);
     await requireAuthenticated(this.options.executor, this.options.authEnabled, credentials, signal);
     return { header: responseHeaderOf(await this.options.status(signal)), alarms: [] };
   }
 
-  defragment(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  defragment(_request: object, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.admin('DEFRAGMENT', credentials, signal);
   }
 
-  hash(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  hash(_request: object, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.admin('HASH', credentials, signal);
   }
 
-  hashKV(request: HashKVRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  hashKV(request: HashKVRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.admin('HASH_KV', credentials, signal, '0', request.revision ?? '0');
   }
 
-  moveLeader(request: MoveLeaderRequest__Output, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  moveLeader(request: MoveLeaderRequest__Output, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.admin('MOVE_LEADER', credentials, signal, request.targetID ?? '0');
   }
 
-  downgrade(_request: object, credentials: Credentials, signal?: AbortSignal): Promise<Buffer> {
+  downgrade(_request: object, credentials: Credentials, signal?: Cancellation): Promise<Buffer> {
     return this.admin('DOWNGRADE', credentials, signal);
   }
 
   /** etcd's Snapshot (server streaming): the leader's backup file, relayed with backpressure. */
-  async snapshot(call: SnapshotCall, credentials: Credentials, signal?: AbortSignal): Promise<void> {
+  async snapshot(call: SnapshotCall, credentials: Credentials, signal?: Cancellation): Promise<void> {
     const opened = await this.options.executor.asIdentity(credentials, (identity) => this.options.openSnapshot(identityFields(identity), signal), signal);
     await relaySnapshot(opened, call, signal);
   }
 
   /** Resolves who is asking and lets the leader decide (admin check, then the request). */
-  private admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: AbortSignal, targetId = '0', revision = '0'): Promise<Buffer> {
+  private admin(kind: NodeMaintainRequest['kind'] & string, credentials: Credentials, signal?: Cancellation, targetId = '0', revision = '0'): Promise<Buffer> {
     return this.options.executor.asIdentity(credentials, (identity) => this.options.maintain({ ...identityFields(identity), kind, target_id: targetId, revision }, signal), signal);
   }
 }

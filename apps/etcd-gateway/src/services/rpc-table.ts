@@ -7,6 +7,7 @@ import type { ClusterApi } from './cluster-api';
 import type { KvApi } from './kv-api';
 import type { LeaseApi } from './lease-api';
 import type { MaintenanceApi } from './maintenance-api';
+import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** One unary RPC: where it lives and what answers it (encoded response bytes or an object). */
 export interface UnaryRpc {
@@ -21,7 +22,7 @@ export interface UnaryRpc {
   readonly httpStream: boolean;
   // The request is the message grpc-js decoded for this method.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly call: (request: any, credentials: Credentials, signal?: AbortSignal) => Promise<Buffer | object>;
+  readonly call: (request: any, credentials: Credentials, signal?: Cancellation) => Promise<Buffer | object>;
 }
 
 export interface EtcdApis {
@@ -33,7 +34,7 @@ export interface EtcdApis {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Call = (request: any, credentials: Credentials, signal?: AbortSignal) => Promise<Buffer | object>;
+type Call = (request: any, credentials: Credentials, signal?: Cancellation) => Promise<Buffer | object>;
 
 function rpc(service: EtcdServiceName, method: string, httpPath: string | undefined, call: Call, httpStream = false): UnaryRpc {
   return Object.freeze({ service, method, httpPath, call, httpStream });

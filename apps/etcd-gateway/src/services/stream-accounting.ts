@@ -5,7 +5,7 @@
 // never holds more than its own bound, and the gateway's global stream caps (WatchRelay,
 // KeepAliveRelay) stay a last resort that only many callers together can reach.
 import { status as Status } from '@grpc/grpc-js';
-import { GrpcStatusError } from '@ward/platform/grpc-server';
+import { GrpcStatusError, type Cancellation } from '@ward/platform/grpc-server';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { Credentials } from '../identity/identity';
 import { addressOfPeer } from '../identity/token-extraction';
@@ -167,7 +167,7 @@ function callerKey(caller: Caller): string {
 
 /** Who a stream is counted against: IdentityResolver's callerName. */
 export interface CallerNames {
-  callerName(credentials: Credentials, signal?: AbortSignal): Promise<string>;
+  callerName(credentials: Credentials, signal?: Cancellation): Promise<string>;
 }
 
 /**

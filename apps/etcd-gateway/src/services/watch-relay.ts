@@ -7,7 +7,7 @@
 // nothing within the idle bound is closed. Creates refused here are answered the way etcd answers
 // them, on the stream, which stays open: an invalid token, and a create beyond the watcher bounds.
 import { status as Status, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
-import type { CallContext } from '@ward/platform/grpc-server';
+import type { CallContext, Cancellation } from '@ward/platform/grpc-server';
 import { GrpcStatusError } from '@ward/platform/grpc-server';
 import { etcdMessageType, type NodeStatusResponse__Output, type NodeWatchRequest, type NodeWatchResponse__Output } from '@ward/etcd/proto';
 import { goStatusString, isWireError, wireError, wireErrorNameByMessage, WIRE_ERRORS, type WireErrorName } from '@ward/etcd/wire-errors';
@@ -22,7 +22,7 @@ import { watchResponseFlags } from './watch-response-flags';
 export interface WatchRelayOptions {
   readonly openStream: () => Promise<ClientDuplexStream<NodeWatchRequest, NodeWatchResponse__Output>>;
   readonly identities: IdentityResolver;
-  readonly status: (signal?: AbortSignal) => Promise<NodeStatusResponse__Output>;
+  readonly status: (signal?: Cancellation) => Promise<NodeStatusResponse__Output>;
   /** Client Watch streams open at once, all callers together (the last resort). */
   readonly maxStreamsCount: number;
   /** Per-caller bounds on streams and watchers, shared with LeaseKeepAlive. */

@@ -22,6 +22,24 @@ export interface CallContext {
   readonly logger: Logger;
   /** Aborted when the client cancels or the deadline passes. */
   readonly signal: AbortSignal;
+  /**
+   * The same cancellation as `signal`, without making it: its AbortController is made only when
+   * something listens (or asks for the reason of an abort). Most unary calls end without anything
+   * waiting on them, and an AbortController per call is the largest JavaScript cost of a read
+   * served without a hop.
+   */
+  readonly cancellation: Cancellation;
+}
+
+/**
+ * What waiting on a call's cancellation takes of an AbortSignal (an AbortSignal is one): whether it
+ * was aborted, and listeners for when it is.
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+  throwIfAborted(): void;
 }
 
 export type UnaryHandler<Req, Res> = (request: Req, context: CallContext) => Promise<Res>;

@@ -1,9 +1,10 @@
-export { createGrpcServer, type GrpcServer, type GrpcServerOptions } from './server';
+export { abortSignalOf, createGrpcServer, type GrpcServer, type GrpcServerOptions } from './server';
 export { serveBatchedCalls, type BatchedAnswer, type BatchedCallsOptions } from './batched-calls';
 export { GrpcStatusError, INTERNAL_ERROR_DETAILS, toGrpcStatus, type ErrorMapper, type GrpcStatusLike } from './status';
 export type {
   BidiStreamHandler,
   CallContext,
+  Cancellation,
   ClientStreamHandler,
   ServerStreamHandler,
   ServiceHandlers,

@@ -26,14 +26,32 @@ const definition: ServiceDefinition = {
   Sum: method('Sum', true, false),
 };
 
-type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number; keepSignal?: boolean };
+type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number; keepSignal?: boolean; keepCancellation?: boolean };
 
 /** The signals of calls that asked for them (`keepSignal`), in arrival order. */
 const signals: AbortSignal[] = [];
 
+/** The cancellations of calls that asked for them (`keepCancellation`), with what their listeners saw. */
+interface KeptCancellation {
+  readonly context: CallContext;
+  /** Runs of a listener added when the handler started. */
+  runs: number;
+  /** Runs of a listener added and removed at once. */
+  removedRuns: number;
+}
+const cancellations: KeptCancellation[] = [];
+
 const handlers: ServiceHandlers = {
   async Echo(request: Request, context: CallContext) {
     if (request.keepSignal) signals.push(context.signal);
+    if (request.keepCancellation) {
+      const kept: KeptCancellation = { context, runs: 0, removedRuns: 0 };
+      cancellations.push(kept);
+      context.cancellation.addEventListener('abort', () => kept.runs++, { once: true });
+      const removed = (): void => void kept.removedRuns++;
+      context.cancellation.addEventListener('abort', removed);
+      context.cancellation.removeEventListener('abort', removed);
+    }
     if (request.delayMs) await new Promise((resolve) => setTimeout(resolve, request.delayMs));
     if (request.fail === 'wire') throw Object.assign(new Error('etcdserver: permission denied'), { grpcCode: 7 });
     if (request.fail === 'status') throw new GrpcStatusError(status.NOT_FOUND, 'no such thing');
@@ -125,6 +143,35 @@ describe.each([true, false])('createGrpcServer (unary calls served directly: %s)
     await server!.stop(100);
     expect(signals[0]!.aborted).toBe(false);
     expect(signals[1]!.aborted).toBe(true);
+  });
+
+  it('runs cancellation listeners once when the client cancels, never for a completed call, and makes a signal that agrees', async () => {
+    cancellations.length = 0;
+    const c = await start();
+    expect(await unary(c, 'Echo', { text: 'done', keepCancellation: true })).toEqual({ value: { text: 'done' } });
+    const pending = c['Echo']!({ delayMs: 10_000, keepCancellation: true }, () => undefined) as { cancel(): void };
+    while (cancellations.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const [done, cancelled] = cancellations as [KeptCancellation, KeptCancellation];
+    expect(cancelled.context.cancellation.aborted).toBe(false);
+    expect(() => cancelled.context.cancellation.throwIfAborted()).not.toThrow();
+    pending.cancel();
+    while (!cancelled.context.cancellation.aborted) await new Promise((resolve) => setImmediate(resolve));
+    expect(cancelled.runs).toBe(1);
+    expect(cancelled.removedRuns).toBe(0);
+    expect(cancelled.context.signal.aborted).toBe(true);
+    expect(() => cancelled.context.cancellation.throwIfAborted()).toThrow(expect.objectContaining({ name: 'AbortError' }));
+    // As on an aborted AbortSignal, a listener added now never runs.
+    let late = 0;
+    cancelled.context.cancellation.addEventListener('abort', () => late++);
+    // Every stream has closed once the server stopped: the completed call's close is no cancellation.
+    c.close();
+    await server!.stop(100);
+    expect(late).toBe(0);
+    expect(cancelled.runs).toBe(1);
+    expect(done.runs).toBe(0);
+    expect(done.context.cancellation.aborted).toBe(false);
+    expect(done.context.signal.aborted).toBe(false);
+    expect(() => done.context.cancellation.throwIfAborted()).not.toThrow();
   });
 
   it('passes errors that carry a status through with their exact text', async () => {

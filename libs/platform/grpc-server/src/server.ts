@@ -17,7 +17,7 @@ import {
 } from '@grpc/grpc-js';
 import { unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
 import { LATENCY_BUCKETS_SECONDS, type Metrics } from '@ward/platform/metrics';
-import type { CallContext, ServiceHandlers } from './handlers';
+import type { CallContext, Cancellation, ServiceHandlers } from './handlers';
 import { toGrpcStatus, type ErrorMapper } from './status';
 import { serveUnaryStream, servableUnary, type UnaryStreamCall, type UnaryStreamLimits, type UnaryStreamMethod } from './unary-streams';
 
@@ -286,9 +286,7 @@ interface ContextHandle {
 function createContext(method: string, call: UnaryStreamCall, instrumentation: Instrumentation): ContextHandle {
   const requestId = instrumentation.nextRequestId();
   let logger: Logger | undefined;
-  let controller: AbortController | undefined;
-  let abort: (() => void) | undefined;
-  let finished = false;
+  const cancellation = new CallCancellation(call);
   const context: CallContext = {
     get metadata() {
       return call.metadata;
@@ -305,25 +303,87 @@ function createContext(method: string, call: UnaryStreamCall, instrumentation: I
       return logger;
     },
     get signal() {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (call.cancelled) controller.abort();
-        else if (!finished) {
-          abort = () => controller!.abort();
-          call.onCancel(abort);
-        }
-      }
-      return controller.signal;
+      return cancellation.signal;
     },
+    cancellation,
   };
-  return {
-    context,
-    finish() {
-      finished = true;
-      if (abort !== undefined) call.offCancel(abort);
-      abort = undefined;
-    },
-  };
+  return { context, finish: () => cancellation.finish() };
+}
+
+/**
+ * An AbortSignal for `cancellation`, for what needs a real one (a reason, an API that takes a
+ * signal): the call's own signal, made now if it was not yet, or a signal that follows it.
+ */
+export function abortSignalOf(cancellation: Cancellation): AbortSignal;
+export function abortSignalOf(cancellation: Cancellation | undefined): AbortSignal | undefined;
+export function abortSignalOf(cancellation: Cancellation | undefined): AbortSignal | undefined {
+  if (cancellation === undefined || cancellation instanceof AbortSignal) return cancellation;
+  if (cancellation instanceof CallCancellation) return cancellation.signal;
+  const controller = new AbortController();
+  if (cancellation.aborted) controller.abort();
+  else cancellation.addEventListener('abort', () => controller.abort(), { once: true });
+  return controller.signal;
+}
+
+/**
+ * A call's cancellation. Listeners are kept here and run when the call is cancelled; an
+ * AbortController is made only for `signal` (or `throwIfAborted` once cancelled). Until the
+ * handler settled `aborted` is the call's own state; from then on nothing aborts it (grpc-js
+ * reports every stream's close as cancelled, even after the status was sent).
+ */
+class CallCancellation implements Cancellation {
+  private controller: AbortController | undefined;
+  private listeners: (() => void)[] | undefined;
+  private hook: (() => void) | undefined;
+  /** Whether it was cancelled when the handler settled; undefined while it runs. */
+  private abortedAtFinish: boolean | undefined;
+
+  constructor(private readonly call: UnaryStreamCall) {}
+
+  get aborted(): boolean {
+    return this.abortedAtFinish ?? this.call.cancelled;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      const controller = new AbortController();
+      this.controller = controller;
+      if (this.aborted) controller.abort();
+      else this.addEventListener('abort', () => controller.abort());
+    }
+    return this.controller.signal;
+  }
+
+  /** As on an AbortSignal, a listener added once it was aborted (or after the handler settled) never runs. */
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.abortedAtFinish !== undefined || this.call.cancelled) return;
+    const listeners = (this.listeners ??= []);
+    if (!listeners.includes(listener)) listeners.push(listener);
+    if (this.hook === undefined) {
+      this.hook = () => {
+        const all = this.listeners;
+        this.listeners = undefined;
+        if (all !== undefined) for (const each of all) each();
+      };
+      this.call.onCancel(this.hook);
+    }
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) this.signal.throwIfAborted();
+  }
+
+  /** The handler settled: a cancellation from now on concerns nobody. */
+  finish(): void {
+    this.abortedAtFinish = this.call.cancelled;
+    if (this.hook !== undefined) this.call.offCancel(this.hook);
+    this.listeners = undefined;
+  }
 }
 
 /** The CommonName of the call's verified client certificate (grpc-js reports only authorized peers). */
