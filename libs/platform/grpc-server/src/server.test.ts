@@ -119,6 +119,20 @@ function unary(c: Any, name: string, request: Request): Promise<{ value?: unknow
   });
 }
 
+/** Polls `condition` once per event-loop turn until it holds. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A server with one Echo call completed and one left running, both with `flag`; once `kept` saw both. */
+async function completedAndPending(flag: 'keepSignal' | 'keepCancellation', kept: () => number): Promise<{ c: Client & Any; pending: { cancel(): void } }> {
+  const c = await start();
+  expect(await unary(c, 'Echo', { text: 'done', [flag]: true })).toEqual({ value: { text: 'done' } });
+  const pending = c['Echo']!({ delayMs: 10_000, [flag]: true }, () => undefined) as { cancel(): void };
+  await until(() => kept() === 2);
+  return { c, pending };
+}
+
 describe.each([true, false])('createGrpcServer (unary calls served directly: %s)', (direct) => {
   beforeAll(() => {
     serveUnaryDirectly = direct;
@@ -132,12 +146,9 @@ describe.each([true, false])('createGrpcServer (unary calls served directly: %s)
 
   it('aborts the signal when the client cancels, and not when the call completed', async () => {
     signals.length = 0;
-    const c = await start();
-    expect(await unary(c, 'Echo', { text: 'done', keepSignal: true })).toEqual({ value: { text: 'done' } });
-    const pending = c['Echo']!({ delayMs: 10_000, keepSignal: true }, () => undefined) as { cancel(): void };
-    while (signals.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const { c, pending } = await completedAndPending('keepSignal', () => signals.length);
     pending.cancel();
-    while (!signals[1]!.aborted) await new Promise((resolve) => setImmediate(resolve));
+    await until(() => signals[1]!.aborted);
     // Every stream has closed once the server stopped: the completed call's close is no cancellation.
     c.close();
     await server!.stop(100);
@@ -147,15 +158,12 @@ describe.each([true, false])('createGrpcServer (unary calls served directly: %s)
 
   it('runs cancellation listeners once when the client cancels, never for a completed call, and makes a signal that agrees', async () => {
     cancellations.length = 0;
-    const c = await start();
-    expect(await unary(c, 'Echo', { text: 'done', keepCancellation: true })).toEqual({ value: { text: 'done' } });
-    const pending = c['Echo']!({ delayMs: 10_000, keepCancellation: true }, () => undefined) as { cancel(): void };
-    while (cancellations.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const { c, pending } = await completedAndPending('keepCancellation', () => cancellations.length);
     const [done, cancelled] = cancellations as [KeptCancellation, KeptCancellation];
     expect(cancelled.context.cancellation.aborted).toBe(false);
     expect(() => cancelled.context.cancellation.throwIfAborted()).not.toThrow();
     pending.cancel();
-    while (!cancelled.context.cancellation.aborted) await new Promise((resolve) => setImmediate(resolve));
+    await until(() => cancelled.context.cancellation.aborted);
     expect(cancelled.runs).toBe(1);
     expect(cancelled.removedRuns).toBe(0);
     expect(cancelled.context.signal.aborted).toBe(true);
