@@ -5,12 +5,12 @@
 // is never held whole: it is sized first (the file's header holds its length), then encoded a
 // turn at a time into a few reused 1 MiB buffers (snapshot-turns.ts), each turn once the stream
 // took the previous one's bytes (backpressure), so a state of any size costs a few MiB and at most
-// SNAPSHOT_TURN_MS of the event loop at a time. A compaction applied while the state is sized spoils it and it is taken
-// again (up to MAX_SNAPSHOT_ATTEMPTS); one applied after bytes went out ends the stream with
-// `etcdserver: request timed out` (the client discards a partial file, as etcdctl does). At most
-// MAX_SNAPSHOT_STREAMS streams at a time per member; beyond, `etcdserver: too many requests`. A
-// reader that takes nothing for `snapshotStallTimeoutMs` loses its stream, which frees the slot
-// and the buffers.
+// SNAPSHOT_TURN_MS of the event loop at a time. A compaction applied while the state is sized
+// spoils it and it is taken again (up to MAX_SNAPSHOT_ATTEMPTS); one applied after bytes went out
+// ends the stream with `etcdserver: request timed out` (the client discards a partial file, as
+// etcdctl does). At most MAX_SNAPSHOT_STREAMS streams at a time per member; beyond, `etcdserver:
+// too many requests`. A reader that takes nothing for `snapshotStallTimeoutMs` loses its stream,
+// which frees the slot and the buffers.
 import { constants as http2Constants } from 'node:http2';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import { encodeEtcdMessage, responseHeaderToProto } from '@ward/etcd/api-mapping';
