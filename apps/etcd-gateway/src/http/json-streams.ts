@@ -367,6 +367,7 @@ function httpContext(request: IncomingMessage, metadata: Metadata, method: strin
   const socket = request.socket;
   return {
     metadata,
+    metadataValue: (key) => metadata.get(key)[0],
     // One peer per TCP connection, as grpc-js reports one per HTTP/2 connection: the
     // per-connection stream bound counts the streams of one HTTP connection.
     peer: `${socket.remoteAddress ?? 'unknown'}:${socket.remotePort ?? 0}`,

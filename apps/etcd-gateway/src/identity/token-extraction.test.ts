@@ -21,7 +21,8 @@ describe('tokenFromMetadata', () => {
     { name: 'present but empty is a token', entries: [['token', '']], expected: '' },
     { name: 'other keys are not tokens (etcd TestAuthInfoFromCtx: "tokens")', entries: [['tokens', 'x']], expected: undefined },
   ] as const)('$name', ({ entries, expected }) => {
-    expect(tokenFromMetadata(metadata(entries as unknown as Array<[string, string]>))).toBe(expected);
+    const md = metadata(entries as unknown as Array<[string, string]>);
+    expect(tokenFromMetadata((key) => md.get(key)[0])).toBe(expected);
   });
 });
 
@@ -40,14 +41,16 @@ describe('tokenFromHeaders', () => {
 });
 
 describe('grpcCredentials', () => {
+  const call = (md: Metadata, peerCommonName: string | undefined, peer: string) => ({ metadataValue: (key: string) => md.get(key)[0], peerCommonName, peer });
+
   it('carries the verified CommonName beside the token, except through a grpc-gateway', () => {
     const plain = new Metadata();
-    expect(grpcCredentials(plain, { peerCommonName: undefined, peer: '10.0.0.7:4242' })).toEqual({ token: undefined, address: '10.0.0.7' });
-    expect(grpcCredentials(plain, { peerCommonName: 'example.com', peer: '[::1]:4242' })).toEqual({ token: undefined, commonName: 'example.com', address: '[::1]' });
+    expect(grpcCredentials(call(plain, undefined, '10.0.0.7:4242'))).toEqual({ token: undefined, address: '10.0.0.7' });
+    expect(grpcCredentials(call(plain, 'example.com', '[::1]:4242'))).toEqual({ token: undefined, commonName: 'example.com', address: '[::1]' });
     plain.set('token', 'abc');
-    expect(grpcCredentials(plain, { peerCommonName: '', peer: '10.0.0.7:4242' })).toEqual({ token: 'abc', commonName: '', address: '10.0.0.7' });
+    expect(grpcCredentials(call(plain, '', '10.0.0.7:4242'))).toEqual({ token: 'abc', commonName: '', address: '10.0.0.7' });
     const viaGateway = new Metadata();
     viaGateway.set('grpcgateway-accept', 'application/json');
-    expect(grpcCredentials(viaGateway, { peerCommonName: 'example.com', peer: '10.0.0.7:4242' })).toEqual({ token: undefined, address: '10.0.0.7' });
+    expect(grpcCredentials(call(viaGateway, 'example.com', '10.0.0.7:4242'))).toEqual({ token: undefined, address: '10.0.0.7' });
   });
 });

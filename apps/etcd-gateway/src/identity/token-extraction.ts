@@ -2,7 +2,8 @@
 // (what etcd's JSON gateway makes of the HTTP Authorization header). etcd 3.7 strips a leading
 // "Bearer ". Only the first value counts. A present but empty token is still a token (etcd then
 // answers `invalid auth token`).
-import type { Metadata } from '@grpc/grpc-js';
+import type { MetadataValue } from '@grpc/grpc-js';
+import type { CallContext } from '@ward/platform/grpc-server';
 import type { Credentials } from './identity';
 
 /** Tokens longer than this are refused before any lookup (JWTs of 4096-bit RSA keys are ~900 chars). */
@@ -15,16 +16,16 @@ export function stripBearer(value: string): string {
   return value.startsWith(BEARER_PREFIX) ? value.slice(BEARER_PREFIX.length) : value;
 }
 
-function firstText(values: readonly unknown[]): string | undefined {
-  if (values.length === 0) return undefined;
-  const first = values[0];
-  return typeof first === 'string' ? first : Buffer.isBuffer(first) ? first.toString('latin1') : undefined;
+/** The first value of a metadata key (CallContext.metadataValue; `metadata.get(key)[0]`). */
+export type MetadataLookup = (key: string) => MetadataValue | undefined;
+
+function asText(value: MetadataValue | undefined): string | undefined {
+  return typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('latin1') : undefined;
 }
 
 /** The token a gRPC call carries, or undefined when it carries none. */
-export function tokenFromMetadata(metadata: Metadata): string | undefined {
-  const fromToken = firstText(metadata.get('token'));
-  const raw = fromToken ?? firstText(metadata.get('authorization'));
+export function tokenFromMetadata(metadataValue: MetadataLookup): string | undefined {
+  const raw = asText(metadataValue('token')) ?? asText(metadataValue('authorization'));
   return raw === undefined ? undefined : stripBearer(raw);
 }
 
@@ -42,14 +43,14 @@ export function tokenFromHeaders(headers: Readonly<Record<string, string | strin
  * CommonName is read only when asked for (no token, certificate identities on): reading the peer
  * certificate builds an object per call.
  */
-export function grpcCredentials(metadata: Metadata, peer: { readonly peerCommonName: string | undefined; readonly peer: string }): Credentials {
+export function grpcCredentials(call: Pick<CallContext, 'metadataValue' | 'peerCommonName' | 'peer'>): Credentials {
   return {
-    token: tokenFromMetadata(metadata),
+    token: tokenFromMetadata((key) => call.metadataValue(key)),
     get commonName() {
-      return metadata.get('grpcgateway-accept').length > 0 ? undefined : peer.peerCommonName;
+      return call.metadataValue('grpcgateway-accept') !== undefined ? undefined : call.peerCommonName;
     },
     get address() {
-      return addressOfPeer(peer.peer);
+      return addressOfPeer(call.peer);
     },
   };
 }

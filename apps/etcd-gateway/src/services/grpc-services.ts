@@ -16,7 +16,7 @@ function unaryHandlers(service: EtcdServiceName, table: readonly UnaryRpc[]): Se
   const handlers: ServiceHandlers = {};
   for (const entry of table) {
     if (entry.service !== service || entry.httpStream) continue;
-    handlers[entry.method] = (request: unknown, context: CallContext) => entry.call(request, grpcCredentials(context.metadata, context), context.cancellation);
+    handlers[entry.method] = (request: unknown, context: CallContext) => entry.call(request, grpcCredentials(context), context.cancellation);
   }
   return handlers;
 }
@@ -25,7 +25,7 @@ function unaryHandlers(service: EtcdServiceName, table: readonly UnaryRpc[]): Se
 function streamingHandlers(service: EtcdServiceName, keepAlive: KeepAliveRelay, maintenance: MaintenanceApi): ServiceHandlers {
   if (service === 'Lease') return { LeaseKeepAlive: (call: unknown, context: CallContext) => keepAlive.handle(call as never, context) };
   if (service === 'Maintenance') {
-    const snapshot: ServerStreamHandler<unknown, Buffer> = (_request, call, context) => maintenance.snapshot(call, grpcCredentials(context.metadata, context), context.signal);
+    const snapshot: ServerStreamHandler<unknown, Buffer> = (_request, call, context) => maintenance.snapshot(call, grpcCredentials(context), context.signal);
     return { Snapshot: snapshot };
   }
   return {};

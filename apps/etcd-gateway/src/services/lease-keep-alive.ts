@@ -33,7 +33,7 @@ export class KeepAliveRelay {
   /** The gRPC handler of etcdserverpb.Lease/LeaseKeepAlive. Settles when the stream is done. */
   async handle(call: KeepAliveStream, context: CallContext): Promise<void> {
     if (this.openCount >= this.options.maxStreamsCount) throw wireError('TooManyRequests');
-    const credentials = grpcCredentials(call.metadata, context);
+    const credentials = grpcCredentials(context);
     const slot = await admitStream(this.options.accounting, this.options.identities, context.peer, credentials, context.signal);
     if (call.cancelled || context.signal.aborted) return slot.release();
     if (this.openCount >= this.options.maxStreamsCount) {

@@ -74,7 +74,7 @@ export class WatchRelay {
    */
   async handle(call: ClientStream, context: CallContext): Promise<void> {
     if (this.openCount >= this.options.maxStreamsCount) throw wireError('TooManyRequests');
-    const credentials = grpcCredentials(call.metadata, context);
+    const credentials = grpcCredentials(context);
     const slot = await admitStream(this.options.accounting, this.options.identities, context.peer, credentials, context.signal);
     if (call.cancelled || context.signal.aborted) {
       slot.release();

@@ -1,5 +1,6 @@
 import type {
   Metadata,
+  MetadataValue,
   ServerDuplexStream,
   ServerReadableStream,
   ServerWritableStream,
@@ -9,6 +10,12 @@ import type { Logger } from '@ward/platform/logging';
 /** What every handler receives besides its request. */
 export interface CallContext {
   readonly metadata: Metadata;
+  /**
+   * The first value of request metadata `key`: what `metadata.get(key)[0]` gives, without building
+   * the call's Metadata where the serving path can read its request headers directly (a Metadata
+   * per call, to read one token from it, is a cost of every unary call).
+   */
+  metadataValue(key: string): MetadataValue | undefined;
   readonly peer: string;
   /**
    * The subject CommonName of the client's TLS certificate when the server verified one ('' for a

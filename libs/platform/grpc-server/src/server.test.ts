@@ -1,4 +1,5 @@
 // Real gRPC over loopback: a JSON-coded test service, a grpc-js client, and the wrapped handlers.
+import { connect as http2Connect, type OutgoingHttpHeaders } from 'node:http2';
 import { Writable } from 'node:stream';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { credentials, makeGenericClientConstructor, status, type Client, type ServiceDefinition } from '@grpc/grpc-js';
@@ -26,7 +27,10 @@ const definition: ServiceDefinition = {
   Sum: method('Sum', true, false),
 };
 
-type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number; keepSignal?: boolean; keepCancellation?: boolean };
+type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number; keepSignal?: boolean; keepCancellation?: boolean; metadataKeys?: string[] };
+
+/** A metadata value as JSON can carry it (binary values as base64, marked). */
+const shown = (value: unknown): unknown => (Buffer.isBuffer(value) ? { base64: value.toString('base64') } : value ?? null);
 
 /** The signals of calls that asked for them (`keepSignal`), in arrival order. */
 const signals: AbortSignal[] = [];
@@ -51,6 +55,11 @@ const handlers: ServiceHandlers = {
       const removed = (): void => void kept.removedRuns++;
       context.cancellation.addEventListener('abort', removed);
       context.cancellation.removeEventListener('abort', removed);
+    }
+    if (request.metadataKeys) {
+      // metadataValue first: asking for `metadata` builds it, and later lookups read that.
+      const direct = request.metadataKeys.map((key) => shown(context.metadataValue(key)));
+      return { direct, viaMetadata: request.metadataKeys.map((key) => shown(context.metadata.get(key)[0])) };
     }
     if (request.delayMs) await new Promise((resolve) => setTimeout(resolve, request.delayMs));
     if (request.fail === 'wire') throw Object.assign(new Error('etcdserver: permission denied'), { grpcCode: 7 });
@@ -124,6 +133,25 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** One Echo call on a raw HTTP/2 connection, with exactly these extra headers; its JSON answer. */
+async function rawEcho(port: number, headers: OutgoingHttpHeaders, request: Request): Promise<unknown> {
+  const session = http2Connect(`http://127.0.0.1:${port}`);
+  try {
+    const stream = session.request({ ':method': 'POST', ':path': '/test.Echo/Echo', 'content-type': 'application/grpc', te: 'trailers', ...headers });
+    const body = Buffer.from(JSON.stringify(request));
+    const frame = Buffer.alloc(5 + body.length);
+    frame.writeUInt32BE(body.length, 1);
+    body.copy(frame, 5);
+    stream.end(frame);
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject));
+    return JSON.parse(Buffer.concat(chunks).subarray(5).toString()) as unknown;
+  } finally {
+    session.close();
+  }
+}
+
 /** A server with one Echo call completed and one left running, both with `flag`; once `kept` saw both. */
 async function completedAndPending(flag: 'keepSignal' | 'keepCancellation', kept: () => number): Promise<{ c: Client & Any; pending: { cancel(): void } }> {
   const c = await start();
@@ -180,6 +208,43 @@ describe.each([true, false])('createGrpcServer (unary calls served directly: %s)
     expect(done.context.cancellation.aborted).toBe(false);
     expect(done.context.signal.aborted).toBe(false);
     expect(() => done.context.cancellation.throwIfAborted()).not.toThrow();
+  });
+
+  it('metadataValue gives what metadata.get(key)[0] gives, for every kind of header', async () => {
+    await start();
+    const port = Number(client!.getChannel().getTarget().split(':').pop());
+    const headers: OutgoingHttpHeaders = {
+      token: 'tok.1',
+      authorization: 'Bearer abc',
+      'x-twice': ['first', 'second'],
+      'x-bad-first': ['tab\there', 'fine'],
+      'x-latin1': 'caf\u00e9',
+      'x-empty': '',
+      'trace-bin': Buffer.from([0, 1, 2, 255]).toString('base64'),
+      'grpc-timeout': '5S',
+    };
+    const keys = ['token', 'authorization', 'x-twice', 'x-bad-first', 'x-latin1', 'x-empty', 'trace-bin', 'grpc-timeout', 'te', 'content-type', 'user-agent', ':path', 'Token', 'absent'];
+    const answer = (await rawEcho(port, headers, { metadataKeys: keys })) as { direct: unknown[]; viaMetadata: unknown[] };
+    expect(answer.direct).toEqual(answer.viaMetadata);
+    // And what that is: the first value (Node joins a repeated header into one); nothing for a
+    // value metadata may not hold, for the transport's own headers, or for pseudo-headers; binary
+    // values decoded.
+    expect(Object.fromEntries(keys.map((key, i) => [key, answer.direct[i]]))).toEqual({
+      token: 'tok.1',
+      authorization: 'Bearer abc',
+      'x-twice': 'first, second',
+      'x-bad-first': null,
+      'x-latin1': null,
+      'x-empty': '',
+      'trace-bin': { base64: Buffer.from([0, 1, 2, 255]).toString('base64') },
+      'grpc-timeout': null,
+      te: null,
+      'content-type': null,
+      'user-agent': null,
+      ':path': null,
+      Token: 'tok.1',
+      absent: null,
+    });
   });
 
   it('passes errors that carry a status through with their exact text', async () => {

@@ -262,6 +262,7 @@ function grpcJsCall(call: AnyCall): UnaryStreamCall {
   const events = call as NodeJS.EventEmitter;
   return {
     metadata: call.metadata as Metadata,
+    metadataValue: (key) => (call.metadata as Metadata).get(key)[0],
     get cancelled() {
       return call.cancelled;
     },
@@ -291,6 +292,7 @@ function createContext(method: string, call: UnaryStreamCall, instrumentation: I
     get metadata() {
       return call.metadata;
     },
+    metadataValue: (key) => call.metadataValue(key),
     get peer() {
       return call.getPeer();
     },

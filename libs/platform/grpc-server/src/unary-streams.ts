@@ -12,7 +12,7 @@
 // to grpc-js's own handler, which answers them as it always did.
 import { constants as http2, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { TLSSocket } from 'node:tls';
-import { Metadata, status as Status } from '@grpc/grpc-js';
+import { Metadata, status as Status, type MetadataValue } from '@grpc/grpc-js';
 
 /** One registered unary method. */
 export interface UnaryStreamMethod {
@@ -26,6 +26,8 @@ export interface UnaryStreamMethod {
 /** What a handler can learn about a call served on this path (grpc-js's ServerUnaryCall subset). */
 export interface UnaryStreamCall {
   readonly metadata: Metadata;
+  /** `metadata.get(key)[0]`, read from the request headers when that gives the same. */
+  metadataValue(key: string): MetadataValue | undefined;
   /** Set once the client cancelled, the stream closed or the deadline passed. */
   readonly cancelled: boolean;
   getPeer(): string;
@@ -84,11 +86,31 @@ function statusTrailers(code: Status, details: string): Record<string, string | 
   return { 'grpc-status': String(code), 'grpc-message': encodeDetails(details), [http2.HTTP2_HEADER_STATUS]: http2.HTTP_STATUS_OK, [http2.HTTP2_HEADER_CONTENT_TYPE]: CONTENT_TYPE };
 }
 
+/** Headers that are transport, not metadata: a grpc-js handler never sees them. */
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set(['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type']);
+
 /** The request metadata a grpc-js handler sees: the headers minus pseudo and transport ones. */
 function requestMetadata(headers: IncomingHttpHeaders): Metadata {
   const metadata = Metadata.fromHttp2Headers(headers);
-  for (const name of ['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type']) metadata.remove(name);
+  for (const name of TRANSPORT_HEADERS) metadata.remove(name);
   return metadata;
+}
+
+/** grpc-js's rules for a metadata key and for a text (not `-bin`) value. */
+const TEXT_METADATA_KEY = /^[0-9a-z_.-]+$/;
+const TEXT_METADATA_VALUE = /^[ -~]*$/;
+
+/**
+ * The first value of text metadata `key` straight from the headers, as requestMetadata's
+ * `get(key)[0]` would give it (Metadata.fromHttp2Headers drops a header whose first value has
+ * characters metadata may not hold); `fromMetadata` for anything else (binary keys, names that
+ * are not metadata).
+ */
+function firstHeaderValue(headers: IncomingHttpHeaders, key: string, fromMetadata: () => Metadata): MetadataValue | undefined {
+  if (!TEXT_METADATA_KEY.test(key) || key.endsWith('-bin') || TRANSPORT_HEADERS.has(key)) return fromMetadata().get(key)[0];
+  const value = headers[key];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' && TEXT_METADATA_VALUE.test(first) ? first : undefined;
 }
 
 /** What the server does around a call on this path: its bookkeeping and its error mapping. */
@@ -129,11 +151,12 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
     respondStatus(code, details);
   };
 
+  const builtMetadata = (): Metadata => (metadata ??= requestMetadata(headers));
   const call: UnaryStreamCall = {
     get metadata() {
-      metadata ??= requestMetadata(headers);
-      return metadata;
+      return builtMetadata();
     },
+    metadataValue: (key) => (metadata === undefined ? firstHeaderValue(headers, key, builtMetadata) : metadata.get(key)[0]),
     get cancelled() {
       return state === 'cancelled';
     },
