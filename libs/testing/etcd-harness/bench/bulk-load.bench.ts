@@ -12,7 +12,7 @@
 //   fresh cluster.
 import { cpus, loadavg } from 'node:os';
 import { processCpuMicros, startEtcdCluster, startWardCluster, type ServerProcess } from '../src/index';
-import { benchGatewayEnv } from './gateway-env';
+import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
 import { LOAD_CLIENTS as CLIENTS, PUTS_PER_TXN, writeKeys } from './load-writes';
 
 const KEYS = Number((process.env.BENCH_BULK_KEYS ?? '300000').replaceAll('_', ''));
@@ -59,7 +59,7 @@ async function run(target: string): Promise<Load> {
       await cluster.stop();
     }
   }
-  const cluster = await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv() });
+  const cluster = await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs() });
   try {
     return await load('ward', cluster.clientEndpoint, cluster.serverProcesses());
   } finally {

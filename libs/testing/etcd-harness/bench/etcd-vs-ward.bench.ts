@@ -31,7 +31,7 @@ import {
   type Target,
 } from '../src/index';
 import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth-flood';
-import { benchGatewayEnv } from './gateway-env';
+import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
@@ -236,7 +236,7 @@ try {
     systems.push({ label: 'etcd 3.4.23', target: etcdCluster, results: new Map() });
   }
   if (TARGETS.includes('ward')) {
-    const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv(), ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
+    const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs(), ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
     stops.push(() => wardCluster.stop());
     systems.push({ label: 'ward', target: wardCluster, results: new Map() });
   }

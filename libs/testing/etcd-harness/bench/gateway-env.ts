@@ -8,3 +8,8 @@ export function benchGatewayEnv(text = process.env.BENCH_GATEWAY_ENV ?? ''): Rec
       .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   );
 }
+
+/** BENCH_NODE_ARGS (space-separated): Node.js options for every ward process, e.g. `--import ./tools/heap-sampling.mjs`. */
+export function benchNodeArgs(text = process.env.BENCH_NODE_ARGS ?? ''): string[] {
+  return text.split(' ').filter((arg) => arg !== '');
+}

@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
-import { benchGatewayEnv } from './gateway-env';
+import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
 import { LOAD_CLIENTS as CLIENTS, PUTS_PER_TXN, loadKey as key, txnWithRetries, writeKeys } from './load-writes';
 import { EtcdGrpcClient, httpOk, runEtcdctl, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
@@ -474,7 +474,7 @@ async function run(kind: 'etcd' | 'ward', count: number): Promise<Measured> {
   const system =
     kind === 'etcd'
       ? etcdSystem(await startEtcdCluster({ members: 3, extraArgs: ['--quota-backend-bytes', String(ETCD_QUOTA_BYTES)] }))
-      : wardSystem(await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv(), cpuProfileDir: process.env.BENCH_CPU_PROF_DIR }));
+      : wardSystem(await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs(), cpuProfileDir: process.env.BENCH_CPU_PROF_DIR }));
   try {
     return await measure(system, count);
   } finally {

@@ -22,6 +22,8 @@ export interface WardClusterOptions {
   readonly gatewayEnv?: Readonly<Record<string, string>>;
   /** Extra RAFT_NODE_* variables for every node. */
   readonly nodeEnv?: Readonly<Record<string, string>>;
+  /** Extra Node.js options for every process (V8 flags for an A/B, say). */
+  readonly nodeArgs?: readonly string[];
   /** Write a V8 CPU profile of every process here when it stops (`node --cpu-prof`). */
   readonly cpuProfileDir?: string;
   /** Build the app bundles first (default true; esbuild takes about a second per app). */
@@ -74,7 +76,8 @@ export function buildWardBundles(): { raftNode: string; gateway: string } {
 }
 
 function profileArgs(options: WardClusterOptions): string[] {
-  return options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
+  const profile = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
+  return [...(options.nodeArgs ?? []), ...profile];
 }
 
 /** Environment for a child: this process's, without any inherited RAFT_NODE_* or GATEWAY_* settings. */
