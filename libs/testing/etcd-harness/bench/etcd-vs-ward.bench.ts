@@ -6,6 +6,7 @@
 // stime from /proc over the measured window, summed: etcd's members; ward's raft-nodes + gateway)
 // and the load generator's own CPU per operation. Prints a table and writes docs/benchmarks.md.
 //   BENCH_DURATION_MS (default 3000) per measurement, BENCH_OUT (default docs/benchmarks.md).
+//   BENCH_WARMUP_MS (default 5000): each system first runs every KV workload this long, unmeasured.
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing (profiling runs);
 //   BENCH_WORKLOADS=put,range (serializable) runs only the named workloads (by name prefix);
 //   `auth-flood` is the Authenticate-flood scenario (bench/auth-flood.ts), which writes its own
@@ -34,6 +35,13 @@ import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth
 import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
+/**
+ * Unmeasured load per KV workload, per system, before the first case: ward's processes compile
+ * their hot code while they run (V8 tiers a function up after many calls), etcd's was compiled
+ * ahead of time. Without it the first cases measure ward's start-up, not its steady state.
+ */
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 5000);
+const WARMUP_CLIENTS = 16;
 const OUT = process.env.BENCH_OUT ?? join(WORKSPACE_ROOT, 'docs', 'benchmarks.md');
 const CLIENT_FILTER = process.env.BENCH_CLIENTS?.split(',').map(Number);
 const clients = (counts: readonly number[]): number[] => counts.filter((count) => CLIENT_FILTER === undefined || CLIENT_FILTER.includes(count));
@@ -129,8 +137,18 @@ async function measureCase(system: System, workload: Workload, concurrency: numb
  * Every case on every system, interleaved: case by case, each system in turn (the order swapped
  * from one case to the next), so a drift of the machine's speed during the run hits both alike.
  */
+/** Every KV workload for WARMUP_MS at WARMUP_CLIENTS, nothing recorded. */
+async function warmUp(system: System): Promise<void> {
+  if (WARMUP_MS <= 0) return;
+  for (const workload of WORKLOADS) {
+    if (workload.credentials === undefined) continue; // Authenticate is bcrypt: nothing to warm
+    await runLoad({ endpoint: system.target.clientEndpoint, concurrency: WARMUP_CLIENTS, durationMs: WARMUP_MS, credentials: workload.credentials, operation: workload.operation });
+  }
+}
+
 async function measure(systems: readonly System[]): Promise<void> {
   for (const system of systems) await prepare(system.target);
+  for (const system of systems) await warmUp(system);
   let index = 0;
   for (const workload of WORKLOADS) {
     for (const concurrency of workload.concurrencies) {
@@ -296,7 +314,9 @@ refresh this page.
   the prefix \`bench/\`, auth enabled) and sends the token with every request. Puts write 256-byte
   values to 1024 keys per client; ranges read single keys out of 1000 prefilled ones.
   Authenticate runs without a token, as etcdctl does on every invocation.
-- ${DURATION_MS / 1000} s per measurement after a short warm-up; throughput counts successful
+- Each system first runs every KV workload for ${WARMUP_MS / 1000} s at ${WARMUP_CLIENTS} clients, unmeasured (ward's
+  processes compile their hot code as they run; etcd's was compiled ahead of time); then
+  ${DURATION_MS / 1000} s per measurement after a short warm-up; throughput counts successful
   requests only; p99 is the nearest-rank 99th percentile of all request latencies.
 
 ## Machine and load
