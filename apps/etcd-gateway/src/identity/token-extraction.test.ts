@@ -22,7 +22,7 @@ describe('tokenFromMetadata', () => {
     { name: 'other keys are not tokens (etcd TestAuthInfoFromCtx: "tokens")', entries: [['tokens', 'x']], expected: undefined },
   ] as const)('$name', ({ entries, expected }) => {
     const md = metadata(entries as unknown as Array<[string, string]>);
-    expect(tokenFromMetadata((key) => md.get(key)[0])).toBe(expected);
+    expect(tokenFromMetadata({ metadataValue: (key) => md.get(key)[0] })).toBe(expected);
   });
 });
 

@@ -16,16 +16,13 @@ export function stripBearer(value: string): string {
   return value.startsWith(BEARER_PREFIX) ? value.slice(BEARER_PREFIX.length) : value;
 }
 
-/** The first value of a metadata key (CallContext.metadataValue; `metadata.get(key)[0]`). */
-export type MetadataLookup = (key: string) => MetadataValue | undefined;
-
 function asText(value: MetadataValue | undefined): string | undefined {
   return typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('latin1') : undefined;
 }
 
 /** The token a gRPC call carries, or undefined when it carries none. */
-export function tokenFromMetadata(metadataValue: MetadataLookup): string | undefined {
-  const raw = asText(metadataValue('token')) ?? asText(metadataValue('authorization'));
+export function tokenFromMetadata(call: Pick<CallContext, 'metadataValue'>): string | undefined {
+  const raw = asText(call.metadataValue('token')) ?? asText(call.metadataValue('authorization'));
   return raw === undefined ? undefined : stripBearer(raw);
 }
 
@@ -45,7 +42,7 @@ export function tokenFromHeaders(headers: Readonly<Record<string, string | strin
  */
 export function grpcCredentials(call: Pick<CallContext, 'metadataValue' | 'peerCommonName' | 'peer'>): Credentials {
   return {
-    token: tokenFromMetadata((key) => call.metadataValue(key)),
+    token: tokenFromMetadata(call),
     get commonName() {
       return call.metadataValue('grpcgateway-accept') !== undefined ? undefined : call.peerCommonName;
     },

@@ -100,14 +100,17 @@ function requestMetadata(headers: IncomingHttpHeaders): Metadata {
 const TEXT_METADATA_KEY = /^[0-9a-z_.-]+$/;
 const TEXT_METADATA_VALUE = /^[ -~]*$/;
 
+/** Whether `key` is text metadata that firstHeaderValue can read off the headers (not binary, not transport). */
+function isTextMetadataKey(key: string): boolean {
+  return TEXT_METADATA_KEY.test(key) && !key.endsWith('-bin') && !TRANSPORT_HEADERS.has(key);
+}
+
 /**
- * The first value of text metadata `key` straight from the headers, as requestMetadata's
- * `get(key)[0]` would give it (Metadata.fromHttp2Headers drops a header whose first value has
- * characters metadata may not hold); `fromMetadata` for anything else (binary keys, names that
- * are not metadata).
+ * The first value of text metadata `key` (isTextMetadataKey) straight from the headers, as
+ * requestMetadata's `get(key)[0]` would give it: Metadata.fromHttp2Headers drops a header whose
+ * first value has characters metadata may not hold.
  */
-function firstHeaderValue(headers: IncomingHttpHeaders, key: string, fromMetadata: () => Metadata): MetadataValue | undefined {
-  if (!TEXT_METADATA_KEY.test(key) || key.endsWith('-bin') || TRANSPORT_HEADERS.has(key)) return fromMetadata().get(key)[0];
+function firstHeaderValue(headers: IncomingHttpHeaders, key: string): string | undefined {
   const value = headers[key];
   const first = Array.isArray(value) ? value[0] : value;
   return typeof first === 'string' && TEXT_METADATA_VALUE.test(first) ? first : undefined;
@@ -151,12 +154,12 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
     respondStatus(code, details);
   };
 
-  const builtMetadata = (): Metadata => (metadata ??= requestMetadata(headers));
   const call: UnaryStreamCall = {
     get metadata() {
-      return builtMetadata();
+      metadata ??= requestMetadata(headers);
+      return metadata;
     },
-    metadataValue: (key) => (metadata === undefined ? firstHeaderValue(headers, key, builtMetadata) : metadata.get(key)[0]),
+    metadataValue: (key) => (metadata === undefined && isTextMetadataKey(key) ? firstHeaderValue(headers, key) : call.metadata.get(key)[0]),
     get cancelled() {
       return state === 'cancelled';
     },

@@ -75,7 +75,8 @@ export function buildWardBundles(): { raftNode: string; gateway: string } {
   return buildWardBundlesPaths();
 }
 
-function profileArgs(options: WardClusterOptions): string[] {
+/** Node.js options of every process: the caller's, then a CPU profile's when asked for. */
+function nodeArgsOf(options: WardClusterOptions): string[] {
   const profile = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
   return [...(options.nodeArgs ?? []), ...profile];
 }
@@ -142,7 +143,7 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
       new ManagedProcess({
         name: `raft-node-${i + 1}`,
         command: process.execPath,
-        args: [...profileArgs(options), bundles.raftNode],
+        args: [...nodeArgsOf(options), bundles.raftNode],
         env: childEnv({
           RAFT_NODE_MEMBER_ID: String(i + 1),
           RAFT_NODE_MEMBERS: members,
@@ -160,7 +161,7 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
       : new ManagedProcess({
           name: 'password-verifier',
           command: process.execPath,
-          args: [...profileArgs(options), bundle('password-verifier')],
+          args: [...nodeArgsOf(options), bundle('password-verifier')],
           env: childEnv({ VERIFIER_HTTP_PORT: '0', VERIFIER_BCRYPT_COST: String(options.bcryptCost ?? 10), VERIFIER_LOG_LEVEL: 'warn', ...options.verifierEnv }),
         });
   const tokenService =
@@ -169,7 +170,7 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
       : new ManagedProcess({
           name: 'token-service',
           command: process.execPath,
-          args: [...profileArgs(options), bundle('token-service')],
+          args: [...nodeArgsOf(options), bundle('token-service')],
           env: childEnv({
             TOKEN_SERVICE_GRPC_PORT: String(tokenGrpcPort),
             TOKEN_SERVICE_HTTP_PORT: String(tokenHttpPort),
@@ -182,7 +183,7 @@ async function launch(options: WardClusterOptions, bundles: { raftNode: string; 
   const gateway = new ManagedProcess({
     name: 'etcd-gateway',
     command: process.execPath,
-    args: [...profileArgs(options), bundles.gateway],
+    args: [...nodeArgsOf(options), bundles.gateway],
     env: childEnv({
       GATEWAY_GRPC_PORT: String(grpcPort),
       GATEWAY_HTTP_PORT: String(httpPort),
