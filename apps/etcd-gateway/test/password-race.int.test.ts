@@ -1,6 +1,7 @@
 // Security: a password change races Authenticate, made deterministic with the gateway's hooks.
 // The old password never yields a token — whether the change lands between the password check
-// and the re-read, or between the simple token's assignment and the final check. Afterwards no
+// and the simple token's assignment (whose apply refuses it), or between the assignment and the
+// final check. Afterwards no
 // plaintext password is in any raft-node's WAL, snapshot or log, nor in the gateways' logs.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -46,7 +47,7 @@ function changeOnce(to: string): () => Promise<void> {
 }
 
 describe('password change racing Authenticate', () => {
-  it('change between the password check and the re-read: the old password is refused', async () => {
+  it('change between the password check and the token assignment: the apply refuses it, the old password is refused', async () => {
     const change = changeOnce(NEW_PASSWORD);
     hooks = { afterPasswordCheck: change };
     const racing = ward.client(ward.gateways[1]);
@@ -70,7 +71,7 @@ describe('password change racing Authenticate', () => {
     expect((await racing.call('KV', 'Put', { key: Buffer.from('c/1'), value: Buffer.from('v') }, token)).ok).toBe(true);
   }, 60_000);
 
-  it('change between the re-read and the token assignment: the apply refuses it, the old password is refused', async () => {
+  it('change just before the token assignment: the apply refuses it, the old password is refused', async () => {
     const change = changeOnce(OLD_PASSWORD);
     hooks = { beforeTokenIssue: change };
     const racing = ward.client(ward.gateways[1]);

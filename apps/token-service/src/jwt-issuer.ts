@@ -28,7 +28,7 @@ export interface SignedToken {
 }
 
 export class JwtIssuer implements TokenIssuer {
-  readonly recheckAfterIssue = false;
+  readonly revisionCheck = 'before-issue';
 
   constructor(private readonly options: JwtIssuerOptions) {}
 

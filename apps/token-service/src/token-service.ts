@@ -134,7 +134,7 @@ export async function createTokenService(config: TokenServiceConfig, deps: Token
     });
   const authenticator = authenticatorWith(issuer, 'issue');
   // Revoke proves the caller's password by the same rule, issuing nothing.
-  const revokeAuthenticator = authenticatorWith({ recheckAfterIssue: false, issue: async () => ({ kind: 'token', token: '' }) }, 'revoke');
+  const revokeAuthenticator = authenticatorWith({ revisionCheck: 'before-issue', issue: async () => ({ kind: 'token', token: '' }) }, 'revoke');
   const issued = metrics.counter({ name: 'issued_total', help: 'Issue calls by outcome', labelNames: ['outcome'] });
   const publishedKeys = metrics.gauge({ name: 'published_keys', help: 'public keys in the key set' });
   const maxAgeSeconds = jwksMaxAgeSeconds(config);

@@ -6,7 +6,7 @@ import { BcryptPasswordVerifier, CredentialChecker } from '@ward/auth/password-h
 import { createLogger } from '@ward/platform/logging';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type { AuthCheck__Output } from '@ward/etcd/proto';
-import { Authenticator, type AuthenticateHooks, type IssuedToken, type TokenIssuer } from '@ward/etcd/authenticate';
+import { Authenticator, type AuthenticateHooks, type IssuedToken, type RevisionCheck, type TokenIssuer } from '@ward/etcd/authenticate';
 
 const bcrypt = new BcryptPasswordVerifier({ cost: 4 });
 let checker: CredentialChecker;
@@ -41,7 +41,7 @@ class AuthState {
 
 class RecordingIssuer implements TokenIssuer {
   readonly issued: Array<{ name: string; authRevision: number }> = [];
-  constructor(readonly recheckAfterIssue: boolean) {}
+  constructor(readonly revisionCheck: RevisionCheck) {}
   async issue(name: string, authRevision: number): Promise<IssuedToken> {
     this.issued.push({ name, authRevision });
     return { kind: 'token', token: `token-${name}-${authRevision}-${this.issued.length}` };
@@ -65,7 +65,7 @@ describe('Authenticator', () => {
   it('issues a token at the revision the password was checked at', async () => {
     const state = new AuthState();
     await state.setPassword('alice', 'secret');
-    const issuer = new RecordingIssuer(false);
+    const issuer = new RecordingIssuer('before-issue');
     const outcome = await authenticator(state, issuer).authenticate('alice', utf8('secret'));
     expect(outcome.issued).toEqual({ kind: 'token', token: 'token-alice-6-1' });
     expect(outcome.authRevision).toBe(6);
@@ -79,7 +79,7 @@ describe('Authenticator', () => {
   ])('answers %s with etcd ErrAuthFailed, issuing nothing', async (_case, name, password) => {
     const state = new AuthState();
     await state.setPassword('alice', 'secret');
-    const issuer = new RecordingIssuer(false);
+    const issuer = new RecordingIssuer('before-issue');
     const error = await failure(authenticator(state, issuer).authenticate(name, utf8(password)));
     expect(isWireError(error, 'AuthFailed')).toBe(true);
     expect((error as Error).message).toBe('etcdserver: authentication failed, invalid user ID or password');
@@ -89,7 +89,7 @@ describe('Authenticator', () => {
   it('a no-password user: Unknown `auth: ... no password user`, whatever the password', async () => {
     const state = new AuthState();
     state.users.set('svc', { noPassword: true });
-    const error = await failure(authenticator(state, new RecordingIssuer(false)).authenticate('svc', utf8('')));
+    const error = await failure(authenticator(state, new RecordingIssuer('before-issue')).authenticate('svc', utf8('')));
     expect(isWireError(error, 'NoPasswordUser')).toBe(true);
     expect((error as { grpcCode: number }).grpcCode).toBe(2);
   });
@@ -98,13 +98,13 @@ describe('Authenticator', () => {
     const state = new AuthState();
     state.enabled = false;
     await state.setPassword('alice', 'secret');
-    expect(isWireError(await failure(authenticator(state, new RecordingIssuer(false)).authenticate('alice', utf8('secret'))), 'AuthNotEnabled')).toBe(true);
+    expect(isWireError(await failure(authenticator(state, new RecordingIssuer('before-issue')).authenticate('alice', utf8('secret'))), 'AuthNotEnabled')).toBe(true);
   });
 
   it('race: the password changes after it was checked — the old password never yields a token', async () => {
     const state = new AuthState();
     await state.setPassword('alice', 'old-password');
-    const issuer = new RecordingIssuer(false);
+    const issuer = new RecordingIssuer('before-issue');
     let fired = false;
     const hooks: AuthenticateHooks = {
       afterPasswordCheck: async () => {
@@ -122,7 +122,7 @@ describe('Authenticator', () => {
   it('race after issuing a simple token: a change applied before the token is found, the token is withheld', async () => {
     const state = new AuthState();
     await state.setPassword('alice', 'old-password');
-    const issuer = new RecordingIssuer(true);
+    const issuer = new RecordingIssuer('at-apply');
     let fired = false;
     const hooks: AuthenticateHooks = {
       afterTokenIssued: async () => {
@@ -138,7 +138,7 @@ describe('Authenticator', () => {
 
   /** A simple-token issuer that refuses as the apply does: the store's revision moved since the check. */
   class ApplyingIssuer implements TokenIssuer {
-    readonly recheckAfterIssue = true;
+    readonly revisionCheck = 'at-apply';
     readonly refused: number[] = [];
     issuedCount = 0;
     constructor(private readonly state: AuthState) {}
@@ -171,6 +171,37 @@ describe('Authenticator', () => {
     expect(isWireError(error, 'AuthFailed')).toBe(true);
   });
 
+  it('a simple token is not preceded by a re-read: the assignment refuses a change made since the check, the old password never yields a token', async () => {
+    const state = new AuthState();
+    await state.setPassword('alice', 'old-password');
+    const issuer = new ApplyingIssuer(state);
+    let fired = false;
+    const hooks: AuthenticateHooks = {
+      afterPasswordCheck: async () => {
+        if (fired) return;
+        fired = true;
+        await state.setPassword('alice', 'new-password');
+      },
+    };
+    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', utf8('old-password')));
+    expect(isWireError(error, 'AuthFailed')).toBe(true);
+    expect(issuer.refused).toEqual([6]);
+    expect(issuer.issuedCount).toBe(0);
+    // Round 1: the check, then the refused assignment; round 2: the check (new hash: mismatch).
+    expect(state.reads).toBe(2);
+  });
+
+  it.each([
+    ['a simple token (checked at apply): the check, then the read after the assignment', 'at-apply', 2],
+    ['a JWT: the check, then the re-read before signing', 'before-issue', 2],
+  ] as const)('reads per login: %s', async (_case, revisionCheck, readsCount) => {
+    const state = new AuthState();
+    await state.setPassword('alice', 'secret');
+    const outcome = await authenticator(state, new RecordingIssuer(revisionCheck)).authenticate('alice', utf8('secret'));
+    expect(outcome.attemptsCount).toBe(1);
+    expect(state.reads).toBe(readsCount);
+  });
+
   it('an unrelated change between the re-read and the assignment costs one retry, then a token at the new revision', async () => {
     const state = new AuthState();
     await state.setPassword('alice', 'secret');
@@ -195,7 +226,7 @@ describe('Authenticator', () => {
         if (bumps++ === 0) state.revision += 1; // e.g. RoleAdd by someone else
       },
     };
-    const outcome = await authenticator(state, new RecordingIssuer(false), hooks).authenticate('alice', utf8('secret'));
+    const outcome = await authenticator(state, new RecordingIssuer('before-issue'), hooks).authenticate('alice', utf8('secret'));
     expect(outcome.attemptsCount).toBe(2);
     expect(outcome.authRevision).toBe(7);
   });
@@ -210,7 +241,7 @@ describe('Authenticator', () => {
         state.revision += 1;
       },
     };
-    const issuer = new RecordingIssuer(false);
+    const issuer = new RecordingIssuer('before-issue');
     const error = await failure(authenticator(state, issuer, hooks, 3).authenticate('alice', utf8('secret')));
     expect(isWireError(error, 'Timeout')).toBe(true);
     expect(rounds).toBe(3);
@@ -226,7 +257,7 @@ describe('Authenticator', () => {
       const fresh = await state.check(name);
       return reads++ === 0 ? fresh : { ...fresh, auth_revision: staleRevision };
     };
-    const issuer = new RecordingIssuer(false);
+    const issuer = new RecordingIssuer('before-issue');
     const hooks: AuthenticateHooks = { afterPasswordCheck: () => state.setPassword('alice', 'new-password') };
     const broken = new Authenticator({ authCheck: staleCheck, checker, issuer, maxAttemptsCount: 5, logger, hooks });
     await broken.authenticate('alice', utf8('old-password'));

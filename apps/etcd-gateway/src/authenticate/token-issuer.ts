@@ -20,7 +20,7 @@ const AUTHENTICATE_RESPONSE = 'etcdserverpb.AuthenticateResponse';
  * `<prefix>.<index>` back, which the gateway seals again whenever it is presented.
  */
 export class SimpleTokenIssuer implements TokenIssuer {
-  readonly recheckAfterIssue = true;
+  readonly revisionCheck = 'at-apply';
 
   constructor(
     private readonly propose: (entry: Uint8Array, signal?: Cancellation) => Promise<Buffer>,
@@ -45,7 +45,7 @@ export class SimpleTokenIssuer implements TokenIssuer {
 
 /** Signs etcd's `{username, revision, exp}` with the configured key. */
 export class JwtTokenIssuer implements TokenIssuer {
-  readonly recheckAfterIssue = false;
+  readonly revisionCheck = 'before-issue';
 
   constructor(private readonly provider: JwtTokenProvider) {}
 

@@ -26,7 +26,7 @@ const checker = (answer: 'match' | 'mismatch'): PasswordCheck & { seen: StoredCr
 };
 
 class Issuer implements TokenIssuer {
-  readonly recheckAfterIssue = false;
+  readonly revisionCheck = 'before-issue';
   readonly revisions: number[] = [];
   async issue(name: string, authRevision: number): Promise<IssuedToken> {
     this.revisions.push(authRevision);

@@ -1,9 +1,10 @@
 // etcd's Authenticate rule (v3_server.go; spec §5), shared by the gateway and the token-service,
 // off the Raft path: read the user and the auth revision R (linearizable), verify the password
-// with bcrypt, read again and retry if R moved — a password change or user delete raced the
-// check — then issue the token. A simple token is assigned by a log entry carrying R; its apply
-// refuses it (AuthOldRevision, retried here) when a change was ordered before it, and R is read a
-// third time after it; a token issued across a change is never handed out, nor created. The
+// with bcrypt, then issue the token unless R moved — a password change or user delete raced the
+// check — and retry if it did. A JWT is signed after reading R again. A simple token is assigned by
+// a log entry carrying R, whose apply refuses it (AuthOldRevision, retried here) when a change was
+// ordered before it (so no read before it), and R is read again after it (etcd's step d): a token
+// issued across a change is never handed out, nor created. The
 // plaintext password (the exact bytes the client sent) goes nowhere but bcrypt, and is not
 // changed, so every round checks the same bytes.
 import type { Logger } from '@ward/platform/logging';
@@ -27,9 +28,9 @@ export interface PasswordCheck {
 
 /** Test hooks: run at fixed points of the loop, so a race can be forced deterministically. */
 export interface AuthenticateHooks {
-  /** After the password matched the state read at `authRevision`, before the re-read. */
+  /** After the password matched the state read at `authRevision`, before anything else is read or issued. */
   readonly afterPasswordCheck?: (name: string, authRevision: number) => Promise<void>;
-  /** After the re-read confirmed `authRevision`, before the token is issued. */
+  /** Just before the token is issued (after the re-read confirmed `authRevision`, for a JWT). */
   readonly beforeTokenIssue?: (name: string, authRevision: number) => Promise<void>;
   /** After a token was issued, before the final revision check (simple tokens). */
   readonly afterTokenIssued?: (name: string, authRevision: number) => Promise<void>;
@@ -119,9 +120,14 @@ export class Authenticator {
     if (outcome === 'malformed-hash') this.options.logger.warn({ user: name }, 'stored password hash is unusable');
     if (outcome !== 'match') throw wireError('AuthFailed');
     await hooks?.afterPasswordCheck?.(name, authRevision);
-    const recheck = await authCheck(name, signal);
-    if (!recheck.auth_enabled) throw wireError('AuthNotEnabled');
-    if (revisionOf(recheck) !== authRevision) return undefined;
+    // Revision 0 (never in a store with auth enabled: its root user's creation moved it) is not
+    // checked at apply: read again here as well.
+    const checkedAtApply = issuer.revisionCheck === 'at-apply' && authRevision > 0;
+    if (!checkedAtApply) {
+      const recheck = await authCheck(name, signal);
+      if (!recheck.auth_enabled) throw wireError('AuthNotEnabled');
+      if (revisionOf(recheck) !== authRevision) return undefined;
+    }
     await hooks?.beforeTokenIssue?.(name, authRevision);
     let issued: IssuedToken;
     try {
@@ -131,7 +137,7 @@ export class Authenticator {
       if (isWireError(error, 'AuthOldRevision')) return undefined;
       throw error;
     }
-    if (!issuer.recheckAfterIssue) return { issued, authRevision };
+    if (issuer.revisionCheck === 'before-issue') return { issued, authRevision };
     await hooks?.afterTokenIssued?.(name, authRevision);
     const final = await authCheck(name, signal);
     return revisionOf(final) === authRevision ? { issued, authRevision } : undefined;

@@ -1,3 +1,3 @@
 export { Authenticator, type AuthenticateAdmission, type AuthenticateHooks, type AuthenticateOutcome, type AuthenticatorOptions, type PasswordCheck, type StoredCredential } from './authenticator';
-export type { IssuedToken, TokenIssuer } from './token-issuer';
+export type { IssuedToken, RevisionCheck, TokenIssuer } from './token-issuer';
 export { passwordErrorWireName } from './password-errors';
