@@ -38,6 +38,25 @@ function rawPropose(entry: Buffer): Promise<unknown> {
   return new Promise((resolve) => raw.Propose({ entry, timeout_ms: 1000 }, (error, response) => resolve(error ?? response)));
 }
 
+/** AuthCheck calls on one Exchange stream (as a gateway sends them): the answers by call id. */
+function exchangeAuthChecks(names: string[]): Promise<Map<string, unknown>> {
+  type Answers = { answers: Array<{ id: string; answer?: { result?: string; auth_check?: unknown }; status?: unknown }> };
+  const raw = client.raw as unknown as { Exchange(): { write(m: object): void; on(e: string, f: (m: Answers) => void): void; cancel(): void } };
+  const stream = raw.Exchange();
+  const answers = new Map<string, unknown>();
+  return new Promise((resolve, reject) => {
+    stream.on('data', (message: Answers) => {
+      for (const answer of message.answers) answers.set(answer.id, answer.answer?.result === 'auth_check' ? answer.answer.auth_check : answer);
+      if (answers.size === names.length) {
+        stream.cancel();
+        resolve(answers);
+      }
+    });
+    stream.on('error', (error) => (answers.size === names.length ? undefined : reject(error)));
+    stream.write({ calls: names.map((name, index) => ({ id: String(index + 1), auth_check: { name } })) });
+  });
+}
+
 describe('internal API: auth support', () => {
   let authRevision = 0;
 
@@ -53,6 +72,13 @@ describe('internal API: auth support', () => {
     expect(authRevision).toBeGreaterThan(1);
     expect(((await client.authCheck('nobody')) as { check: { user_exists: boolean } }).check.user_exists).toBe(false);
     expect(((await client.authCheck('bot')) as { check: { no_password: boolean } }).check.no_password).toBe(true);
+    // On the Exchange stream (the gateway's path), one message of three calls: the unary answers.
+    const viaExchange = await exchangeAuthChecks(['root', 'nobody', 'bot']);
+    const unary = async (name: string): Promise<unknown> => ((await client.authCheck(name)) as { check: unknown }).check;
+    expect(viaExchange.get('1')).toEqual(await unary('root'));
+    expect(viaExchange.get('2')).toEqual(await unary('nobody'));
+    expect(viaExchange.get('3')).toEqual(await unary('bot'));
+    expect((viaExchange.get('1') as { password_hash: Buffer }).password_hash.toString()).toBe(new TextDecoder().decode(HASH));
   });
 
   it('checks permissions at apply: no identity, stale revision, root', async () => {

@@ -9,7 +9,6 @@ import { assert } from '@ward/shared/errors';
 import { isWireError, wireError } from '@ward/etcd/wire-errors';
 import type {
   AuthCheck__Output,
-  AuthCheckResponse__Output,
   FollowMessage__Output,
   NodeLeaseRequest,
   NodeMaintainRequest,
@@ -216,12 +215,12 @@ export class ClusterClient {
     throw wireError('Unhealthy');
   }
 
-  /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */
+  /** Linearizable read of what Authenticate needs (also tells whether auth is enabled), on the Exchange stream. */
   authCheck(name: string, signal?: Cancellation): Promise<AuthCheck__Output> {
     return this.run('AuthCheck', signal, async (connection, deadlineMs, callSignal) => {
       try {
-        const answer = await connection.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, callSignal);
-        if (answer.result === 'check' && answer.check) return { kind: 'done', value: answer.check };
+        const answer = await connection.exchangeCall({ auth_check: { name } }, deadlineMs, callSignal);
+        if (answer.result === 'auth_check' && answer.auth_check) return { kind: 'done', value: answer.auth_check };
         if (answer.result === 'not_leader') return { kind: 'redirect', leaderAddress: answer.not_leader?.leader_address ?? '' };
         return readErrorAttempt(answer.error);
       } catch (error) {

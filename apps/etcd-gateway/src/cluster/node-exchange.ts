@@ -1,6 +1,6 @@
-// The gateway's side of wardnode.Node/Exchange: Propose and Read calls to one member multiplexed on
-// one long-lived stream instead of a grpc-js unary call (a new HTTP/2 stream, metadata and a
-// deadline timer) each. Calls made in one event-loop turn travel in one message; answers come back
+// The gateway's side of wardnode.Node/Exchange: Propose, Read, ReadIndex and AuthCheck calls to one
+// member multiplexed on one long-lived stream instead of a grpc-js unary call (a new HTTP/2 stream,
+// metadata and a deadline timer) each. Calls made in one event-loop turn travel in one message; answers come back
 // matched by id. Failures look exactly like the unary call's (objects with a gRPC `code` and
 // `details`), so callers keep one error path: a broken stream fails its calls as UNAVAILABLE
 // (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled one as
@@ -8,7 +8,7 @@
 // fails its unanswered calls as UNAVAILABLE marked not served (isNotServed): safe to re-send.
 import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';
-import type { ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
+import type { AuthCheckRequest, ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
 import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
@@ -28,11 +28,11 @@ interface Pending {
   readonly deadlineMs: number;
   readonly signal: Cancellation | undefined;
   readonly onAbort: (() => void) | undefined;
-  /** A Read or ReadIndex: asked again elsewhere when abandoned (a proposal never is). */
+  /** A Read, ReadIndex or AuthCheck: asked again elsewhere when abandoned (a proposal never is). */
   readonly idempotent: boolean;
 }
 
-export type ExchangeCallKind = { propose: ProposeRequest } | { read: ReadRequest } | { read_index: ReadIndexRequest };
+export type ExchangeCallKind = { propose: ProposeRequest } | { read: ReadRequest } | { read_index: ReadIndexRequest } | { auth_check: AuthCheckRequest };
 
 function callError(code: Status, details: string, notServed = false): Error {
   return Object.assign(new Error(details), { code, details, ...(notServed ? { notServed: true } : {}) });
@@ -49,6 +49,7 @@ export function isNotServed(error: unknown): boolean {
 
 function entryBytes(call: ExchangeCallKind): number {
   if ('read_index' in call) return 0;
+  if ('auth_check' in call) return Buffer.byteLength(call.auth_check.name ?? '');
   const request = 'propose' in call ? call.propose : call.read;
   return (request.entry as Uint8Array | undefined)?.length ?? 0;
 }

@@ -50,9 +50,10 @@ export interface ApplierNode {
 
 interface ExchangeCall {
   readonly id: string;
-  readonly call?: 'propose' | 'read';
+  readonly call?: 'propose' | 'read' | 'auth_check';
   readonly propose?: Record<string, unknown>;
   readonly read?: Record<string, unknown>;
+  readonly auth_check?: { readonly name: string };
 }
 
 const silent = createLogger({ name: 'applier-node', level: 'silent' });
@@ -78,7 +79,7 @@ function answer(result: ReturnType<Applier['apply']>): object {
   return { response: Buffer.from(encodeApplyResponse(result.result as never, result.header.revision, CONTEXT)) };
 }
 
-function authCheck(applier: Applier, name: string): object {
+function authCheck(applier: Applier, name: string): { check: object } {
   const view = applier.authView;
   const base = { auth_enabled: view.enabled, auth_revision: String(view.revision), user_exists: false, no_password: false, password_hash: Buffer.alloc(0) };
   if (!view.enabled) return { check: base };
@@ -177,15 +178,23 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     }
     return answer(applier.read(decodeApplyRequest(request['entry'] as Buffer)));
   };
+  const checkAuth = (name: string): { check: object } | { not_leader: object } => {
+    if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
+    return authCheck(applier, name);
+  };
   server.addService(wardNodeServiceDefinition(), {
     Propose: unary(state.calls, 'Propose', propose),
     Read: unary(state.calls, 'Read', read),
-    // The gateway's hot path: Propose and Read multiplexed, counted like the unary calls.
+    // The gateway's hot path: Propose, Read and AuthCheck multiplexed, counted like the unary calls.
     Exchange: (call: ServerDuplexStream<{ calls: ExchangeCall[] }, { answers: BatchedAnswer<unknown>[] }>) =>
       serveBatchedCalls(call, {
         serve: async (exchanged: ExchangeCall) => {
-          const method = exchanged.call === 'propose' ? 'Propose' : 'Read';
+          const method = exchanged.call === 'propose' ? 'Propose' : exchanged.call === 'auth_check' ? 'AuthCheck' : 'Read';
           state.calls[method] = (state.calls[method] ?? 0) + 1;
+          if (exchanged.call === 'auth_check') {
+            const checked = checkAuth(exchanged.auth_check!.name);
+            return 'check' in checked ? { auth_check: checked.check } : checked;
+          }
           return exchanged.call === 'propose' ? propose(exchanged.propose!) : read(exchanged.read!);
         },
         overloaded: { error: { code: Status.RESOURCE_EXHAUSTED, message: 'etcdserver: too many requests' } },
@@ -194,10 +203,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
         maxBatchBytes: 4 * 1024 * 1024,
         logger: silent,
       }),
-    AuthCheck: unary(state.calls, 'AuthCheck', (request) => {
-      if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
-      return authCheck(applier, request['name'] as string);
-    }),
+    AuthCheck: unary(state.calls, 'AuthCheck', (request) => checkAuth(request['name'] as string)),
     ResolveToken: unary(state.calls, 'ResolveToken', (request) => {
       const owner = applier.resolveSimpleToken(request['token'] as string);
       return owner === undefined ? { valid: false } : { valid: true, username: owner.username, auth_revision: String(owner.authRevision) };

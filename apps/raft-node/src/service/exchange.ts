@@ -1,11 +1,13 @@
-// Exchange: a gateway's Propose and Read calls multiplexed on one long-lived stream, each served
-// exactly as its unary method serves it (propose.ts, read.ts); answers go back batched.
+// Exchange: a gateway's Propose, Read, ReadIndex and AuthCheck calls multiplexed on one long-lived
+// stream, each served exactly as its unary method serves it (propose.ts, read.ts, auth.ts); answers
+// go back batched.
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import type { ExchangeAnswers, ExchangeCall__Output, ExchangeCalls__Output, NodeResponse } from '@ward/etcd/proto';
+import type { AuthCheckRequest__Output, ExchangeAnswers, ExchangeCall__Output, ExchangeCalls__Output, NodeResponse } from '@ward/etcd/proto';
 import { GrpcStatusError, serveBatchedCalls, type CallContext } from '@ward/platform/grpc-server';
 import { status } from '@grpc/grpc-js';
 import { wireErrorAnswer } from './answers';
 import type { NodeCore } from './node-core';
+import { authCheck } from './auth';
 import { propose } from './propose';
 import { read, readIndex } from './read';
 
@@ -20,14 +22,21 @@ function serveCall(core: NodeCore, call: ExchangeCall__Output): Promise<NodeResp
   if (call.call === 'propose' && call.propose) return propose(core, call.propose);
   if (call.call === 'read' && call.read) return read(core, call.read);
   if (call.call === 'read_index' && call.read_index) return readIndex(core, call.read_index);
-  return Promise.reject(new GrpcStatusError(status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read'));
+  if (call.call === 'auth_check' && call.auth_check) return authCheckAnswer(core, call.auth_check);
+  return Promise.reject(new GrpcStatusError(status.INVALID_ARGUMENT, 'an Exchange call names neither propose, read, read_index nor auth_check'));
+}
+
+/** AuthCheck as the unary method serves it, its answer as a NodeResponse. */
+async function authCheckAnswer(core: NodeCore, request: AuthCheckRequest__Output): Promise<NodeResponse> {
+  const answer = await authCheck(core, request);
+  return answer.check ? { auth_check: answer.check } : { error: answer.error ?? null };
 }
 
 export function serveExchange(core: NodeCore, stream: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext): Promise<void> {
   return serveBatchedCalls(stream as never, {
     serve: (call: ExchangeCall__Output) => serveCall(core, call),
     overloaded: wireErrorAnswer('TooManyRequests'),
-    answerBytes: (answer: NodeResponse) => (answer.response?.length ?? 0) + ANSWER_OVERHEAD_BYTES,
+    answerBytes: (answer: NodeResponse) => (answer.response?.length ?? 0) + ((answer.auth_check?.password_hash as Uint8Array | undefined)?.length ?? 0) + ANSWER_OVERHEAD_BYTES,
     maxInFlightCount: MAX_EXCHANGE_IN_FLIGHT_COUNT,
     maxBatchBytes: MAX_EXCHANGE_ANSWER_BATCH_BYTES,
     logger: context.logger,

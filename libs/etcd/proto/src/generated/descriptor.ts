@@ -2304,7 +2304,8 @@ export const etcdDescriptor = {
                 "response",
                 "error",
                 "not_leader",
-                "read_index"
+                "read_index",
+                "auth_check"
               ]
             }
           },
@@ -2325,6 +2326,10 @@ export const etcdDescriptor = {
               "type": "uint64",
               "id": 4
             },
+            "auth_check": {
+              "type": "AuthCheck",
+              "id": 6
+            },
             "applied_index": {
               "type": "uint64",
               "id": 5
@@ -2337,7 +2342,8 @@ export const etcdDescriptor = {
               "oneof": [
                 "propose",
                 "read",
-                "read_index"
+                "read_index",
+                "auth_check"
               ]
             }
           },
@@ -2357,6 +2363,10 @@ export const etcdDescriptor = {
             "read_index": {
               "type": "ReadIndexRequest",
               "id": 4
+            },
+            "auth_check": {
+              "type": "AuthCheckRequest",
+              "id": 5
             }
           }
         },

@@ -5,6 +5,7 @@
 import type { ProposeRequest as _wardnode_ProposeRequest, ProposeRequest__Output as _wardnode_ProposeRequest__Output } from '../wardnode/ProposeRequest';
 import type { ReadRequest as _wardnode_ReadRequest, ReadRequest__Output as _wardnode_ReadRequest__Output } from '../wardnode/ReadRequest';
 import type { ReadIndexRequest as _wardnode_ReadIndexRequest, ReadIndexRequest__Output as _wardnode_ReadIndexRequest__Output } from '../wardnode/ReadIndexRequest';
+import type { AuthCheckRequest as _wardnode_AuthCheckRequest, AuthCheckRequest__Output as _wardnode_AuthCheckRequest__Output } from '../wardnode/AuthCheckRequest';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ExchangeCall {
@@ -12,7 +13,8 @@ export interface ExchangeCall {
   'propose'?: (_wardnode_ProposeRequest | null);
   'read'?: (_wardnode_ReadRequest | null);
   'read_index'?: (_wardnode_ReadIndexRequest | null);
-  'call'?: "propose"|"read"|"read_index";
+  'auth_check'?: (_wardnode_AuthCheckRequest | null);
+  'call'?: "propose"|"read"|"read_index"|"auth_check";
 }
 
 export interface ExchangeCall__Output {
@@ -20,5 +22,6 @@ export interface ExchangeCall__Output {
   'propose'?: (_wardnode_ProposeRequest__Output | null);
   'read'?: (_wardnode_ReadRequest__Output | null);
   'read_index'?: (_wardnode_ReadIndexRequest__Output | null);
-  'call'?: "propose"|"read"|"read_index";
+  'auth_check'?: (_wardnode_AuthCheckRequest__Output | null);
+  'call'?: "propose"|"read"|"read_index"|"auth_check";
 }

@@ -4,6 +4,7 @@
 
 import type { WireError as _wardnode_WireError, WireError__Output as _wardnode_WireError__Output } from '../wardnode/WireError';
 import type { NotLeader as _wardnode_NotLeader, NotLeader__Output as _wardnode_NotLeader__Output } from '../wardnode/NotLeader';
+import type { AuthCheck as _wardnode_AuthCheck, AuthCheck__Output as _wardnode_AuthCheck__Output } from '../wardnode/AuthCheck';
 import type { Long } from '@grpc/proto-loader';
 
 export interface NodeResponse {
@@ -12,7 +13,8 @@ export interface NodeResponse {
   'not_leader'?: (_wardnode_NotLeader | null);
   'read_index'?: (number | string | Long);
   'applied_index'?: (number | string | Long);
-  'result'?: "response"|"error"|"not_leader"|"read_index";
+  'auth_check'?: (_wardnode_AuthCheck | null);
+  'result'?: "response"|"error"|"not_leader"|"read_index"|"auth_check";
 }
 
 export interface NodeResponse__Output {
@@ -21,5 +23,6 @@ export interface NodeResponse__Output {
   'not_leader'?: (_wardnode_NotLeader__Output | null);
   'read_index'?: (string);
   'applied_index': (string);
-  'result'?: "response"|"error"|"not_leader"|"read_index";
+  'auth_check'?: (_wardnode_AuthCheck__Output | null);
+  'result'?: "response"|"error"|"not_leader"|"read_index"|"auth_check";
 }
