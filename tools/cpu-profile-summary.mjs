@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Summarises a V8 .cpuprofile (node --cpu-prof): self time by package (or ward project) and the
-// top functions by self time. Usage: node tools/cpu-profile-summary.mjs FILE [--top N]
+// top functions by self time, then by total time (self plus callees). Usage:
+//   node tools/cpu-profile-summary.mjs FILE [--top N] [--skip-s S]
+// --skip-s leaves out the profile's first S seconds (start-up, a bench's set-up and warm-up).
 import { readFileSync } from 'node:fs';
 
 const [file, ...rest] = process.argv.slice(2);
@@ -8,11 +10,18 @@ if (!file) {
   console.error('usage: cpu-profile-summary.mjs FILE.cpuprofile [--top N]');
   process.exit(2);
 }
-const top = Number(rest[rest.indexOf('--top') + 1]) || 25;
+const option = (name) => (rest.includes(name) ? Number(rest[rest.indexOf(name) + 1]) : undefined);
+const top = option('--top') || 25;
+const skipMicros = (option('--skip-s') ?? 0) * 1e6;
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+const parentOf = new Map();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
 const selfMicros = new Map();
+let elapsedMicros = 0;
 for (let i = 0; i < profile.samples.length; i++) {
+  elapsedMicros += profile.timeDeltas[i] ?? 0;
+  if (elapsedMicros < skipMicros) continue;
   const id = profile.samples[i];
   selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 }
@@ -30,8 +39,13 @@ function groupOf(frame) {
   return ward ? `ward ${ward[1]}/${ward[2]}` : url.split('/').slice(-2).join('/');
 }
 
+function nameOf(frame) {
+  return `${frame.functionName || '(anonymous)'} ${groupOf(frame)} ${(frame.url ?? '').split('/').pop()}:${frame.lineNumber + 1}`;
+}
+
 const byGroup = new Map();
 const byFunction = new Map();
+const inclusive = new Map();
 let total = 0;
 for (const [id, micros] of selfMicros) {
   const frame = nodes.get(id).callFrame;
@@ -39,12 +53,23 @@ for (const [id, micros] of selfMicros) {
   if (group === 'idle') continue;
   total += micros;
   byGroup.set(group, (byGroup.get(group) ?? 0) + micros);
-  const name = `${frame.functionName || '(anonymous)'} ${group} ${(frame.url ?? '').split('/').pop()}:${frame.lineNumber + 1}`;
-  byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+  byFunction.set(nameOf(frame), (byFunction.get(nameOf(frame)) ?? 0) + micros);
+  // Each function on the sample's stack counts it once (recursion not twice).
+  const seen = new Set();
+  for (let node = id; node !== undefined; node = parentOf.get(node)) {
+    const name = nameOf(nodes.get(node).callFrame);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    inclusive.set(name, (inclusive.get(name) ?? 0) + micros);
+  }
 }
 const pct = (micros) => `${((100 * micros) / total).toFixed(1).padStart(5)}%`;
-console.log(`${file}: busy ${(total / 1e6).toFixed(2)} s`);
+console.log(`${file}: busy ${(total / 1e6).toFixed(2)} s of ${((elapsedMicros - Math.min(skipMicros, elapsedMicros)) / 1e6).toFixed(2)} s (profile spans ${(elapsedMicros / 1e6).toFixed(2)} s)`);
 console.log('\nby package / project:');
 for (const [group, micros] of [...byGroup].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(micros)}  ${group}`);
 console.log(`\ntop ${top} functions (self time):`);
 for (const [name, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(micros)}  ${name}`);
+console.log(`\ntop ${top} functions (total time: self and callees):`);
+const roots = new Set(['(root) native/builtin :0', '(program) program (native, unattributed) :0']);
+const byTotal = [...inclusive].filter(([name]) => !roots.has(name)).sort((a, b) => b[1] - a[1]);
+for (const [name, micros] of byTotal.slice(0, top)) console.log(`  ${pct(micros)}  ${name}`);
