@@ -152,44 +152,29 @@ describe('Authenticator', () => {
     }
   }
 
-  it('race between the re-read and the token assignment: the refused assignment is retried, the old password refused', async () => {
-    const state = new AuthState();
-    await state.setPassword('alice', 'old-password');
-    const issuer = new ApplyingIssuer(state);
-    let fired = false;
-    const hooks: AuthenticateHooks = {
-      beforeTokenIssue: async () => {
-        if (fired) return;
-        fired = true;
-        await state.setPassword('alice', 'new-password');
-      },
-    };
-    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', utf8('old-password')));
-    expect(fired).toBe(true);
-    expect(issuer.refused).toEqual([6]);
-    expect(issuer.issuedCount).toBe(0);
-    expect(isWireError(error, 'AuthFailed')).toBe(true);
-  });
-
-  it('a simple token is not preceded by a re-read: the assignment refuses a change made since the check, the old password never yields a token', async () => {
-    const state = new AuthState();
-    await state.setPassword('alice', 'old-password');
-    const issuer = new ApplyingIssuer(state);
-    let fired = false;
-    const hooks: AuthenticateHooks = {
-      afterPasswordCheck: async () => {
-        if (fired) return;
-        fired = true;
-        await state.setPassword('alice', 'new-password');
-      },
-    };
-    const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', utf8('old-password')));
-    expect(isWireError(error, 'AuthFailed')).toBe(true);
-    expect(issuer.refused).toEqual([6]);
-    expect(issuer.issuedCount).toBe(0);
-    // Round 1: the check, then the refused assignment; round 2: the check (new hash: mismatch).
-    expect(state.reads).toBe(2);
-  });
+  it.each(['afterPasswordCheck', 'beforeTokenIssue'] as const)(
+    'a simple token has no re-read before its assignment: a change at %s is refused by the assignment, retried, the old password refused',
+    async (point) => {
+      const state = new AuthState();
+      await state.setPassword('alice', 'old-password');
+      const issuer = new ApplyingIssuer(state);
+      let fired = false;
+      const hooks: AuthenticateHooks = {
+        [point]: async () => {
+          if (fired) return;
+          fired = true;
+          await state.setPassword('alice', 'new-password');
+        },
+      };
+      const error = await failure(authenticator(state, issuer, hooks).authenticate('alice', utf8('old-password')));
+      expect(fired).toBe(true);
+      expect(issuer.refused).toEqual([6]);
+      expect(issuer.issuedCount).toBe(0);
+      expect(isWireError(error, 'AuthFailed')).toBe(true);
+      // Round 1: the check, then the refused assignment; round 2: the check (new hash: mismatch).
+      expect(state.reads).toBe(2);
+    },
+  );
 
   it.each([
     ['a simple token (checked at apply): the check, then the read after the assignment', 'at-apply', 2],
@@ -202,7 +187,7 @@ describe('Authenticator', () => {
     expect(state.reads).toBe(readsCount);
   });
 
-  it('an unrelated change between the re-read and the assignment costs one retry, then a token at the new revision', async () => {
+  it('an unrelated change before the assignment costs one retry, then a token at the new revision', async () => {
     const state = new AuthState();
     await state.setPassword('alice', 'secret');
     const issuer = new ApplyingIssuer(state);
