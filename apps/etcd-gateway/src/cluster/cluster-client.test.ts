@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '@ward/platform/logging';
 import { SeededRng, systemClock } from '@ward/shared/clock';
-import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
+import { encodeApplyRequest, toPasswordHash, type ApplyOperation } from '@ward/etcd/apply';
 import { isWireError } from '@ward/etcd/wire-errors';
 import { startApplierNode, type ApplierNode } from '../testing/applier-node';
 import { ClusterClient } from './cluster-client';
@@ -54,6 +54,30 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('ClusterClient', () => {
+  it('asks AuthCheck on the Exchange stream; a member that predates that call gets the unary AuthCheck, from then on', async () => {
+    const current = await node();
+    const older = await node({ exchangeWithoutAuthCheck: true });
+    const operations: ApplyOperation[] = [
+      { type: 'userAdd', request: { name: 'root', passwordHash: toPasswordHash(new TextEncoder().encode('$2b$10$C6UzMDM.H6dfI/f/IKxGhu8ATXq6Yn3ML9bL1rJ6GyqW3G1P4WgD6')), noPassword: false } },
+      { type: 'userGrantRole', request: { user: 'root', role: 'root' } },
+      { type: 'userAdd', request: { name: 'bot', passwordHash: null, noPassword: true } },
+      { type: 'authEnable' },
+    ];
+    for (const member of [current, older]) {
+      operations.forEach((operation, index) => member.applier.apply(index + 1, { header: { id: BigInt(index + 1), username: '', authRevision: 0 }, operation }));
+    }
+    for (const [member, viaExchange, viaUnary] of [[current, 2, 0], [older, 1, 2]] as const) {
+      const cluster = client([member.address]);
+      const bot = await cluster.authCheck('bot');
+      const nobody = await cluster.authCheck('nobody');
+      const revision = member.applier.authView.revision;
+      expect([bot.auth_enabled, bot.user_exists, bot.no_password, Number(bot.auth_revision)]).toEqual([true, true, true, revision]);
+      expect([nobody.auth_enabled, nobody.user_exists, Number(nobody.auth_revision)]).toEqual([true, false, revision]);
+      expect(member.options.calls['Exchange/AuthCheck'] ?? 0).toBe(viaExchange);
+      expect(member.options.calls['AuthCheck'] ?? 0).toBe(viaUnary);
+    }
+  });
+
   it('follows a NotLeader hint at once, then goes straight to the leader', async () => {
     const leader = await node();
     const follower = await node({ notLeader: leader.address });

@@ -215,12 +215,12 @@ export class ClusterClient {
     throw wireError('Unhealthy');
   }
 
-  /** Linearizable read of what Authenticate needs (also tells whether auth is enabled), on the Exchange stream. */
+  /** Linearizable read of what Authenticate needs (also tells whether auth is enabled). */
   authCheck(name: string, signal?: Cancellation): Promise<AuthCheck__Output> {
     return this.run('AuthCheck', signal, async (connection, deadlineMs, callSignal) => {
       try {
-        const answer = await connection.exchangeCall({ auth_check: { name } }, deadlineMs, callSignal);
-        if (answer.result === 'auth_check' && answer.auth_check) return { kind: 'done', value: answer.auth_check };
+        const answer = await connection.authCheck(name, deadlineMs, callSignal);
+        if (answer.result === 'check' && answer.check) return { kind: 'done', value: answer.check };
         if (answer.result === 'not_leader') return { kind: 'redirect', leaderAddress: answer.not_leader?.leader_address ?? '' };
         return readErrorAttempt(answer.error);
       } catch (error) {

@@ -1,11 +1,11 @@
 // Two grpc-js channels to one raft-node's internal API (wardnode.Node): one for the unary calls
-// (and the one Exchange stream that carries Propose and Read), one for the long-lived streams
+// (and the one Exchange stream that carries Propose, Read, ReadIndex and AuthCheck), one for the long-lived streams
 // (Watch, Snapshot). Each channel has a subchannel pool of its own,
 // so each is its own HTTP/2 connection: streams can neither use up the member's per-connection
 // stream limit (RAFT_NODE_MAX_GRPC_STREAMS_COUNT) that unary calls need, nor hold the connection's
 // flow-control window while Propose and Read wait behind them.
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
-import { wardNodeGrpc, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
+import { wardNodeGrpc, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
 import { NodeExchange, type ExchangeCallKind } from './node-exchange';
 import type { Cancellation } from '@ward/platform/grpc-server';
 
@@ -49,6 +49,8 @@ export class NodeConnection {
   readonly streamClient: NodeClient;
   /** Propose and Read, multiplexed on one stream of the unary channel (the request path's hot calls). */
   private readonly exchange: NodeExchange;
+  /** False once the member refused an Exchange AuthCheck (it predates it): the unary call then. */
+  private exchangeServesAuthCheck = true;
   /** Unary calls in flight that may be asked again elsewhere (see abandonIdempotent). */
   private readonly idempotentCalls = new Set<{ cancel(): void }>();
 
@@ -59,6 +61,26 @@ export class NodeConnection {
     this.client = nodeClient(address, options, 'unary');
     this.streamClient = nodeClient(address, options, 'streams');
     this.exchange = new NodeExchange(this.client, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
+  }
+
+  /**
+   * AuthCheck on the member's Exchange stream, answered as the unary AuthCheck would. A member older
+   * than the Exchange's `auth_check` call refuses it (INVALID_ARGUMENT, served nothing): it is asked
+   * with the unary call then and from then on, so gateways can be upgraded before the members.
+   */
+  async authCheck(name: string, deadlineMs: number, signal?: Cancellation): Promise<AuthCheckResponse__Output> {
+    if (this.exchangeServesAuthCheck) {
+      try {
+        const answer = await this.exchange.call({ auth_check: { name } }, deadlineMs, signal);
+        if (answer.result === 'auth_check') return { check: answer.auth_check, result: 'check' };
+        if (answer.result === 'not_leader') return { not_leader: answer.not_leader, result: 'not_leader' };
+        return { error: answer.error ?? null, result: 'error' };
+      } catch (error) {
+        if ((error as { code?: unknown } | null)?.code !== Status.INVALID_ARGUMENT) throw error;
+        this.exchangeServesAuthCheck = false;
+      }
+    }
+    return this.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, signal);
   }
 
   /** A Propose or Read on the member's Exchange stream; rejects like `call` (grpc-js status codes). */

@@ -1,10 +1,10 @@
 // The gateway's side of wardnode.Node/Exchange: Propose, Read, ReadIndex and AuthCheck calls to one
 // member multiplexed on one long-lived stream instead of a grpc-js unary call (a new HTTP/2 stream,
-// metadata and a deadline timer) each. Calls made in one event-loop turn travel in one message; answers come back
-// matched by id. Failures look exactly like the unary call's (objects with a gRPC `code` and
-// `details`), so callers keep one error path: a broken stream fails its calls as UNAVAILABLE
-// (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled one as
-// CANCELLED. A stream the member ends with status OK (it stops: see serveBatchedCalls' drain)
+// metadata and a deadline timer) each. Calls made in one event-loop turn travel in one message;
+// answers come back matched by id. Failures look exactly like the unary call's (objects with a
+// gRPC `code` and `details`), so callers keep one error path: a broken stream fails its calls as
+// UNAVAILABLE (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled
+// one as CANCELLED. A stream the member ends with status OK (it stops: see serveBatchedCalls' drain)
 // fails its unanswered calls as UNAVAILABLE marked not served (isNotServed): safe to re-send.
 import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';

@@ -3,7 +3,7 @@
 // @ward/etcd/api-mapping — the raft-node's answers without Raft. Faults can be scripted (a
 // NotLeader redirect, an answer that never comes). The real cluster is exercised by test/*.int.
 import { Server, ServerCredentials, status as Status, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData } from '@grpc/grpc-js';
-import { serveBatchedCalls, type BatchedAnswer } from '@ward/platform/grpc-server';
+import { GrpcStatusError, serveBatchedCalls, type BatchedAnswer } from '@ward/platform/grpc-server';
 import { createLogger } from '@ward/platform/logging';
 import { hasCode } from '@ward/shared/errors';
 import { Applier, authWireError, decodeApplyRequest, toWireError, type ApplyRequest } from '@ward/etcd/apply';
@@ -33,6 +33,8 @@ export interface ApplierNodeOptions {
   failNextWatchCreate?: { code: number; details: string };
   /** Called before every Read is served (tests delay or hang it). */
   onRead?: () => void | Promise<void>;
+  /** A member older than the Exchange's auth_check call: refuses it as such a member does. */
+  exchangeWithoutAuthCheck?: boolean;
 }
 
 export interface ApplierNode {
@@ -185,12 +187,16 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
   server.addService(wardNodeServiceDefinition(), {
     Propose: unary(state.calls, 'Propose', propose),
     Read: unary(state.calls, 'Read', read),
-    // The gateway's hot path: Propose, Read and AuthCheck multiplexed, counted like the unary calls.
+    // The gateway's hot path: Propose, Read and AuthCheck multiplexed.
     Exchange: (call: ServerDuplexStream<{ calls: ExchangeCall[] }, { answers: BatchedAnswer<unknown>[] }>) =>
       serveBatchedCalls(call, {
         serve: async (exchanged: ExchangeCall) => {
-          const method = exchanged.call === 'propose' ? 'Propose' : exchanged.call === 'auth_check' ? 'AuthCheck' : 'Read';
+          // Propose and Read are counted like the unary calls; an AuthCheck apart (`Exchange/AuthCheck`).
+          const method = exchanged.call === 'propose' ? 'Propose' : exchanged.call === 'auth_check' ? 'Exchange/AuthCheck' : 'Read';
           state.calls[method] = (state.calls[method] ?? 0) + 1;
+          if (exchanged.call === 'auth_check' && state.exchangeWithoutAuthCheck === true) {
+            throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read');
+          }
           if (exchanged.call === 'auth_check') {
             const checked = checkAuth(exchanged.auth_check!.name);
             return 'check' in checked ? { auth_check: checked.check } : checked;
