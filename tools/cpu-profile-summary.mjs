@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 
 const [file, ...rest] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: cpu-profile-summary.mjs FILE.cpuprofile [--top N]');
+  console.error('usage: cpu-profile-summary.mjs FILE.cpuprofile [--top N] [--skip-s S]');
   process.exit(2);
 }
 const option = (name) => (rest.includes(name) ? Number(rest[rest.indexOf(name) + 1]) : undefined);
@@ -39,8 +39,16 @@ function groupOf(frame) {
   return ward ? `ward ${ward[1]}/${ward[2]}` : url.split('/').slice(-2).join('/');
 }
 
-function nameOf(frame) {
-  return `${frame.functionName || '(anonymous)'} ${groupOf(frame)} ${(frame.url ?? '').split('/').pop()}:${frame.lineNumber + 1}`;
+const names = new Map();
+/** A profile node's function as `name group file:line`, made once per node. */
+function nameOf(id) {
+  let name = names.get(id);
+  if (name === undefined) {
+    const frame = nodes.get(id).callFrame;
+    name = `${frame.functionName || '(anonymous)'} ${groupOf(frame)} ${(frame.url ?? '').split('/').pop()}:${frame.lineNumber + 1}`;
+    names.set(id, name);
+  }
+  return name;
 }
 
 const byGroup = new Map();
@@ -53,14 +61,15 @@ for (const [id, micros] of selfMicros) {
   if (group === 'idle') continue;
   total += micros;
   byGroup.set(group, (byGroup.get(group) ?? 0) + micros);
-  byFunction.set(nameOf(frame), (byFunction.get(nameOf(frame)) ?? 0) + micros);
+  const name = nameOf(id);
+  byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
   // Each function on the sample's stack counts it once (recursion not twice).
   const seen = new Set();
   for (let node = id; node !== undefined; node = parentOf.get(node)) {
-    const name = nameOf(nodes.get(node).callFrame);
-    if (seen.has(name)) continue;
-    seen.add(name);
-    inclusive.set(name, (inclusive.get(name) ?? 0) + micros);
+    const caller = nameOf(node);
+    if (seen.has(caller)) continue;
+    seen.add(caller);
+    inclusive.set(caller, (inclusive.get(caller) ?? 0) + micros);
   }
 }
 const pct = (micros) => `${((100 * micros) / total).toFixed(1).padStart(5)}%`;

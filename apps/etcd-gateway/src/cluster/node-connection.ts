@@ -1,7 +1,7 @@
 // Two grpc-js channels to one raft-node's internal API (wardnode.Node): one for the unary calls
-// (and the one Exchange stream that carries Propose, Read, ReadIndex and AuthCheck), one for the long-lived streams
-// (Watch, Snapshot). Each channel has a subchannel pool of its own,
-// so each is its own HTTP/2 connection: streams can neither use up the member's per-connection
+// (and the one Exchange stream that carries Propose, Read, ReadIndex and AuthCheck), one for the
+// long-lived streams (Watch, Snapshot). Each channel has a subchannel pool of its own, so each is
+// its own HTTP/2 connection: streams can neither use up the member's per-connection
 // stream limit (RAFT_NODE_MAX_GRPC_STREAMS_COUNT) that unary calls need, nor hold the connection's
 // flow-control window while Propose and Read wait behind them.
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
@@ -47,7 +47,7 @@ export class NodeConnection {
   readonly client: NodeClient;
   /** The channel of Watch and Snapshot streams, on a connection of its own. */
   readonly streamClient: NodeClient;
-  /** Propose and Read, multiplexed on one stream of the unary channel (the request path's hot calls). */
+  /** Propose, Read, ReadIndex and AuthCheck, multiplexed on one stream of the unary channel (the request path's hot calls). */
   private readonly exchange: NodeExchange;
   /** False once the member refused an Exchange AuthCheck (it predates it): the unary call then. */
   private exchangeServesAuthCheck = true;
@@ -83,7 +83,7 @@ export class NodeConnection {
     return this.call<AuthCheckResponse__Output>('AuthCheck', { name }, deadlineMs, signal);
   }
 
-  /** A Propose or Read on the member's Exchange stream; rejects like `call` (grpc-js status codes). */
+  /** A Propose, Read or ReadIndex on the member's Exchange stream; rejects like `call` (grpc-js status codes). */
   exchangeCall(call: ExchangeCallKind, deadlineMs: number, signal?: Cancellation): Promise<NodeResponse__Output> {
     return this.exchange.call(call, deadlineMs, signal);
   }

@@ -194,10 +194,8 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
           // Propose and Read are counted like the unary calls; an AuthCheck apart (`Exchange/AuthCheck`).
           const method = exchanged.call === 'propose' ? 'Propose' : exchanged.call === 'auth_check' ? 'Exchange/AuthCheck' : 'Read';
           state.calls[method] = (state.calls[method] ?? 0) + 1;
-          if (exchanged.call === 'auth_check' && state.exchangeWithoutAuthCheck === true) {
-            throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read');
-          }
           if (exchanged.call === 'auth_check') {
+            if (state.exchangeWithoutAuthCheck === true) throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read');
             const checked = checkAuth(exchanged.auth_check!.name);
             return 'check' in checked ? { auth_check: checked.check } : checked;
           }
