@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 // Summarises a V8 .cpuprofile (node --cpu-prof): self time by package (or ward project) and the
 // top functions by self time, then by total time (self plus callees). Usage:
-//   node tools/cpu-profile-summary.mjs FILE [--top N] [--skip-s S]
+//   node tools/cpu-profile-summary.mjs FILE [--top N] [--skip-s S] [--long-ms MS]
 // --skip-s leaves out the profile's first S seconds (start-up, a bench's set-up and warm-up).
+// --long-ms lists every run of busy samples of at least MS ms (no idle sample between them: one
+// event-loop task, or tasks back to back), garbage collection apart from code, with what ran most
+// in it: where the event loop stalled.
 import { readFileSync } from 'node:fs';
 
 const [file, ...rest] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: cpu-profile-summary.mjs FILE.cpuprofile [--top N] [--skip-s S]');
+  console.error('usage: cpu-profile-summary.mjs FILE.cpuprofile [--top N] [--skip-s S] [--long-ms MS]');
   process.exit(2);
 }
 const option = (name) => (rest.includes(name) ? Number(rest[rest.indexOf(name) + 1]) : undefined);
 const top = option('--top') || 25;
 const skipMicros = (option('--skip-s') ?? 0) * 1e6;
+const longMicros = option('--long-ms') === undefined ? undefined : option('--long-ms') * 1e3;
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const parentOf = new Map();
@@ -82,3 +86,45 @@ console.log(`\ntop ${top} functions (total time: self and callees):`);
 const roots = new Set(['(root) native/builtin :0', '(program) program (native, unattributed) :0']);
 const byTotal = [...inclusive].filter(([name]) => !roots.has(name)).sort((a, b) => b[1] - a[1]);
 for (const [name, micros] of byTotal.slice(0, top)) console.log(`  ${pct(micros)}  ${name}`);
+
+if (longMicros !== undefined) {
+  // Busy runs: consecutive samples none of which is idle (the loop never waited between them).
+  const runs = [];
+  let run = null;
+  let at = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at < skipMicros) continue;
+    const id = profile.samples[i];
+    const name = nodes.get(id).callFrame.functionName;
+    const kind = name === '(idle)' ? 'idle' : name === '(garbage collector)' ? 'GC' : 'code';
+    if (run !== null && run.kind !== kind) {
+      if (run.micros >= longMicros) runs.push(run);
+      run = null;
+    }
+    if (kind === 'idle') continue;
+    run ??= { kind, start: at - delta, micros: 0, samples: new Map() };
+    run.micros += delta;
+    run.samples.set(id, (run.samples.get(id) ?? 0) + delta);
+  }
+  if (run !== null && run.micros >= longMicros) runs.push(run);
+  console.log(`\nbusy runs of ${longMicros / 1e3} ms or more: ${runs.length}${runs.length > top ? ` (the ${top} longest)` : ''}`);
+  for (const { kind, start, micros, samples } of runs.sort((a, b) => b.micros - a.micros).slice(0, top)) {
+    const within = new Map();
+    for (const [id, sampleMicros] of samples) {
+      const seen = new Set();
+      for (let node = id; node !== undefined; node = parentOf.get(node)) {
+        const caller = nameOf(node);
+        if (seen.has(caller) || roots.has(caller)) continue;
+        seen.add(caller);
+        within.set(caller, (within.get(caller) ?? 0) + sampleMicros);
+      }
+    }
+    console.log(`  at ${(start / 1e6).toFixed(2)} s: ${(micros / 1e3).toFixed(0)} ms${kind === 'GC' ? ' of garbage collection' : ''}`);
+    if (kind === 'GC') continue;
+    for (const [name, callerMicros] of [...within].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+      console.log(`    ${((100 * callerMicros) / micros).toFixed(0).padStart(3)}%  ${name}`);
+    }
+  }
+}
