@@ -123,7 +123,7 @@ if (longMicros !== undefined) {
     }
     console.log(`  at ${(start / 1e6).toFixed(2)} s: ${(micros / 1e3).toFixed(0)} ms${kind === 'GC' ? ' of garbage collection' : ''}`);
     if (kind === 'GC') continue;
-    for (const [name, callerMicros] of [...within].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+    for (const [name, callerMicros] of [...within].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
       console.log(`    ${((100 * callerMicros) / micros).toFixed(0).padStart(3)}%  ${name}`);
     }
   }
