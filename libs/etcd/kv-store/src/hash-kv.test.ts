@@ -64,6 +64,19 @@ describe('HashKV (etcd HashByRev)', () => {
     expect(store.hashKv(0).run().hash).toBe(2532286533);
   });
 
+  it('hashes a negative lease ID as etcd does (int64, two\'s complement on the wire)', () => {
+    // etcd 3.4.23: put x, del x, put y, del y, compact 5, put z 2, a lease granted with ID -9, put f leased --lease=-9.
+    const store = newStore();
+    store.put({ key: b('x'), value: b('1') });
+    store.deleteRange({ key: b('x') });
+    store.put({ key: b('y'), value: b('1') });
+    store.deleteRange({ key: b('y') });
+    store.compact(5);
+    store.put({ key: b('z'), value: b('2') });
+    store.put({ key: b('f'), value: b('leased'), lease: -9n });
+    expect(store.hashKv(0).run().hash).toBe(2919987921);
+  });
+
   it('refuses a future revision', () => {
     expect(() => etcdSequence().hashKv(8)).toThrow(KVFutureRevisionError);
   });

@@ -63,7 +63,8 @@ function writeRevision(writer: BinaryWriter, key: ByteString, record: KeyRecord)
   varintField(writer, 0x20, record.version);
   if (record.value.length > 0) bytesField(writer, 0x2a, record.value);
   if (record.lease !== NO_LEASE) {
-    writer.uint8(0x30).uvarint64(record.lease);
+    // int64 on the wire: a negative lease ID is its two's complement (ten bytes), as protobuf encodes it.
+    writer.uint8(0x30).uvarint64(BigInt.asUintN(64, record.lease));
   }
 }
 
