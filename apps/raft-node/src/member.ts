@@ -2,7 +2,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { credentials as grpcCredentials, type ChannelCredentials } from '@grpc/grpc-js';
 import type { NodeMemberListResponse__Output, NodeStatusResponse__Output } from '@ward/etcd/proto';
-import { encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
+import { CompactionTurns, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
@@ -77,6 +77,8 @@ export class Member implements NodeCore {
   /** Set once this member applied its own removal (or booted removed): its API refuses everything. */
   removed = false;
   private readonly stopController = new AbortController();
+  /** Cuts a compaction's dropped records in turns (KVStore.compactionPending), never in one stall. */
+  private readonly compaction = new CompactionTurns({ target: () => this.stateMachine.applier, now: () => performance.now(), defer: (turn) => setImmediate(turn) });
   /** Aborted when the member begins to stop (handOver). */
   readonly stopping: AbortSignal = this.stopController.signal;
   /** Settles with the error when storage fails and the member stops by itself. */
@@ -133,6 +135,8 @@ export class Member implements NodeCore {
     this.removal = new Promise((resolve) => (this.resolveRemoval = resolve));
     this.driver = this.createDriver(booted);
     if (this.stateMachine.members.isRemoved(config.memberId)) this.markRemoved(this.stateMachine.appliedIndex);
+    // A compaction replayed from the log at boot is cut from here on.
+    this.compaction.kick();
   }
 
   /** Starts ticking, housekeeping (token expiry, gauges) once a second and the lease expiry check. */
@@ -195,6 +199,7 @@ export class Member implements NodeCore {
     if (this.housekeeping !== undefined) clearInterval(this.housekeeping);
     if (this.leaseExpiry !== undefined) clearInterval(this.leaseExpiry);
     this.lessor.demote();
+    this.compaction.stop();
     this.watches.stop();
     this.follows.close();
     this.leaderWatches.close();
@@ -263,11 +268,15 @@ export class Member implements NodeCore {
   private onApplied(batch: readonly AppliedRequest[], index: number): void {
     const now = this.clock.monotonicMs();
     for (const { request, result } of batch) {
-      this.proposals.applied(request.header.id, result);
+      const { operation } = request;
+      // etcd answers a physical compaction once its revisions are gone, here once they are cut.
+      if (operation.type === 'compact' && operation.request.physical === true && result.ok) this.compaction.whenDone(() => this.proposals.applied(request.header.id, result));
+      else this.proposals.applied(request.header.id, result);
       if (result.ok && result.result.type === 'authenticate') this.tokens.touch(result.result.response.token, now);
       if (result.ok && result.result.type === 'leaseGrant') this.lessor.granted(result.result.response.id, result.result.response.ttlSeconds, now);
       if (request.operation.type === 'leaseRevoke' && !this.stateMachine.applier.leaseView.leaseExists(request.operation.request.id)) this.lessor.revoked(request.operation.request.id);
     }
+    this.compaction.kick();
     this.applied.applied(index);
     this.follows.applied(this, batch, index);
     this.watches.notify();

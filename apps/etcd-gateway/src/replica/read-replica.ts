@@ -9,7 +9,7 @@
 // other answer starts with a snapshot (the replica drops its state at the first chunk).
 import type { ClientReadableStream } from '@grpc/grpc-js';
 import type { ResponseContext } from '@ward/etcd/api-mapping';
-import { Applier, decodeApplyRequest, type ApplierDecoder, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
+import { Applier, CompactionTurns, decodeApplyRequest, type ApplierDecoder, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
 import type { ApplierLimits__Output, FollowMessage__Output } from '@ward/etcd/proto';
 import type { Logger } from '@ward/platform/logging';
 
@@ -82,6 +82,8 @@ export class ReadReplica {
   private retryMs: number;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Cuts a compaction's dropped records in turns, never in one stall of the feed (KVStore.compactionPending). */
+  private readonly compaction = new CompactionTurns({ target: () => this.synced?.applier, now: () => performance.now(), defer: (turn) => setImmediate(turn) });
   /** Streams that ended; for metrics and tests. */
   resyncCount = 0;
   /** Streams that went on from the kept state instead of a snapshot; for metrics and tests. */
@@ -117,6 +119,7 @@ export class ReadReplica {
 
   stop(): void {
     this.stopped = true;
+    this.compaction.stop();
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     this.reset('drop');
   }
@@ -226,6 +229,7 @@ export class ReadReplica {
       this.appliedTermValue = Number(message.applied_term);
     }
     if (Number(message.raft_term) !== synced.context.raftTerm) this.synced = { applier: synced.applier, context: contextOf(message) };
+    this.compaction.kick();
     this.release();
   }
 

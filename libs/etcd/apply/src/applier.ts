@@ -168,6 +168,20 @@ export class Applier {
   }
 
   /**
+   * True while the last compaction's dropped records are still being cut from the key space
+   * (KVStore.compactionPending): the state answers as compacted, the host cuts them in turns with
+   * `compactionStep` (CompactionTurns) so that no turn walks the whole key space.
+   */
+  get compactionPending(): boolean {
+    return this.kv.compactionPending;
+  }
+
+  /** Cuts the chains of up to `budget` keys of that compaction; true when none is left in progress. */
+  compactionStep(budget?: number): boolean {
+    return this.kv.compactionStep(budget);
+  }
+
+  /**
    * Applies the entry at log `index` (which must follow the applied index: callers skip entries at
    * or below it when replaying). Never throws for a refused request; throws only for caller bugs.
    */

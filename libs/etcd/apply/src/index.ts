@@ -1,3 +1,4 @@
+export { COMPACTION_TURN_MS, CompactionTurns, type CompactionTarget, type CompactionTurnsOptions } from './compaction-turns';
 export { Applier, DEFAULT_MAX_LEASES, type ApplierDecoder, DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER, type ApplierOptions, type LeaseQuery } from './applier';
 export type { ApplierSnapshotTask } from './applier-snapshot';
 export {

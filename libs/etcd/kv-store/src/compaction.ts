@@ -1,7 +1,11 @@
+import { assert } from '@ward/shared/errors';
 import type { ByteString } from './byte-string';
 import { KVCompactedError, KVFutureRevisionError } from './errors';
 import type { KeyRecord } from './key-record';
 import type { KeySpace } from './key-space';
+
+/** Keys whose chains one compaction step cuts unless the caller says otherwise (about a millisecond). */
+export const COMPACTION_DEFAULT_STEP = 10_000;
 
 /**
  * Compacts the key space at `revision` (etcd's store.Compact + keyIndex.compact):
@@ -12,20 +16,62 @@ import type { KeySpace } from './key-space';
  * - records exactly at `revision` all stay (see compactChain);
  * - the Watch log drops changes below `revision`.
  * Reads at any revision >= `revision` answer exactly as before.
+ *
+ * The compaction is whole from here on for everything the store answers (reads below `revision`
+ * are refused, the Watch log is cut, snapshots and hashes hold only what it keeps), but the
+ * records it drops are cut from their chains by compactionStep, a bounded number of keys at a
+ * time, so that a large key space is not walked in one stall (etcd deletes a compaction's
+ * revisions from its database in batches too). Until they are cut, the dropped records are never
+ * reached by a read at or after `revision` (each sits below a record that read sees, or below the
+ * tombstone that makes its key absent), and every writer of the whole state (snapshot, HashKV,
+ * digest) finishes the cutting first. A second compaction before the first is cut through starts
+ * the cutting over at its own revision (it drops everything the first did, and more).
  */
 export function compactKeySpace(space: KeySpace, revision: number): void {
   if (revision <= space.compactRevision) throw new KVCompactedError(revision, space.compactRevision);
   if (revision > space.currentRevision) throw new KVFutureRevisionError(revision, space.currentRevision);
   space.compactRevision = revision;
+  space.history.compact(revision);
+  space.compaction = { revision, cursor: '' };
+}
+
+/**
+ * Cuts the chains of up to `budget` keys (at least 1) of the compaction in progress; true when none
+ * is (left) in progress.
+ */
+export function compactionStep(space: KeySpace, budget: number = COMPACTION_DEFAULT_STEP): boolean {
+  assert(Number.isSafeInteger(budget) && budget > 0, 'compaction: the step budget must be a positive integer');
+  const pending = space.compaction;
+  if (pending === null) return true;
+  const { revision } = pending;
   const emptied: ByteString[] = [];
-  space.index.scan('', null, (key, latest) => {
+  let visited = 0;
+  let next: ByteString | null = null;
+  space.index.scan(pending.cursor, null, (key, latest) => {
+    if (visited === budget) {
+      next = key;
+      return false;
+    }
+    visited++;
     const dropped = compactChain(latest, revision);
-    if (dropped === null) return;
+    if (dropped === null) return true;
     space.digest.removeChain(key, dropped);
     if (dropped === latest) emptied.push(key);
+    return true;
   });
   for (const key of emptied) space.index.delete(key);
-  space.history.compact(revision);
+  space.keysCompactedAway += emptied.length;
+  if (next === null) {
+    space.compaction = null;
+    return true;
+  }
+  pending.cursor = next;
+  return false;
+}
+
+/** Cuts whatever the compaction in progress has left, at once (O(keys)). */
+export function finishCompaction(space: KeySpace): void {
+  while (!compactionStep(space, Number.MAX_SAFE_INTEGER));
 }
 
 /**

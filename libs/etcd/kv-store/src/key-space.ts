@@ -26,6 +26,13 @@ export function keyIndexBuilder(count: number): SortedMapBuilder<KeyRecord> {
   return OrderedMap.sortedBuilder(count, DEFAULT_ORDER, KEY_RECORD_STATS);
 }
 
+/** A compaction whose dropped records are still being cut from their chains (compaction.ts). */
+export interface PendingCompaction {
+  readonly revision: number;
+  /** The next key whose chain is to be cut. */
+  cursor: ByteString;
+}
+
 /**
  * The replicated state of the key space: every key's MVCC chain in key order, the revision
  * counters, and what is derived from them (lease attachments, live-key count, the Watch log).
@@ -46,6 +53,10 @@ export class KeySpace {
    * in step by every change and compaction from then on; see StateDigest.deferred).
    */
   readonly digest: StateDigest;
+  /** The compaction still cutting chains, if any (not part of the state: see compactKeySpace). */
+  compaction: PendingCompaction | null = null;
+  /** Keys compaction has taken out of the index, ever (a snapshot in the making counts those it takes out meanwhile). */
+  keysCompactedAway = 0;
 
   constructor(
     index: OrderedMap<KeyRecord>,

@@ -1,6 +1,6 @@
 import { HashKvTask } from './hash-kv';
 import { EMPTY_BYTE_STRING, fromByteString, toByteString } from './byte-string';
-import { compactKeySpace } from './compaction';
+import { COMPACTION_DEFAULT_STEP, compactKeySpace, compactionStep, finishCompaction } from './compaction';
 import { KVCompactedError } from './errors';
 import { KeySpace } from './key-space';
 import type { KeyRecord } from './key-record';
@@ -177,6 +177,20 @@ export class KVStore {
   }
 
   /**
+   * True while the last compaction's dropped records are still being cut from their chains (see
+   * compactKeySpace): the store answers as compacted already, but holds their memory until
+   * compactionStep has gone through every key.
+   */
+  get compactionPending(): boolean {
+    return this.space.compaction !== null;
+  }
+
+  /** Cuts the chains of up to `budget` keys of the compaction in progress; true when none is left in progress. */
+  compactionStep(budget: number = COMPACTION_DEFAULT_STEP): boolean {
+    return compactionStep(this.space, budget);
+  }
+
+  /**
    * Changes from `fromRevision` on, for Watch. Below `oldestEventRevision` the history is gone:
    * KVCompactedError carries that revision as `compactRevision` (where a watcher may resume).
    */
@@ -266,6 +280,7 @@ export class KVStore {
    */
   digest(): string {
     const space = this.space;
+    finishCompaction(space);
     space.digest.sumLanes((visit) =>
       space.index.scan(EMPTY_BYTE_STRING, null, (key, newest) => {
         for (let record: KeyRecord | null = newest; record !== null; record = record.prev) visit(key, record);
@@ -284,6 +299,10 @@ export class KVStore {
 
   /** True when `key` has any retained history (live or tombstoned); for tests and diagnostics. */
   hasHistory(key: Uint8Array): boolean {
-    return this.space.index.has(toByteString(key));
+    const latest = this.space.index.get(toByteString(key));
+    if (latest === undefined) return false;
+    // A key whose every record is below a compaction still being cut is gone already (compactChain).
+    const pending = this.space.compaction;
+    return pending === null || latest.modRevision >= pending.revision || latest.value !== null;
   }
 }

@@ -17,12 +17,18 @@ describe('KVStore.retainedBytes (the backend quota measure)', () => {
     store.deleteRange({ key: b('foo') });
     const beforeCompaction = cost('foo', 'bar-1') + cost('foo', 'bar-22') + cost('zz') + cost('foo');
     expect(store.retainedBytes).toBe(beforeCompaction);
-    // The tombstone sits at the compact revision, so it stays (as in etcd); older versions go.
+    // The tombstone sits at the compact revision, so it stays (as in etcd); older versions go, their
+    // bytes given back as their chains are cut (in steps, after the compaction is answered).
     store.compact(store.currentRevision);
+    expect(store.compactionPending).toBe(true);
+    expect(store.retainedBytes).toBe(beforeCompaction);
+    expect(store.compactionStep()).toBe(true);
+    expect(store.compactionPending).toBe(false);
     expect(store.retainedBytes).toBe(cost('zz') + cost('foo'));
     // One revision later the tombstone is below the compact revision and goes too.
     store.put({ key: b('zz'), value: b('q') });
     store.compact(store.currentRevision);
+    expect(store.compactionStep()).toBe(true);
     expect(store.retainedBytes).toBe(cost('zz', 'q'));
     const restored = KVStore.restore(store.snapshot(), testOptions());
     expect(restored.retainedBytes).toBe(cost('zz', 'q'));

@@ -1,5 +1,6 @@
 import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks, type BinarySink } from '@ward/shared/binary';
 import type { ByteString } from './byte-string';
+import { compactionStep, finishCompaction } from './compaction';
 import { KVSnapshotInvalidError } from './errors';
 import { EventHistory } from './event-history';
 import { KeyRecord } from './key-record';
@@ -38,7 +39,7 @@ interface Header {
   readonly currentRevision: number;
   readonly compactRevision: number;
   readonly floorRevision: number;
-  readonly keyCount: number;
+  keyCount: number;
 }
 
 function headOf(space: KeySpace): Header {
@@ -72,6 +73,7 @@ function writeKeyAt(writer: BinaryWriter, key: ByteString, latest: KeyRecord, re
 
 /** Writes the canonical image of `space` (without trailer) with the streaming `writer`, and flushes it. */
 function encodeBody(writer: BinaryWriter, space: KeySpace): void {
+  finishCompaction(space);
   const head = headOf(space);
   writeHead(writer, head);
   const chain: KeyRecord[] = [];
@@ -120,6 +122,8 @@ export function encodeKeySpaceChunks(space: KeySpace): Uint8Array[] {
 
 /** Keys written per step unless the caller says otherwise (about a millisecond at 256-byte values). */
 export const SNAPSHOT_DEFAULT_STEP = 256;
+/** Chains a compaction step cuts per key a snapshot step would write (cutting a chain is the cheaper). */
+const COMPACTION_KEYS_PER_SNAPSHOT_KEY = 32;
 /** Bytes after which a step ends even short of its keys (a few keys of large values). */
 export const SNAPSHOT_STEP_BYTES = SNAPSHOT_CHUNK_BYTES;
 
@@ -155,7 +159,9 @@ export interface SnapshotStreamOptions {
  * Changes after the start carry higher revisions, so every key is written with its records up to
  * the start's revision, and keys made after it (no such records) are left out. Records up to that
  * revision are never changed, except by a compaction, which cuts them: a compaction during the
- * task makes it stale. The head (revisions, event floor, key count) is taken at the start.
+ * task makes it stale. The head (revisions, event floor, key count) is taken at the start; a
+ * compaction still cutting chains then is cut through by the first steps, before any key is
+ * written.
  *
  * Streamed (SnapshotStreamOptions), the steps go over the keys twice: first counting the bytes
  * (into one reused buffer), then writing them; both passes see the same records, for the same
@@ -174,24 +180,22 @@ export class KeySpaceSnapshotTask {
   private cursor: ByteString | null = '';
   private keysWritten = 0;
   private state: SnapshotStepResult = 'more';
+  private headWritten = false;
+  private readonly keysCompactedAwayAtStart: number;
 
   constructor(
     private readonly space: KeySpace,
     stream?: SnapshotStreamOptions,
   ) {
     this.head = headOf(space);
+    this.keysCompactedAwayAtStart = space.keysCompactedAway;
     this.writer = new BinaryWriter({
       sink: new TeeSink([this.sink, this.hasher]),
       initialCapacityBytes: SNAPSHOT_CHUNK_BYTES,
       handsOverChunks: true,
       nextBuffer: stream?.nextBuffer,
     });
-    if (stream === undefined) {
-      writeHead(this.writer, this.head);
-    } else {
-      this.sizer = new BinaryWriter({ sink: DISCARD, initialCapacityBytes: SIZING_BUFFER_BYTES });
-      writeHead(this.sizer, this.head);
-    }
+    if (stream !== undefined) this.sizer = new BinaryWriter({ sink: DISCARD, initialCapacityBytes: SIZING_BUFFER_BYTES });
   }
 
   /** Streamed: the image's length in bytes, once the sizing pass is done (undefined before, and when not streamed). */
@@ -204,6 +208,15 @@ export class KeySpaceSnapshotTask {
     assert(Number.isSafeInteger(budget) && budget > 0, 'key-space snapshot: the step budget must be a positive integer');
     if (this.state !== 'more') return this.state;
     if (this.space.compactRevision !== this.head.compactRevision) return (this.state = 'stale');
+    if (!this.headWritten) {
+      // A compaction still cutting chains is cut through first (in steps of its own): the image
+      // holds what the compaction keeps, and the keys it took out of the index since the start
+      // are not written.
+      if (!compactionStep(this.space, Math.min(budget * COMPACTION_KEYS_PER_SNAPSHOT_KEY, Number.MAX_SAFE_INTEGER))) return 'more';
+      this.head.keyCount -= this.space.keysCompactedAway - this.keysCompactedAwayAtStart;
+      writeHead(this.sizer ?? this.writer, this.head);
+      this.headWritten = true;
+    }
     let visited = 0;
     let next: ByteString | null = null;
     const writer = this.sizer ?? this.writer;
