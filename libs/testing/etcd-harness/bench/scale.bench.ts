@@ -577,7 +577,8 @@ over the same time. The soak then overwrites every key again, cycling through th
 ${SOAK_SECONDS} s (\`BENCH_SCALE_SOAK_SECONDS\`) with the same clients and txns, compacts every
 ${SOAK_COMPACT_MS / 1000} s to the revision the previous compaction saw as current (not \`physical\`: etcd removes
 the history in the background, in batches, and at a million keys under this load that outlasts a
-60 s deadline; ward's compaction is done when it answers either way), and reads each member's RSS
+60 s deadline; ward, too, answers a compaction once applied and cuts the versions it drops afterwards, in
+turns), and reads each member's RSS
 every ${SOAK_SAMPLE_MS / 1000} s; growth is from the first reading in the soak's second half (several compactions
 in: the history kept then is what compaction keeps) to the last. A txn that fails (etcd answered one
 \`request timed out\` under this load in a run) is tried again, at most 5 times, as in the bulk load;
