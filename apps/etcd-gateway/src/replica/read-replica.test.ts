@@ -78,6 +78,27 @@ describe('ReadReplica', () => {
     replica.stop();
   });
 
+  it('answers as compacted at once when a compaction is applied, and cuts its dropped versions in turns after', async () => {
+    const source = Applier.create();
+    const stream = new FakeStream();
+    const replica = replicaWith([stream]);
+    replica.start();
+    await tick();
+    stream.send({ applied_index: '0', snapshot: { index: '0', limits: null, chunk: Buffer.from(source.snapshot()), last: true } });
+    const writes = Array.from({ length: 3000 }, (_, i) => entry(i + 1, put(`k/${i % 1000}`, `v${i}`)));
+    stream.send({ applied_index: '3000', entries: writes });
+    const compact: ApplyOperation = { type: 'compact', request: { revision: 3001, physical: false } };
+    stream.send({ applied_index: '3001', entries: [entry(3001, compact)] });
+    // Whole for every answer at once: a read below the compaction is refused.
+    const old = replica.read({ header: { id: 1n, username: '', authRevision: 0 }, operation: { type: 'range', request: { key: utf8('k/1'), revision: 10 } } });
+    expect(old).toMatchObject({ ok: false, error: { message: 'etcdserver: mvcc: required revision has been compacted' } });
+    expect(replica.compactionPending).toBe(true);
+    for (let turns = 0; turns < 100 && replica.compactionPending; turns++) await tick(1);
+    expect(replica.compactionPending).toBe(false);
+    expect(valueOf(replica, 'k/1')).toBe('v2001');
+    replica.stop();
+  });
+
   it('drops its state when the stream ends and syncs again from the next one', async () => {
     const first = new FakeStream();
     const second = new FakeStream();

@@ -113,6 +113,11 @@ export class ReadReplica {
     return this.synced?.context;
   }
 
+  /** True while a compaction's dropped versions are still being cut from the state; for tests. */
+  get compactionPending(): boolean {
+    return this.synced?.applier.compactionPending ?? false;
+  }
+
   start(): void {
     this.connect();
   }
