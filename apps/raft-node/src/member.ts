@@ -274,7 +274,7 @@ export class Member implements NodeCore {
       else this.proposals.applied(request.header.id, result);
       if (result.ok && result.result.type === 'authenticate') this.tokens.touch(result.result.response.token, now);
       if (result.ok && result.result.type === 'leaseGrant') this.lessor.granted(result.result.response.id, result.result.response.ttlSeconds, now);
-      if (request.operation.type === 'leaseRevoke' && !this.stateMachine.applier.leaseView.leaseExists(request.operation.request.id)) this.lessor.revoked(request.operation.request.id);
+      if (operation.type === 'leaseRevoke' && !this.stateMachine.applier.leaseView.leaseExists(operation.request.id)) this.lessor.revoked(operation.request.id);
     }
     this.compaction.kick();
     this.applied.applied(index);

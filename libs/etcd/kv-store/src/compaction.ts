@@ -69,6 +69,15 @@ export function compactionStep(space: KeySpace, budget: number = COMPACTION_DEFA
   return false;
 }
 
+/**
+ * True when a compaction at `revision` drops the whole key whose newest record is `latest` (its
+ * newest record is a tombstone below `revision`: compactChain returns `latest`), so that the key is
+ * gone for every answer before its chain is cut.
+ */
+export function dropsWholeKey(latest: KeyRecord, revision: number): boolean {
+  return latest.modRevision < revision && latest.value === null;
+}
+
 /** Cuts whatever the compaction in progress has left, at once (O(keys)). */
 export function finishCompaction(space: KeySpace): void {
   while (!compactionStep(space, Number.MAX_SAFE_INTEGER));

@@ -1,6 +1,6 @@
 import { HashKvTask } from './hash-kv';
 import { EMPTY_BYTE_STRING, fromByteString, toByteString } from './byte-string';
-import { COMPACTION_DEFAULT_STEP, compactKeySpace, compactionStep, finishCompaction } from './compaction';
+import { COMPACTION_DEFAULT_STEP, compactKeySpace, compactionStep, dropsWholeKey, finishCompaction } from './compaction';
 import { KVCompactedError } from './errors';
 import { KeySpace } from './key-space';
 import type { KeyRecord } from './key-record';
@@ -301,8 +301,8 @@ export class KVStore {
   hasHistory(key: Uint8Array): boolean {
     const latest = this.space.index.get(toByteString(key));
     if (latest === undefined) return false;
-    // A key whose every record is below a compaction still being cut is gone already (compactChain).
+    // A key the compaction still being cut drops whole is gone already.
     const pending = this.space.compaction;
-    return pending === null || latest.modRevision >= pending.revision || latest.value !== null;
+    return pending === null || !dropsWholeKey(latest, pending.revision);
   }
 }
