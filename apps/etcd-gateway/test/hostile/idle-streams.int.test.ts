@@ -12,6 +12,7 @@ import { credentials, Metadata, type Client, type ClientDuplexStream, type Servi
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etcdGrpc } from '@ward/etcd/proto';
 import { gatewayConfig } from '../../src/config';
+import type { Gateway } from '../../src/index';
 import type { CallResult, EtcdTestClient } from '../../src/testing/etcd-client';
 import { bytes, login, must, setUpAuth, startWardCluster, type WardCluster } from '../support/ward-cluster';
 
@@ -34,8 +35,8 @@ const BURST_CREATES = 1500;
 /** The history each create of the burst replays: 20 revisions of 50 KB. */
 const HISTORY_PUTS = 20;
 const HISTORY_VALUE_BYTES = 50_000;
-/** How long the bursting client reads nothing. */
-const BURST_UNREAD_MS = 3000;
+/** How long the bursting client may read nothing while the member has not yet ended its stream. */
+const BURST_END_DEADLINE_MS = 40_000;
 /** The anonymous streams one address may hold (GATEWAY_MAX_STREAMS_PER_ADDRESS_COUNT's default). */
 const ADDRESS_BOUND = gatewayConfig().maxStreamsPerAddressCount;
 const TOO_MANY = { code: 8, details: 'etcdserver: too many requests' };
@@ -169,6 +170,17 @@ async function timedRenewal(keepAlive: KeepAlive, id: string): Promise<number> {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether `gateway`'s count of open client Watch streams reaches `count` within BURST_END_DEADLINE_MS. */
+async function gaugeBecomes(gateway: Gateway, count: number): Promise<boolean> {
+  const started = performance.now();
+  while (performance.now() - started < BURST_END_DEADLINE_MS) {
+    const text = (await gateway.injectHttp({ method: 'GET', url: '/metrics' })).body;
+    if (Number(/^ward_gateway_watch_streams (\d+)/m.exec(text)?.[1]) === count) return true;
+    await sleep(20);
+  }
+  return false;
+}
 
 /** Latencies (ms) of ROUNDS rounds of the victim's put, Authenticate and Status; any failure throws. */
 async function victimRounds(label: string): Promise<{ put: number[]; authenticate: number[]; status: number[] }> {
@@ -322,8 +334,12 @@ describe('a burst of watch creates on one stream', () => {
       stream.on('error', (error: { code: number; details: string }) => resolve({ code: error.code, details: error.details }));
       stream.on('end', () => resolve('end'));
     });
+    // The gateway counts the stream from its first byte and stops counting it when it ends it: the
+    // client reads nothing from the moment the stream is counted until the gateway ended it (a fixed
+    // pause let a slow machine read before the whole burst was in, and each read frees the member).
+    expect(await gaugeBecomes(gateway, 1)).toBe(true);
     for (let i = 0; i < BURST_CREATES; i++) stream.write({ create_request: { key: bytes('app/burst'), start_revision: first.header.revision } });
-    await sleep(BURST_UNREAD_MS);
+    expect(await gaugeBecomes(gateway, 0)).toBe(true);
     stream.on('data', () => undefined);
     expect(await ended).toEqual(TOO_MANY);
     // Nothing of the ended stream stays counted: a new stream of alice works at once.
