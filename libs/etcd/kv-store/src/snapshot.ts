@@ -1,4 +1,4 @@
-import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks, type BinarySink } from '@ward/shared/binary';
+import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks } from '@ward/shared/binary';
 import type { ByteString } from './byte-string';
 import { compactionStep, finishCompaction } from './compaction';
 import { KVSnapshotInvalidError } from './errors';
@@ -83,6 +83,45 @@ function encodeBody(writer: BinaryWriter, space: KeySpace): void {
   writer.flush();
 }
 
+/** Bytes of `value` as BinaryWriter.uvarint writes it. */
+function uvarintBytes(value: number): number {
+  let bytes = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++;
+  return bytes;
+}
+
+/**
+ * The bytes writeKeyAt writes for `key` at `revision`, counted without writing them (0 when it
+ * writes nothing): a sizing pass that touches no value's bytes.
+ */
+function keyBytesAt(key: ByteString, latest: KeyRecord, revision: number): number {
+  let newest: KeyRecord | null = latest;
+  while (newest !== null && newest.modRevision > revision) newest = newest.prev;
+  if (newest === null) return 0;
+  let bytes = uvarintBytes(key.length) + key.length;
+  let records = 0;
+  for (let record: KeyRecord | null = newest; record !== null; record = record.prev) {
+    records++;
+    bytes += recordBytes(record);
+  }
+  return bytes + uvarintBytes(records);
+}
+
+/** The bytes encodeRecord writes for `record`. */
+function recordBytes(record: KeyRecord): number {
+  const bytes = 1 + uvarintBytes(record.modRevision) + uvarintBytes(record.subRevision);
+  if (record.value === null) return bytes;
+  const live = bytes + uvarintBytes(record.createRevision) + uvarintBytes(record.version) + uvarintBytes(record.value.length) + record.value.length;
+  return record.lease === NO_LEASE ? live : live + 8;
+}
+
+/** The bytes writeHead writes for `head`. */
+function headBytes(head: Header): number {
+  const writer = new BinaryWriter({ initialCapacityBytes: 64 });
+  writeHead(writer, head);
+  return writer.length;
+}
+
 function encodeRecord(writer: BinaryWriter, record: KeyRecord): void {
   const hasLease = record.lease !== NO_LEASE;
   writer.uint8((record.value === null ? FLAG_TOMBSTONE : 0) | (hasLease ? FLAG_LEASE : 0));
@@ -137,9 +176,8 @@ export type SnapshotStepResult = 'more' | 'done' | 'stale';
 /** Bytes of the image's trailer (CRC-32C and FNV-1a). */
 const TRAILER_BYTES = 8;
 
-/** Room the sizing pass writes into, over and over (nothing is kept). */
-const SIZING_BUFFER_BYTES = 64 * 1024;
-const DISCARD: BinarySink = { write: () => undefined };
+/** Keys the sizing pass counts per key a step would write (counting touches no value's bytes). */
+const SIZING_KEYS_PER_WRITTEN_KEY = 16;
 
 /**
  * A snapshot task that streams: the image is sized first, so that whoever writes it (a file whose
@@ -164,8 +202,9 @@ export interface SnapshotStreamOptions {
  * written.
  *
  * Streamed (SnapshotStreamOptions), the steps go over the keys twice: first counting the bytes
- * (into one reused buffer), then writing them; both passes see the same records, for the same
- * reason, so the length known after the first is the length the second writes (checked).
+ * (arithmetic over the records' lengths; nothing is written), then writing them; both passes see
+ * the same records, for the same reason, so the length known after the first is the length the
+ * second writes (checked).
  */
 export class KeySpaceSnapshotTask {
   private readonly head: Header;
@@ -173,8 +212,8 @@ export class KeySpaceSnapshotTask {
   private readonly hasher = new StateHasher();
   private readonly writer: BinaryWriter;
   private readonly chain: KeyRecord[] = [];
-  /** Streamed: the writer of the sizing pass while it lasts. */
-  private sizer: BinaryWriter | undefined;
+  /** Streamed: the bytes the sizing pass counted so far, while it lasts. */
+  private sizedBytes: number | undefined;
   private sizeBytesValue: number | undefined;
   /** Next key to visit; null once every key was. */
   private cursor: ByteString | null = '';
@@ -195,7 +234,7 @@ export class KeySpaceSnapshotTask {
       handsOverChunks: true,
       nextBuffer: stream?.nextBuffer,
     });
-    if (stream !== undefined) this.sizer = new BinaryWriter({ sink: DISCARD, initialCapacityBytes: SIZING_BUFFER_BYTES });
+    if (stream !== undefined) this.sizedBytes = 0;
   }
 
   /** Streamed: the image's length in bytes, once the sizing pass is done (undefined before, and when not streamed). */
@@ -214,17 +253,45 @@ export class KeySpaceSnapshotTask {
       // are not written.
       if (!compactionStep(this.space, Math.min(budget * COMPACTION_KEYS_PER_SNAPSHOT_KEY, Number.MAX_SAFE_INTEGER))) return 'more';
       this.head.keyCount -= this.space.keysCompactedAway - this.keysCompactedAwayAtStart;
-      writeHead(this.sizer ?? this.writer, this.head);
+      if (this.sizedBytes === undefined) writeHead(this.writer, this.head);
+      else this.sizedBytes += headBytes(this.head);
       this.headWritten = true;
     }
+    const next = this.sizedBytes === undefined ? this.writeKeys(budget) : this.sizeKeys(Math.min(budget * SIZING_KEYS_PER_WRITTEN_KEY, Number.MAX_SAFE_INTEGER));
+    if (next !== null) {
+      this.cursor = next;
+      return 'more';
+    }
+    // Only a compaction removes keys from the index, and it makes the task stale first.
+    assert(this.keysWritten === this.head.keyCount, 'key-space snapshot: keys written differ from the key count at the start');
+    if (this.sizedBytes !== undefined) {
+      this.sizeBytesValue = this.sizedBytes + TRAILER_BYTES;
+      this.sizedBytes = undefined;
+      this.cursor = '';
+      this.keysWritten = 0;
+      writeHead(this.writer, this.head);
+      return 'more';
+    }
+    this.cursor = null;
+    this.writer.flush();
+    const trailer = new BinaryWriter({ sink: this.sink, initialCapacityBytes: 16 });
+    trailer.uint32le(this.hasher.crc32c).uint32le(this.hasher.fnv1a).flush();
+    assert(this.sizeBytesValue === undefined || this.sink.length === this.sizeBytesValue, 'key-space snapshot: the bytes written differ from the bytes sized');
+    return (this.state = 'done');
+  }
+
+  /**
+   * Writes keys from the cursor: `budget` of them or SNAPSHOT_STEP_BYTES, whichever comes first
+   * (large values). The key to go on from, or null when every key was visited.
+   */
+  private writeKeys(budget: number): ByteString | null {
     let visited = 0;
     let next: ByteString | null = null;
-    const writer = this.sizer ?? this.writer;
+    const writer = this.writer;
     const startBytes = writer.length;
     const chain = this.chain;
     const revision = this.head.currentRevision;
     this.space.index.scan(this.cursor!, null, (key, latest) => {
-      // A step ends after `budget` keys or SNAPSHOT_STEP_BYTES, whichever comes first (large values).
       if (visited === budget || writer.length - startBytes >= SNAPSHOT_STEP_BYTES) {
         next = key;
         return false;
@@ -233,27 +300,28 @@ export class KeySpaceSnapshotTask {
       if (writeKeyAt(writer, key, latest, revision, chain)) this.keysWritten++;
       return true;
     });
-    if (next !== null) {
-      this.cursor = next;
-      return 'more';
-    }
-    // Only a compaction removes keys from the index, and it makes the task stale first.
-    assert(this.keysWritten === this.head.keyCount, 'key-space snapshot: keys written differ from the key count at the start');
-    if (this.sizer !== undefined) {
-      this.sizer.flush();
-      this.sizeBytesValue = this.sizer.length + TRAILER_BYTES;
-      this.sizer = undefined;
-      this.cursor = '';
-      this.keysWritten = 0;
-      writeHead(this.writer, this.head);
-      return 'more';
-    }
-    this.cursor = null;
-    writer.flush();
-    const trailer = new BinaryWriter({ sink: this.sink, initialCapacityBytes: 16 });
-    trailer.uint32le(this.hasher.crc32c).uint32le(this.hasher.fnv1a).flush();
-    assert(this.sizeBytesValue === undefined || this.sink.length === this.sizeBytesValue, 'key-space snapshot: the bytes written differ from the bytes sized');
-    return (this.state = 'done');
+    return next;
+  }
+
+  /** Counts the bytes of `budget` keys from the cursor, as writeKeys would write them; as writeKeys, where to go on. */
+  private sizeKeys(budget: number): ByteString | null {
+    let visited = 0;
+    let next: ByteString | null = null;
+    let counted = 0;
+    const revision = this.head.currentRevision;
+    this.space.index.scan(this.cursor!, null, (key, latest) => {
+      if (visited === budget) {
+        next = key;
+        return false;
+      }
+      visited++;
+      const bytes = keyBytesAt(key, latest, revision);
+      if (bytes > 0) this.keysWritten++;
+      counted += bytes;
+      return true;
+    });
+    this.sizedBytes! += counted;
+    return next;
   }
 
   /** The snapshot's chunks, in order, once `step` returned 'done' (not streamed). */
@@ -268,7 +336,7 @@ export class KeySpaceSnapshotTask {
    * The consumer hands each buffer back to `nextBuffer` once it has finished with it.
    */
   takeChunks(): Uint8Array[] {
-    assert(this.sizeBytesValue !== undefined || this.sizer !== undefined, 'key-space snapshot: takeChunks is for a streamed task');
+    assert(this.sizeBytesValue !== undefined || this.sizedBytes !== undefined, 'key-space snapshot: takeChunks is for a streamed task');
     // What is taken is not kept (the sink's length still counts it).
     return this.sink.chunks.splice(0, this.sink.chunks.length);
   }
