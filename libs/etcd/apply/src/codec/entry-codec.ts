@@ -38,6 +38,7 @@ import {
   writeInt64,
   writePut,
   writeRange,
+  txnBytesHint,
   writeTxn,
 } from './kv-codec';
 
@@ -97,6 +98,21 @@ function limitOf(options: EntryCodecOptions): number {
   return limit;
 }
 
+/** Room for an entry's head (format, id, username, auth revision, tag) and a small operation. */
+const ENTRY_HEAD_BYTES = 256;
+
+/** About the bytes of `operation`'s keys and values (what makes an entry large), 0 for the others. */
+function operationBytesHint(operation: ApplyOperation): number {
+  switch (operation.type) {
+    case 'put':
+      return operation.request.key.length + (operation.request.value?.length ?? 0);
+    case 'txn':
+      return txnBytesHint(operation.request);
+    default:
+      return 0;
+  }
+}
+
 /**
  * The entry bytes of `request`. A TypeError for a malformed request (a caller bug: an unknown
  * operation, a non-bcrypt password hash, a bad token prefix); ERR_APPLY_ENTRY_TOO_LARGE above the
@@ -104,7 +120,7 @@ function limitOf(options: EntryCodecOptions): number {
  */
 export function encodeApplyRequest(request: ApplyRequest, options: EntryCodecOptions = {}): Uint8Array {
   const maxBytes = limitOf(options);
-  const writer = new BinaryWriter({ maxBytes, initialCapacityBytes: Math.min(256, maxBytes) });
+  const writer = new BinaryWriter({ maxBytes, initialCapacityBytes: Math.min(ENTRY_HEAD_BYTES + operationBytesHint(request.operation), maxBytes) });
   try {
     const { header, operation } = request;
     if (typeof header.id !== 'bigint') throw new TypeError('header.id is a uint64 bigint');
