@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Summarises a V8 .cpuprofile (node --cpu-prof): self time by package (or ward project) and the
 // top functions by self time, then by total time (self plus callees). Usage:
-//   node tools/cpu-profile-summary.mjs FILE [--top N] [--skip-s S] [--long-ms MS]
-// --skip-s leaves out the profile's first S seconds (start-up, a bench's set-up and warm-up).
+//   node tools/cpu-profile-summary.mjs FILE [--top N] [--skip-s S] [--until-s U] [--long-ms MS]
+// --skip-s leaves out the profile's first S seconds (start-up, a bench's set-up and warm-up);
+// --until-s everything after its first U seconds (one phase of a longer run).
 // --long-ms lists every run of busy samples of at least MS ms (no idle sample between them: one
 // event-loop task, or tasks back to back), garbage collection apart from code, with what ran most
 // in it: where the event loop stalled.
@@ -10,12 +11,13 @@ import { readFileSync } from 'node:fs';
 
 const [file, ...rest] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: cpu-profile-summary.mjs FILE.cpuprofile [--top N] [--skip-s S] [--long-ms MS]');
+  console.error('usage: cpu-profile-summary.mjs FILE.cpuprofile [--top N] [--skip-s S] [--until-s U] [--long-ms MS]');
   process.exit(2);
 }
 const option = (name) => (rest.includes(name) ? Number(rest[rest.indexOf(name) + 1]) : undefined);
 const top = option('--top') || 25;
 const skipMicros = (option('--skip-s') ?? 0) * 1e6;
+const untilMicros = (option('--until-s') ?? Infinity) * 1e6;
 const longMicros = option('--long-ms') === undefined ? undefined : option('--long-ms') * 1e3;
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -24,6 +26,7 @@ for (const node of profile.nodes) for (const child of node.children ?? []) paren
 const selfMicros = new Map();
 let elapsedMicros = 0;
 for (let i = 0; i < profile.samples.length; i++) {
+  if (elapsedMicros + (profile.timeDeltas[i] ?? 0) > untilMicros) break;
   elapsedMicros += profile.timeDeltas[i] ?? 0;
   if (elapsedMicros < skipMicros) continue;
   const id = profile.samples[i];
@@ -95,6 +98,7 @@ if (longMicros !== undefined) {
   for (let i = 0; i < profile.samples.length; i++) {
     const delta = profile.timeDeltas[i] ?? 0;
     at += delta;
+    if (at > untilMicros) break;
     if (at < skipMicros) continue;
     const id = profile.samples[i];
     const name = nodes.get(id).callFrame.functionName;
