@@ -36,8 +36,9 @@ export class StateHasher implements BinarySink {
 }
 
 /**
- * FNV-1a of `chunk`, continuing from `fnv`. A function of its own: the same loop inline in
- * `write`, after the CRC's native call, ran at 1.7 ns a byte against 1.3 here (Node 20, x86-64).
+ * FNV-1a of `chunk`, continuing from `fnv`. A function of its own: with the same loop inline in
+ * `write`, after the CRC's native call, the two checksums took 1.7 ns a byte; so, 1.3 (Node 20,
+ * x86-64, 1 MiB chunks).
  */
 function fnv1a(chunk: Uint8Array, fnv: number): number {
   let hash = fnv;
