@@ -60,8 +60,7 @@ function writeHead(writer: BinaryWriter, head: Header): void {
  * that revision), oldest first; false, and nothing written, when the key has none.
  */
 function writeKeyAt(writer: BinaryWriter, key: ByteString, latest: KeyRecord, revision: number, chain: KeyRecord[]): boolean {
-  let newest: KeyRecord | null = latest;
-  while (newest !== null && newest.modRevision > revision) newest = newest.prev;
+  const newest = newestAt(latest, revision);
   if (newest === null) return false;
   writer.uvarint(key.length).latin1(key);
   chain.length = 0;
@@ -83,6 +82,13 @@ function encodeBody(writer: BinaryWriter, space: KeySpace): void {
   writer.flush();
 }
 
+/** The newest record of the chain from `latest` at `revision` (null: the key did not exist yet). */
+function newestAt(latest: KeyRecord, revision: number): KeyRecord | null {
+  let newest: KeyRecord | null = latest;
+  while (newest !== null && newest.modRevision > revision) newest = newest.prev;
+  return newest;
+}
+
 /** Bytes of `value` as BinaryWriter.uvarint writes it. */
 function uvarintBytes(value: number): number {
   let bytes = 1;
@@ -95,8 +101,7 @@ function uvarintBytes(value: number): number {
  * writes nothing): a sizing pass that touches no value's bytes.
  */
 function keyBytesAt(key: ByteString, latest: KeyRecord, revision: number): number {
-  let newest: KeyRecord | null = latest;
-  while (newest !== null && newest.modRevision > revision) newest = newest.prev;
+  const newest = newestAt(latest, revision);
   if (newest === null) return 0;
   let bytes = uvarintBytes(key.length) + key.length;
   let records = 0;
@@ -280,47 +285,52 @@ export class KeySpaceSnapshotTask {
     return (this.state = 'done');
   }
 
-  /**
-   * Writes keys from the cursor: `budget` of them or SNAPSHOT_STEP_BYTES, whichever comes first
-   * (large values). The key to go on from, or null when every key was visited.
-   */
+  /** Writes keys from the cursor: `budget` of them or SNAPSHOT_STEP_BYTES, whichever comes first (large values). */
   private writeKeys(budget: number): ByteString | null {
-    let visited = 0;
-    let next: ByteString | null = null;
     const writer = this.writer;
     const startBytes = writer.length;
     const chain = this.chain;
     const revision = this.head.currentRevision;
-    this.space.index.scan(this.cursor!, null, (key, latest) => {
-      if (visited === budget || writer.length - startBytes >= SNAPSHOT_STEP_BYTES) {
-        next = key;
-        return false;
-      }
-      visited++;
-      if (writeKeyAt(writer, key, latest, revision, chain)) this.keysWritten++;
-      return true;
-    });
-    return next;
+    return this.visitKeys(
+      budget,
+      () => writer.length - startBytes >= SNAPSHOT_STEP_BYTES,
+      (key, latest) => {
+        if (writeKeyAt(writer, key, latest, revision, chain)) this.keysWritten++;
+      },
+    );
   }
 
-  /** Counts the bytes of `budget` keys from the cursor, as writeKeys would write them; as writeKeys, where to go on. */
+  /** Counts the bytes of `budget` keys from the cursor, as writeKeys would write them. */
   private sizeKeys(budget: number): ByteString | null {
+    const revision = this.head.currentRevision;
+    return this.visitKeys(
+      budget,
+      () => false,
+      (key, latest) => {
+        const bytes = keyBytesAt(key, latest, revision);
+        if (bytes === 0) return;
+        this.keysWritten++;
+        this.sizedBytes! += bytes;
+      },
+    );
+  }
+
+  /**
+   * Visits keys from the cursor until `budget` were visited or `full()` (asked before each key);
+   * the key to go on from, or null when every key was visited.
+   */
+  private visitKeys(budget: number, full: () => boolean, visit: (key: ByteString, latest: KeyRecord) => void): ByteString | null {
     let visited = 0;
     let next: ByteString | null = null;
-    let counted = 0;
-    const revision = this.head.currentRevision;
     this.space.index.scan(this.cursor!, null, (key, latest) => {
-      if (visited === budget) {
+      if (visited === budget || full()) {
         next = key;
         return false;
       }
       visited++;
-      const bytes = keyBytesAt(key, latest, revision);
-      if (bytes > 0) this.keysWritten++;
-      counted += bytes;
+      visit(key, latest);
       return true;
     });
-    this.sizedBytes! += counted;
     return next;
   }
 
