@@ -50,8 +50,9 @@ describe('HashKV (etcd HashByRev)', () => {
     expect(() => store.hashKv(2)).toThrow(KVCompactedError);
   });
 
-  /** put x, del x, put y, del y, compact 5 (no live key left), then put z 2. */
-  const tombstonesThenZ = (hashes: number[]): KVStore => {
+  /** put x, del x, put y, del y, compact 5 (no live key left), then put z 2; the hash after the compaction and after z. */
+  const tombstonesThenZ = (): { store: KVStore; hashes: number[] } => {
+    const hashes: number[] = [];
     const store = newStore();
     store.put({ key: b('x'), value: b('1') });
     store.deleteRange({ key: b('x') });
@@ -61,12 +62,11 @@ describe('HashKV (etcd HashByRev)', () => {
     hashes.push(store.hashKv(0).run().hash);
     store.put({ key: b('z'), value: b('2') });
     hashes.push(store.hashKv(0).run().hash);
-    return store;
+    return { store, hashes };
   };
 
   it('with no live key at the hashed revision hashes what etcd’s database still holds, and leases as etcd encodes them', () => {
-    const hashes: number[] = [];
-    const store = tombstonesThenZ(hashes);
+    const { store, hashes } = tombstonesThenZ();
     expect(hashes).toEqual([ETCD_EMPTY_HASH, 4232257556]);
     store.put({ key: b('f'), value: b('leased'), lease: 728635538394306315n });
     expect(store.hashKv(0).run().hash).toBe(2532286533);
@@ -74,7 +74,7 @@ describe('HashKV (etcd HashByRev)', () => {
 
   it('hashes a negative lease ID as etcd does (int64, two\'s complement on the wire)', () => {
     // etcd 3.4.23, after the same requests: a lease granted with ID -9, put f leased --lease=-9.
-    const store = tombstonesThenZ([]);
+    const { store } = tombstonesThenZ();
     store.put({ key: b('f'), value: b('leased'), lease: -9n });
     expect(store.hashKv(0).run().hash).toBe(2919987921);
   });

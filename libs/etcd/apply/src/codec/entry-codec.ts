@@ -38,6 +38,7 @@ import {
   writeInt64,
   writePut,
   writeRange,
+  putBytesHint,
   txnBytesHint,
   writeTxn,
 } from './kv-codec';
@@ -105,7 +106,7 @@ const ENTRY_HEAD_BYTES = 256;
 function operationBytesHint(operation: ApplyOperation): number {
   switch (operation.type) {
     case 'put':
-      return operation.request.key.length + (operation.request.value?.length ?? 0);
+      return putBytesHint(operation.request);
     case 'txn':
       return txnBytesHint(operation.request);
     default:

@@ -208,10 +208,15 @@ export function txnBytesHint(request: TxnRequest, depth = 1): number {
   return bytes;
 }
 
+/** The bytes of a put's key and value (what makes its encoding large). */
+export function putBytesHint(request: PutRequest): number {
+  return request.key.length + (request.value?.length ?? 0);
+}
+
 function requestOpBytesHint(op: RequestOp, depth: number): number {
   switch (op.type) {
     case 'put':
-      return FIELD_ALLOWANCE_BYTES + op.request.key.length + (op.request.value?.length ?? 0);
+      return FIELD_ALLOWANCE_BYTES + putBytesHint(op.request);
     case 'range':
     case 'deleteRange':
       return FIELD_ALLOWANCE_BYTES + op.request.key.length + (op.request.rangeEnd?.length ?? 0);
