@@ -15,6 +15,9 @@
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 //   BENCH_GATEWAY_ENV=NAME=value,... passes GATEWAY_* settings to ward's gateway (A/B runs, e.g.
 //   GATEWAY_READ_REPLICA=false).
+//   BENCH_BASELINE_ROOT=<dir>: another checkout of this workspace (e.g. `git worktree add` of an
+//   older commit, node_modules linked) whose build runs as a further cluster, "ward (baseline)",
+//   measured interleaved with the others: an A/B of two builds on one machine state. Writes nothing.
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -49,6 +52,7 @@ const CONCURRENCIES = clients([1, 16, 64]);
 const AUTH_CONCURRENCIES = clients([1, 16]);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
 const WORKLOAD_FILTER = process.env.BENCH_WORKLOADS?.split(',');
+const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT || undefined;
 const USER = { name: 'bench', password: 'bench-pw-7' } as const;
 /** A user whose role holds WIDE_PERMISSIONS grants (the bench/ prefix among them). */
 const WIDE_USER = { name: 'bench-wide', password: 'bench-pw-8' } as const;
@@ -189,6 +193,19 @@ function perProcess(result: LoadResult): string {
 
 const cells = (values: readonly string[]): string => `| ${values.join(' | ')} |`;
 
+/** This build against the baseline's, case by case (BENCH_BASELINE_ROOT). */
+function printAgainstBaseline(ward: Results, baseline: Results): void {
+  console.log('this build / baseline: ops/s, p50, p99, server CPU per op');
+  for (const [name, result] of ward) {
+    const base = baseline.get(name);
+    if (base === undefined) continue;
+    const of = (mine: number, theirs: number): string => (theirs > 0 ? `${(mine / theirs).toFixed(2)}×` : 'n/a');
+    console.log(
+      `${name.padEnd(32)} ${of(result.operationsPerSecond, base.operationsPerSecond)}  p50 ${of(result.p50Ms, base.p50Ms)}  p99 ${of(result.p99Ms, base.p99Ms)}  CPU ${of(serverMicrosPerOp(result), serverMicrosPerOp(base))}`,
+    );
+  }
+}
+
 function table(etcd: Results, ward: Results): string {
   const rows = [
     cells(['operation', 'clients', 'etcd ops/s', 'ward ops/s', 'ward/etcd', 'p50 ms etcd / ward', 'p99 ms etcd / ward', 'ward/etcd p99', 'server CPU µs/op etcd / ward', 'ward/etcd CPU', 'client CPU µs/op etcd / ward', 'errors etcd / ward']),
@@ -258,13 +275,24 @@ try {
     stops.push(() => wardCluster.stop());
     systems.push({ label: 'ward', target: wardCluster, results: new Map() });
   }
+  if (BASELINE_ROOT !== undefined) {
+    const baseline = await startWardCluster({ nodes: 3, workspaceRoot: BASELINE_ROOT, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs() });
+    stops.push(() => baseline.stop());
+    systems.push({ label: 'ward (baseline)', target: baseline, results: new Map() });
+  }
   await measure(systems);
 } finally {
   for (const stop of stops.reverse()) await stop();
 }
-const etcd = systems.find((system) => system.label !== 'ward')?.results;
+const etcd = systems.find((system) => system.target.kind === 'etcd')?.results;
 const ward = systems.find((system) => system.label === 'ward')?.results;
 const loadAfter = loadavg().map((value) => value.toFixed(1)).join(' / ');
+if (BASELINE_ROOT !== undefined) {
+  const baseline = systems.find((system) => system.label === 'ward (baseline)')!.results;
+  if (ward !== undefined) printAgainstBaseline(ward, baseline);
+  console.log(`load average after ${loadAfter}; an A/B run: nothing written`);
+  process.exit(0);
+}
 if (etcd === undefined || ward === undefined) {
   console.log('one system measured: nothing written');
   process.exit(0);

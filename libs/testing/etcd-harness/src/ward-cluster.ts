@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { appBundlePath, buildAppBundle, freePorts } from '@ward/testing/cluster';
+import { WORKSPACE_ROOT, appBundlePath, buildAppBundle, freePorts } from '@ward/testing/cluster';
 import { EtcdGrpcClient } from './grpc-client';
 import { ManagedProcess } from './managed-process';
 import type { Target } from './target';
@@ -28,6 +28,11 @@ export interface WardClusterOptions {
   readonly cpuProfileDir?: string;
   /** Build the app bundles first (default true; esbuild takes about a second per app). */
   readonly build?: boolean;
+  /**
+   * Run the bundles of another checkout of this workspace (built there, from its sources) instead
+   * of this one's: an A/B of two builds with both clusters up at once.
+   */
+  readonly workspaceRoot?: string;
   /**
    * Run a token-service process too (extra TOKEN_SERVICE_* variables): the gateway then hands
    * Authenticate to it and verifies its JWTs against the cluster's signing-key directory.
@@ -63,16 +68,17 @@ export interface WardCluster extends Target {
   readonly dataDir: string;
 }
 
-let bundlesBuilt = false;
+/** Workspace roots whose bundles this process built already. */
+const bundlesBuilt = new Set<string>();
 
 /** Builds the raft-node and etcd-gateway bundles (dist/apps/<app>/main.js) once per process. */
-export function buildWardBundles(): { raftNode: string; gateway: string } {
-  if (!bundlesBuilt) {
+export function buildWardBundles(root = WORKSPACE_ROOT): { raftNode: string; gateway: string } {
+  if (!bundlesBuilt.has(root)) {
     // All four apps: token-service and password-verifier processes are optional per cluster.
-    for (const app of ['raft-node', 'etcd-gateway', 'token-service', 'password-verifier']) buildAppBundle(app);
-    bundlesBuilt = true;
+    for (const app of ['raft-node', 'etcd-gateway', 'token-service', 'password-verifier']) buildAppBundle(app, root);
+    bundlesBuilt.add(root);
   }
-  return buildWardBundlesPaths();
+  return buildWardBundlesPaths(root);
 }
 
 /** Node.js options of every process: the caller's, then a CPU profile's when asked for. */
@@ -92,7 +98,8 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Starts ward and waits until the gateway serves a Range. Retries on fresh ports if a start fails. */
 export async function startWardCluster(options: WardClusterOptions = {}): Promise<WardCluster> {
-  const bundles = options.build === false ? buildWardBundlesPaths() : buildWardBundles();
+  const root = options.workspaceRoot ?? WORKSPACE_ROOT;
+  const bundles = options.build === false ? buildWardBundlesPaths(root) : buildWardBundles(root);
   let lastError: unknown;
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const dataDir = await mkdtemp(join(tmpdir(), 'ward-cluster-'));
@@ -111,8 +118,8 @@ export async function startWardCluster(options: WardClusterOptions = {}): Promis
   throw lastError;
 }
 
-function buildWardBundlesPaths(): { raftNode: string; gateway: string } {
-  return { raftNode: appBundlePath('raft-node'), gateway: appBundlePath('etcd-gateway') };
+function buildWardBundlesPaths(root: string): { raftNode: string; gateway: string } {
+  return { raftNode: appBundlePath('raft-node', root), gateway: appBundlePath('etcd-gateway', root) };
 }
 
 interface Launched {
