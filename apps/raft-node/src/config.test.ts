@@ -54,6 +54,12 @@ describe('raft-node configuration', () => {
     expect([config.tlsCertFile, config.tlsKeyFile, config.tlsCaFile]).toEqual(['/m.crt', '/m.key', '/ca.crt']);
   });
 
+  it('writes key-space format 2 unless told 1 (for a rolling upgrade), and refuses any other', () => {
+    expect(loadRaftNodeConfig(env()).snapshotFormat).toBe('2');
+    expect(loadRaftNodeConfig(env({ RAFT_NODE_SNAPSHOT_FORMAT: '1' })).snapshotFormat).toBe('1');
+    expect(problems({ RAFT_NODE_SNAPSHOT_FORMAT: '3' })[0]).toMatch(/^RAFT_NODE_SNAPSHOT_FORMAT: /);
+  });
+
   it('refuses unknown variables and out-of-range values', () => {
     expect(problems({ RAFT_NODE_TICK_MS: '0' })[0]).toMatch(/^RAFT_NODE_TICK_MS: must be an integer in \[1, 10000\]/);
     expect(problems({ RAFT_NODE_ELECTION_TIMEOUT: '5' })[0]).toMatch(/^RAFT_NODE_ELECTION_TIMEOUT: unknown option/);

@@ -76,6 +76,11 @@ export const RAFT_NODE_CONFIG = defineConfig({
     }),
     maxTxnOpsCount: int({ default: 128, min: 1, max: 100_000, why: "etcd's --max-txn-ops; every member must use the same value." }),
     eventHistoryEventsCount: int({ default: 200_000, min: 1, max: 100_000_000, why: 'Events kept for Watch; every member must use the same value.' }),
+    snapshotFormat: oneOf({
+      default: '2',
+      values: ['1', '2'] as const,
+      why: "Format of the key space in the snapshots this member writes (local, sent to a follower, a gateway's replica feed, etcdctl snapshot save); every format is read. Set 1 on every member while members or gateways of a version that reads format 1 only are still in the cluster.",
+    }),
     tlsCertFile: string({ default: '', maxLengthChars: 4096, why: 'PEM certificate of this member for its internal API and peer ports (and as the client to its peers); with the key and CA files, both ports take only mutual TLS. Empty: plaintext.' }),
     tlsKeyFile: string({ default: '', maxLengthChars: 4096, why: 'PEM private key of RAFT_NODE_TLS_CERT_FILE.' }),
     tlsCaFile: string({ default: '', maxLengthChars: 4096, why: 'PEM CA bundle that peers, gateways and this member\'s peers are verified against.' }),
@@ -137,6 +142,8 @@ export interface RaftNodeConfig {
   readonly maxSimpleTokensPerUserCount: number;
   readonly maxTxnOpsCount: number;
   readonly eventHistoryEventsCount: number;
+  /** The key-space image format of the snapshots this member writes. */
+  readonly snapshotFormat: '1' | '2';
   readonly maxGrpcStreamsCount: number;
   /** Mutual TLS on the internal API and peer ports: all three files, or none (plaintext). */
   readonly tlsCertFile: string;

@@ -25,7 +25,7 @@ export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, m
   return StateMachine.boot(
     {
       applier: {
-        kv: { maxTxnOps: config.maxTxnOpsCount, eventHistoryMaxEvents: config.eventHistoryEventsCount },
+        kv: { maxTxnOps: config.maxTxnOpsCount, eventHistoryMaxEvents: config.eventHistoryEventsCount, snapshotFormat: config.snapshotFormat === '1' ? 1 : 2 },
         maxSimpleTokens: config.maxSimpleTokensCount,
         maxSimpleTokensPerUser: config.maxSimpleTokensPerUserCount,
       },

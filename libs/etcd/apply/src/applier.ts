@@ -93,6 +93,7 @@ function kvOptions(options: ApplierOptions, leases: LeaseTable): KVStoreOptions 
     maxTxnOpsTotal: options.kv?.maxTxnOpsTotal ?? DEFAULT_MAX_TXN_OPS_TOTAL,
     eventHistoryMaxEvents: options.kv?.eventHistoryMaxEvents ?? DEFAULT_EVENT_HISTORY_MAX_EVENTS,
     leases,
+    ...(options.kv?.snapshotFormat === undefined ? {} : { snapshotFormat: options.kv.snapshotFormat }),
   };
 }
 

@@ -24,12 +24,14 @@ export type {
   TxnRequest,
   TxnResponse,
   WatchEvent,
+  KeySpaceFormat,
 } from './types';
 export {
   ANY_LEASE_EXISTS,
   DEFAULT_EVENT_HISTORY_MAX_EVENTS,
   DEFAULT_MAX_TXN_OPS,
   DEFAULT_MAX_TXN_OPS_TOTAL,
+  KEY_SPACE_FORMAT_LATEST,
   NO_LEASE,
 } from './types';
 export type { KVErrorCode } from './errors';

@@ -18,6 +18,7 @@ import type {
   CompactResponse,
   DeleteRangeRequest,
   DeleteRangeResponse,
+  KeySpaceFormat,
   KVStoreOptions,
   LeaseId,
   PutRequest,
@@ -29,7 +30,7 @@ import type {
   TxnRequest,
   TxnResponse,
 } from './types';
-import { NO_LEASE } from './types';
+import { KEY_SPACE_FORMAT_LATEST, NO_LEASE } from './types';
 import { WriteContext } from './write-context';
 import { checkPut, executeDeleteRange, executePut } from './write-ops';
 
@@ -55,7 +56,9 @@ function checkOptions(options: KVStoreOptions): KVStoreOptions {
     throw new TypeError(`KVStore: eventHistoryMaxEvents must be an integer in [1, ${MAX_EVENT_HISTORY_LIMIT}], got ${eventHistoryMaxEvents}`);
   }
   if (typeof leases?.leaseExists !== 'function') throw new TypeError('KVStore: leases must provide leaseExists(lease)');
-  return Object.freeze({ maxTxnOps, maxTxnOpsTotal, eventHistoryMaxEvents, leases });
+  const snapshotFormat = options.snapshotFormat ?? KEY_SPACE_FORMAT_LATEST;
+  if (snapshotFormat !== 1 && snapshotFormat !== 2) throw new TypeError(`KVStore: snapshotFormat must be 1 or 2, got ${String(snapshotFormat)}`);
+  return Object.freeze({ maxTxnOps, maxTxnOpsTotal, eventHistoryMaxEvents, leases, snapshotFormat });
 }
 
 /**
@@ -250,12 +253,12 @@ export class KVStore {
 
   /** The canonical snapshot bytes (see snapshot.ts for the format). */
   snapshot(): Uint8Array {
-    return encodeKeySpace(this.space);
+    return encodeKeySpace(this.space, this.snapshotFormat);
   }
 
   /** The same bytes as `snapshot()`, as chunks in order, without joining them (large states). */
   snapshotChunks(): Uint8Array[] {
-    return encodeKeySpaceChunks(this.space);
+    return encodeKeySpaceChunks(this.space, this.snapshotFormat);
   }
 
   /**
@@ -263,7 +266,12 @@ export class KVStore {
    * changing (see KeySpaceSnapshotTask: a compaction before it is done makes it stale).
    */
   snapshotTask(stream?: SnapshotStreamOptions): KeySpaceSnapshotTask {
-    return new KeySpaceSnapshotTask(this.space, stream);
+    return new KeySpaceSnapshotTask(this.space, stream, this.snapshotFormat);
+  }
+
+  /** The image format this store's snapshots are written in (KVStoreOptions.snapshotFormat). */
+  get snapshotFormat(): KeySpaceFormat {
+    return this.options.snapshotFormat ?? KEY_SPACE_FORMAT_LATEST;
   }
 
   /** A 16-hex-digit hash of the state, identical on every replica that applied the same changes. */

@@ -138,17 +138,63 @@ describe('snapshot -> restore (etcd mvcc TestKVSnapshot / TestKVRestore; raft sp
     expect(restored.hash()).toBe(store.hash());
   });
 
-  it('hash() is the snapshot trailer and changes with the state', () => {
-    const store = newStore();
+  it('hash() is a format 1 snapshot\'s trailer, whichever format the store writes, and changes with the state', () => {
+    const trailerHex = (bytes: Uint8Array): string => {
+      const view = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8, 8);
+      return view.getUint32(0, true).toString(16).padStart(8, '0') + view.getUint32(4, true).toString(16).padStart(8, '0');
+    };
+    const store = newStore({ snapshotFormat: 1 });
+    const latest = newStore();
     const empty = store.hash();
     expect(empty).toMatch(/^[0-9a-f]{16}$/);
-    store.put({ key: b('a'), value: b('1') });
+    for (const each of [store, latest]) each.put({ key: b('a'), value: b('1') });
     expect(store.hash()).not.toBe(empty);
-    const bytes = store.snapshot();
-    const trailer = [...bytes.subarray(bytes.length - 8)];
-    const view = new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 8, 8);
-    expect(store.hash()).toBe(view.getUint32(0, true).toString(16).padStart(8, '0') + view.getUint32(4, true).toString(16).padStart(8, '0'));
-    expect(trailer.length).toBe(8);
+    expect(store.hash()).toBe(trailerHex(store.snapshot()));
+    expect(latest.hash()).toBe(store.hash());
+    expect(trailerHex(latest.snapshot())).not.toBe(store.hash());
+  });
+
+  it('format 2 is format 1 with its format byte and its trailer\'s second word (0, reserved) changed; each restores what the other does', () => {
+    const one = newStore({ snapshotFormat: 1 });
+    const two = newStore({ snapshotFormat: 2 });
+    for (const store of [one, two]) {
+      store.put({ key: b('a'), value: b('1'), lease: 5n });
+      store.put({ key: b('b'), value: new Uint8Array(70_000).fill(3) });
+      store.deleteRange({ key: b('a') });
+      store.compact(2);
+    }
+    const bytes1 = one.snapshot();
+    const bytes2 = two.snapshot();
+    expect(bytes1[4]).toBe(1);
+    expect(bytes2[4]).toBe(2);
+    expect(bytes2.length).toBe(bytes1.length);
+    const body = bytes2.subarray(0, bytes2.length - 8);
+    expect(equalBytes(body.subarray(5), bytes1.subarray(5, bytes1.length - 8))).toBe(true);
+    const crc = new StateHasher();
+    crc.write(body);
+    const trailer = new DataView(bytes2.buffer, bytes2.byteOffset + body.length, 8);
+    expect(trailer.getUint32(0, true)).toBe(crc.crc32c);
+    expect(trailer.getUint32(4, true)).toBe(0);
+    // A store reads both and writes its own format; the state is the same.
+    const fromOne = KVStore.restore(bytes1, testOptions({ snapshotFormat: 2 }));
+    const fromTwo = KVStore.restore(bytes2, testOptions({ snapshotFormat: 1 }));
+    expect(equalBytes(fromOne.snapshot(), bytes2)).toBe(true);
+    expect(equalBytes(fromTwo.snapshot(), bytes1)).toBe(true);
+    expect(fromOne.hash()).toBe(one.hash());
+    // The streamed task writes the same bytes, and sizes them.
+    const task = two.snapshotTask({ nextBuffer: () => new Uint8Array(64 * 1024) });
+    const streamed: Uint8Array[] = [];
+    let result: SnapshotStepResult;
+    do {
+      result = task.step(3);
+      for (const chunk of task.takeChunks()) streamed.push(chunk.slice());
+    } while (result === 'more');
+    expect(task.sizeBytes).toBe(bytes2.length);
+    expect(equalBytes(joinChunks(streamed), bytes2)).toBe(true);
+  });
+
+  it('refuses a snapshotFormat other than 1 or 2', () => {
+    expect(() => newStore({ snapshotFormat: 3 as never })).toThrow(/snapshotFormat must be 1 or 2/);
   });
 
   it('a state of several MiB is encoded in chunks that join to the bytes a restore re-encodes alike', () => {
@@ -420,7 +466,7 @@ describe('restore rejects bad bytes with a coded error and never crashes', () =>
     expect(outcome(bytes)).toBe('ok');
   });
 
-  it('every single-bit flip is refused, but in the FNV-1a slot of the trailer (not checked on restore)', () => {
+  it('every single-bit flip is refused, but in the trailer\'s second word (format 1\'s FNV-1a, format 2\'s reserved word: not checked on restore)', () => {
     const bytes = sample();
     const fnvSlot = bytes.length - 4;
     for (let i = 0; i < bytes.length; i++) {
@@ -495,17 +541,30 @@ describe('restore rejects bad bytes with a coded error and never crashes', () =>
 
   it('refuses an unknown format version and foreign bytes', () => {
     const bytes = sample();
-    expect(outcome(new Uint8Array([0x57, 0x4b, 0x56, 0x53, 2, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe('invalid');
+    // Sealed with a valid CRC-32C, so only the format byte can refuse it.
+    const withFormat = (format: number): Uint8Array => {
+      const copy = bytes.slice();
+      copy[4] = format;
+      const hasher = new StateHasher();
+      hasher.write(copy.subarray(0, copy.length - 8));
+      new DataView(copy.buffer).setUint32(copy.length - 8, hasher.crc32c, true);
+      return copy;
+    };
+    expect(outcome(withFormat(1))).toBe('ok');
+    expect(outcome(withFormat(2))).toBe('ok');
+    expect(outcome(withFormat(3))).toBe('invalid');
+    expect(outcome(withFormat(0))).toBe('invalid');
+    expect(outcome(new Uint8Array([0x57, 0x4b, 0x56, 0x53, 3, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe('invalid');
     expect(outcome(b('definitely not a snapshot'))).toBe('invalid');
     expect(bytes.length).toBeGreaterThan(20);
   });
 });
 
-describe('snapshot format 1, pinned', () => {
+describe('snapshot format 1, pinned (written by stores told snapshotFormat 1)', () => {
   const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
   it('encodes a small history (leases of both signs, a tombstone, compaction, a non-ASCII key) to these exact bytes', () => {
-    const store = newStore();
+    const store = newStore({ snapshotFormat: 1 });
     store.put({ key: b('a'), value: b('1') });
     store.put({ key: b('b'), value: b('2'), lease: 7n });
     store.put({ key: b('a'), value: b('3'), lease: -9n });
@@ -518,11 +577,11 @@ describe('snapshot format 1, pinned', () => {
       '574b56530107040304016102000200020101310204000202f7ffffffffffffff013301620202030003010700000000000000013201050001630100070007010002c3bf0100060006010178bba198dd9bb08088',
     );
     expect(store.hash()).toBe('dd98a1bb8880b09b');
-    expect(hex(KVStore.restore(bytes, testOptions()).snapshot())).toBe(hex(bytes));
+    expect(hex(KVStore.restore(bytes, testOptions({ snapshotFormat: 1 })).snapshot())).toBe(hex(bytes));
   });
 
   it('encodes a larger history (a 200 KB value across the writer\'s 64 KiB chunks) to the same bytes as before', () => {
-    const store = newStore();
+    const store = newStore({ snapshotFormat: 1 });
     for (let i = 0; i < 3000; i++) {
       store.put({ key: b(`k/${i % 700}`), value: new Uint8Array((i * 37) % 300).fill(i & 0xff), lease: i % 5 === 0 ? BigInt(i) : 0n });
     }

@@ -12,10 +12,16 @@ const FNV_PRIME = 0x01000193;
 export class StateHasher implements BinarySink {
   private crc = 0;
   private fnv = FNV_OFFSET_BASIS;
+  private readonly withFnv1a: boolean;
+
+  /** `fnv1a: false` takes the CRC-32C only (the FNV-1a reads as its offset basis). */
+  constructor(options: { readonly fnv1a?: boolean } = {}) {
+    this.withFnv1a = options.fnv1a ?? true;
+  }
 
   write(chunk: Uint8Array): void {
     // The CRC on the hardware instruction (a snapshot hashes hundreds of MB), FNV-1a byte by byte.
-    this.fnv = fnv1a(chunk, this.fnv);
+    if (this.withFnv1a) this.fnv = fnv1a(chunk, this.fnv);
     this.crc = crc32c(chunk, this.crc);
   }
 

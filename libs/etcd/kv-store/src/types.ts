@@ -203,7 +203,20 @@ export interface KVStoreOptions {
   /** Most events kept for Watch; older whole revisions are dropped first. */
   readonly eventHistoryMaxEvents: number;
   readonly leases: LeaseLookup;
+  /**
+   * The key-space image format snapshots are written in (default KEY_SPACE_FORMAT_LATEST); every
+   * format is read. 1 during a rolling upgrade from a version that reads format 1 only.
+   */
+  readonly snapshotFormat?: KeySpaceFormat;
 }
+
+/**
+ * Formats of the key-space image (snapshot.ts): 1 ends with CRC-32C and FNV-1a of the image; 2 with
+ * CRC-32C and a reserved zero word (the FNV-1a cost a snapshot more than the rest of its checking).
+ */
+export type KeySpaceFormat = 1 | 2;
+/** The format written unless KVStoreOptions.snapshotFormat says otherwise. */
+export const KEY_SPACE_FORMAT_LATEST: KeySpaceFormat = 2;
 
 /** etcd's default --max-txn-ops. */
 export const DEFAULT_MAX_TXN_OPS = 128;
