@@ -220,7 +220,8 @@ describe('determinism', () => {
         }
         expect(inPieces).toBe(Buffer.from(restored.snapshot()).toString('hex'));
         // Accepted: a state these bytes encode exactly, or, when the damage is in the one slot
-        // restore does not check (the key space's FNV-1a, beside its CRC-32C), the original state.
+        // restore does not check (the word after the key space's CRC-32C: FNV-1a in format 1,
+        // reserved in format 2), the original state.
         const again = Buffer.from(restored.snapshot());
         expect(again.equals(bytes) || again.equals(valid)).toBe(true);
       }),
