@@ -147,13 +147,6 @@ export class NodeConnection {
   }
 }
 
-/**
- * HTTP/2 flow-control window (per stream and for the connection) that the stream channel grants
- * the member instead of HTTP/2's 64 KiB: a Snapshot stream of 32 KiB messages otherwise waits for
- * a window update every two messages, and a turn of each process with it.
- */
-const STREAM_FLOW_CONTROL_WINDOW_BYTES = 4 * 1024 * 1024;
-
 function nodeClient(address: string, options: NodeConnectionOptions, kind: ChannelKind): NodeClient {
   const Node = wardNodeGrpc().Node;
   return new Node(address, options.credentials ?? credentials.createInsecure(), {
@@ -173,6 +166,5 @@ function nodeClient(address: string, options: NodeConnectionOptions, kind: Chann
     'grpc.use_local_subchannel_pool': 1,
     // Names the channel's use; as a distinct option it also keeps the two channels apart.
     'grpc.primary_user_agent': `ward-etcd-gateway-${kind}`,
-    ...(kind === 'streams' ? { 'grpc-node.flow_control_window': STREAM_FLOW_CONTROL_WINDOW_BYTES } : {}),
   });
 }
