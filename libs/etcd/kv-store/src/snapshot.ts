@@ -127,11 +127,9 @@ function recordBytes(record: KeyRecord): number {
   return record.lease === NO_LEASE ? live : live + 8;
 }
 
-/** The bytes writeHead writes for `head` (the format is one byte in every format). */
+/** The bytes writeHead writes for `head`: the magic, the format byte and four varints. */
 function headBytes(head: Header): number {
-  const writer = new BinaryWriter({ initialCapacityBytes: 64 });
-  writeHead(writer, head, KEY_SPACE_FORMAT_LATEST);
-  return writer.length;
+  return MAGIC.length + 1 + uvarintBytes(head.currentRevision) + uvarintBytes(head.compactRevision + 1) + uvarintBytes(head.floorRevision) + uvarintBytes(head.keyCount);
 }
 
 function encodeRecord(writer: BinaryWriter, record: KeyRecord): void {

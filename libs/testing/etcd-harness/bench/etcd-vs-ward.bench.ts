@@ -53,6 +53,7 @@ const AUTH_CONCURRENCIES = clients([1, 16]);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
 const WORKLOAD_FILTER = process.env.BENCH_WORKLOADS?.split(',');
 const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT || undefined;
+const BASELINE_LABEL = 'ward (baseline)';
 const USER = { name: 'bench', password: 'bench-pw-7' } as const;
 /** A user whose role holds WIDE_PERMISSIONS grants (the bench/ prefix among them). */
 const WIDE_USER = { name: 'bench-wide', password: 'bench-pw-8' } as const;
@@ -278,7 +279,7 @@ try {
   if (BASELINE_ROOT !== undefined) {
     const baseline = await startWardCluster({ nodes: 3, workspaceRoot: BASELINE_ROOT, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs() });
     stops.push(() => baseline.stop());
-    systems.push({ label: 'ward (baseline)', target: baseline, results: new Map() });
+    systems.push({ label: BASELINE_LABEL, target: baseline, results: new Map() });
   }
   await measure(systems);
 } finally {
@@ -288,7 +289,7 @@ const etcd = systems.find((system) => system.target.kind === 'etcd')?.results;
 const ward = systems.find((system) => system.label === 'ward')?.results;
 const loadAfter = loadavg().map((value) => value.toFixed(1)).join(' / ');
 if (BASELINE_ROOT !== undefined) {
-  const baseline = systems.find((system) => system.label === 'ward (baseline)')!.results;
+  const baseline = systems.find((system) => system.label === BASELINE_LABEL)!.results;
   if (ward !== undefined) printAgainstBaseline(ward, baseline);
   console.log(`load average after ${loadAfter}; an A/B run: nothing written`);
   process.exit(0);
