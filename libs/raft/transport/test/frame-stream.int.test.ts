@@ -119,6 +119,23 @@ describe('the peer frame stream', () => {
     expect(unreachable).toEqual([]);
     expect(a.transport.stats().peers[0]!.reconnects).toBe(0);
   });
+
+  it("a stall of the sender's own event loop longer than the silence bound is not taken for the peer's silence", async () => {
+    const b = await member(2n, { keepalive: { timeMs: 50, timeoutMs: 50 } });
+    const unreachable: bigint[] = [];
+    const a = await member(1n, { keepalive: { timeMs: 50, timeoutMs: 50 }, hooks: { onUnreachable: (peer) => unreachable.push(peer) } });
+    a.transport.setPeer(2n, `127.0.0.1:${b.port}`);
+    a.transport.send(2n, message(1));
+    await waitFor(() => b.received.length === 1, 5000, 'the first message');
+    // 400 ms without a turn (as under GC or a starved CPU): four times the 100 ms silence bound.
+    const stallUntilMs = performance.now() + 400;
+    while (performance.now() < stallUntilMs);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    a.transport.send(2n, message(2));
+    await waitFor(() => b.received.length === 2, 5000, 'the second message');
+    expect(unreachable).toEqual([]);
+    expect(a.transport.stats().peers[0]!.reconnects).toBe(0);
+  });
 });
 
 describe('the peer frame stream over mutual TLS', () => {
