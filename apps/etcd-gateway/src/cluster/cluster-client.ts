@@ -304,7 +304,7 @@ export class ClusterClient {
    */
   openSnapshot(request: NodeSnapshotRequest, signal?: Cancellation): Promise<OpenedSnapshot> {
     return this.run('Snapshot', signal, async (connection, deadlineMs, callSignal) => {
-      const stream = connection.streamClient.Snapshot(request);
+      const stream = connection.snapshotClient.Snapshot(request);
       const timer = setTimeout(() => discardStream(stream), Math.max(1, deadlineMs - this.nowMs()));
       let first: NodeResponse__Output | undefined;
       try {
@@ -462,7 +462,7 @@ export class ClusterClient {
       const connection = this.connectionTo(this.currentTarget);
       // A call not sent is safe to send elsewhere, whatever it is: a member whose channel is not up
       // within CONNECT_WAIT_MS is passed over instead of holding the call for the whole deadline.
-      const outcome: Attempt<T> = (await this.reachable(connection, deadlineMs, method === 'Snapshot' ? 'streams' : 'unary'))
+      const outcome: Attempt<T> = (await this.reachable(connection, deadlineMs, method === 'Snapshot' ? 'snapshots' : 'unary'))
         ? await attempt(connection, deadlineMs, signal)
         : { kind: 'retry', error: wireError('NoLeader') };
       if (outcome.kind === 'done') {

@@ -1,9 +1,11 @@
-// Two grpc-js channels to one raft-node's internal API (wardnode.Node): one for the unary calls
+// Three grpc-js channels to one raft-node's internal API (wardnode.Node): one for the unary calls
 // (and the one Exchange stream that carries Propose, Read, ReadIndex and AuthCheck), one for the
-// long-lived streams (Watch, Snapshot). Each channel has a subchannel pool of its own, so each is
-// its own HTTP/2 connection: streams can neither use up the member's per-connection
-// stream limit (RAFT_NODE_MAX_GRPC_STREAMS_COUNT) that unary calls need, nor hold the connection's
-// flow-control window while Propose and Read wait behind them.
+// long-lived streams (Watch, WatchLeader, Follow), one for Snapshot streams. Each channel has a
+// subchannel pool of its own, so each is its own HTTP/2 connection: streams can neither use up the
+// member's per-connection stream limit (RAFT_NODE_MAX_GRPC_STREAMS_COUNT) that unary calls need,
+// nor hold the connection's flow-control window while Propose and Read wait behind them. The
+// snapshot channel grants the member a larger flow-control window (SNAPSHOT_FLOW_CONTROL_WINDOW_BYTES)
+// than the other two; it connects on the first Snapshot only.
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
 import { NodeExchange, type ExchangeCallKind } from './node-exchange';
@@ -39,14 +41,16 @@ export function isTransportFailure(error: unknown): error is ServiceError {
   return code === Status.UNAVAILABLE || code === Status.DEADLINE_EXCEEDED || code === Status.CANCELLED || code === Status.INTERNAL;
 }
 
-/** Which of a member's two channels. */
-export type ChannelKind = 'unary' | 'streams';
+/** Which of a member's three channels. */
+export type ChannelKind = 'unary' | 'streams' | 'snapshots';
 
 export class NodeConnection {
   /** The channel of unary calls. */
   readonly client: NodeClient;
-  /** The channel of Watch and Snapshot streams, on a connection of its own. */
+  /** The channel of Watch, WatchLeader and Follow streams, on a connection of its own. */
   readonly streamClient: NodeClient;
+  /** The channel of Snapshot streams, on a connection of its own with a larger flow-control window. */
+  readonly snapshotClient: NodeClient;
   /** Propose, Read, ReadIndex and AuthCheck, multiplexed on one stream of the unary channel (the request path's hot calls). */
   private readonly exchange: NodeExchange;
   /** False once the member refused an Exchange AuthCheck (it predates it): the unary call then. */
@@ -60,6 +64,7 @@ export class NodeConnection {
   ) {
     this.client = nodeClient(address, options, 'unary');
     this.streamClient = nodeClient(address, options, 'streams');
+    this.snapshotClient = nodeClient(address, options, 'snapshots');
     this.exchange = new NodeExchange(this.client, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
   }
 
@@ -94,7 +99,7 @@ export class NodeConnection {
    * send elsewhere. grpc-js keeps reconnecting in the background (backoff ≤ 2 s).
    */
   waitReady(deadlineMs: number, kind: ChannelKind = 'unary'): Promise<boolean> {
-    const channel = (kind === 'unary' ? this.client : this.streamClient).getChannel();
+    const channel = this.clientOf(kind).getChannel();
     return new Promise((resolve) => {
       const check = (): void => {
         const state = channel.getConnectivityState(true);
@@ -104,6 +109,11 @@ export class NodeConnection {
       };
       check();
     });
+  }
+
+  private clientOf(kind: ChannelKind): NodeClient {
+    if (kind === 'unary') return this.client;
+    return kind === 'streams' ? this.streamClient : this.snapshotClient;
   }
 
   /** One unary call with an absolute deadline; the signal cancels it. Rejects with grpc-js's ServiceError. */
@@ -144,8 +154,19 @@ export class NodeConnection {
     this.exchange.close();
     this.client.close();
     this.streamClient.close();
+    this.snapshotClient.close();
   }
 }
+
+/**
+ * The HTTP/2 flow-control window (per stream and for the connection) that the snapshot channel
+ * grants the member, instead of HTTP/2's 64 KiB: with 64 KiB a Snapshot stream of 32 KiB messages
+ * waits for a window update every two messages, a turn of both processes each time. Bounds what a
+ * member may send ahead of a client that reads slowly: 4 MiB per member connection. The Watch
+ * streams keep 64 KiB: the member bounds what a watcher leaves unread by what its stream takes,
+ * and a larger window would let a client that reads nothing take far more.
+ */
+const SNAPSHOT_FLOW_CONTROL_WINDOW_BYTES = 4 * 1024 * 1024;
 
 function nodeClient(address: string, options: NodeConnectionOptions, kind: ChannelKind): NodeClient {
   const Node = wardNodeGrpc().Node;
@@ -166,5 +187,6 @@ function nodeClient(address: string, options: NodeConnectionOptions, kind: Chann
     'grpc.use_local_subchannel_pool': 1,
     // Names the channel's use; as a distinct option it also keeps the two channels apart.
     'grpc.primary_user_agent': `ward-etcd-gateway-${kind}`,
+    ...(kind === 'snapshots' ? { 'grpc-node.flow_control_window': SNAPSHOT_FLOW_CONTROL_WINDOW_BYTES } : {}),
   });
 }
