@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { crc32c } from '@ward/shared/checksum';
 import { hasCode } from '@ward/shared/errors';
-import { startMember, type TestMember } from './helpers';
+import { startMember, waitFor, type TestMember } from './helpers';
 
 const members: TestMember[] = [];
 afterEach(async () => {
@@ -91,6 +91,11 @@ describe('snapshot streaming over loopback gRPC', () => {
     const a = await startMember(1n);
     members.push(a);
     a.transport.setPeer(2n, `127.0.0.1:${b.port}`);
+    // The message link is up before the snapshot starts: on a loaded machine a snapshot could
+    // otherwise be over before the first message's connection is.
+    a.transport.send(2n, new Uint8Array(64));
+    await waitFor(() => received.length > 0, 10_000, 'the first message');
+    messagesDuringSnapshot = 0;
     const sending = a.transport.sendSnapshot(2n, new Uint8Array(0), snapshotBytes(20 * MiB), 20 * MiB).then(() => (snapshotDone = true));
     const ticker = setInterval(() => a.transport.send(2n, new Uint8Array(64)), 1);
     await sending;
@@ -125,7 +130,7 @@ describe('snapshot streaming over loopback gRPC', () => {
   });
 
   it('one snapshot at a time per peer; a refusal by the receiver reaches the sender', async () => {
-    let release!: () => void;
+    let release: (() => void) | undefined;
     const b = await startMember(2n, {
       receiver: {
         onMessages: () => undefined,
@@ -143,8 +148,8 @@ describe('snapshot streaming over loopback gRPC', () => {
     const first = a.transport.sendSnapshot(2n, new Uint8Array(0), snapshotBytes(1024), 1024).catch((e: unknown) => e);
     const busy = await a.transport.sendSnapshot(2n, new Uint8Array(0), snapshotBytes(1024), 1024).catch((e: unknown) => e);
     expect(hasCode(busy, 'ERR_TRANSPORT_SNAPSHOT_BUSY')).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    release();
+    await waitFor(() => release !== undefined, 10_000, 'the first snapshot at the receiver');
+    release!();
     expect(hasCode(await first, 'ERR_TRANSPORT_SNAPSHOT_FAILED')).toBe(true);
   });
 });
