@@ -185,7 +185,7 @@ function nodeClient(address: string, options: NodeConnectionOptions, kind: Chann
     'grpc.enable_channelz': 0,
     // A pool of its own: never the subchannel (the connection) of the member's other channel.
     'grpc.use_local_subchannel_pool': 1,
-    // Names the channel's use; as a distinct option it also keeps the two channels apart.
+    // Names the channel's use; as a distinct option it also keeps the channels apart.
     'grpc.primary_user_agent': `ward-etcd-gateway-${kind}`,
     ...(kind === 'snapshots' ? { 'grpc-node.flow_control_window': SNAPSHOT_FLOW_CONTROL_WINDOW_BYTES } : {}),
   });
