@@ -3,6 +3,7 @@
 // flow-control window, while the unary and streams channels keep HTTP/2's 64 KiB, on which the
 // member's bound on what a watcher leaves unread relies.
 import { createServer, constants, type Http2Server, type ServerHttp2Session } from 'node:http2';
+import { status as Status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeConnection } from './node-connection';
 
@@ -35,7 +36,7 @@ async function recordingMember(): Promise<{ port: number; seen: Seen[] }> {
       initialWindowSize: session.remoteSettings.initialWindowSize,
     });
     stream.on('error', () => undefined);
-    stream.respond({ [constants.HTTP2_HEADER_STATUS]: 200, 'content-type': 'application/grpc', 'grpc-status': '12', 'grpc-message': 'not here' }, { endStream: true });
+    stream.respond({ [constants.HTTP2_HEADER_STATUS]: 200, 'content-type': 'application/grpc', 'grpc-status': String(Status.UNIMPLEMENTED), 'grpc-message': 'not here' }, { endStream: true });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => {
@@ -67,7 +68,7 @@ describe('NodeConnection channels', () => {
       () => 'answered',
       (error: { code?: number }) => error.code,
     );
-    expect(unary).toBe(12);
+    expect(unary).toBe(Status.UNIMPLEMENTED);
     await ended(connection.streamClient.Follow({}));
     await ended(connection.snapshotClient.Snapshot({}));
     await ended(connection.snapshotClient.Snapshot({}));
