@@ -19,6 +19,8 @@ export interface MemberExit {
 }
 
 const STDERR_TAIL_CHARS = 16 * 1024;
+/** How much of the member's standard output (its log) a failed start quotes. */
+const STDOUT_TAIL_CHARS = 4 * 1024;
 
 /** The environment of a member: this process's, minus any RAFT_NODE_* of its own, plus `env`. */
 function memberEnvironment(env: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
@@ -29,6 +31,7 @@ function memberEnvironment(env: Readonly<Record<string, string>>): NodeJS.Proces
 
 export class MemberProcess {
   private stderrTail = '';
+  private stdoutTail = '';
   private exitInfo: MemberExit | undefined;
   readonly exited: Promise<MemberExit>;
 
@@ -36,7 +39,10 @@ export class MemberProcess {
     private readonly child: ChildProcess,
     log: WriteStream,
   ) {
-    child.stdout!.on('data', (chunk: Buffer) => log.write(chunk));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      log.write(chunk);
+      this.stdoutTail = (this.stdoutTail + chunk.toString('utf8')).slice(-STDOUT_TAIL_CHARS);
+    });
     child.stderr!.on('data', (chunk: Buffer) => {
       log.write(chunk);
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
@@ -50,10 +56,16 @@ export class MemberProcess {
     });
   }
 
-  /** Spawns the member and waits for /healthz (throws with its stderr if it exits first). */
+  /**
+   * Spawns the member and waits for /healthz (throws with its stderr if it exits first). A member
+   * that never answers is killed; the error says how the last /healthz attempt failed (refused:
+   * not listening yet; a timeout: listening but not answering) and quotes the end of its log.
+   */
   static async start(spec: MemberProcessSpec): Promise<MemberProcess> {
     const process = MemberProcess.spawn(spec);
-    const deadline = Date.now() + (spec.startTimeoutMs ?? 60_000);
+    const timeoutMs = spec.startTimeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    let lastAttempt = 'no attempt';
     while (Date.now() < deadline) {
       if (process.exitInfo !== undefined) {
         throw new Error(`${spec.name} exited (${JSON.stringify(process.exitInfo)}) during start:\n${process.stderrTail}`);
@@ -61,13 +73,17 @@ export class MemberProcess {
       try {
         const response = await fetch(`http://127.0.0.1:${spec.httpPort}/healthz`, { signal: AbortSignal.timeout(1000) });
         if (response.ok) return process;
-      } catch {
-        // not listening yet
+        lastAttempt = `HTTP ${response.status}`;
+      } catch (error) {
+        lastAttempt = describeFailure(error);
       }
       await new Promise((r) => setTimeout(r, 50));
     }
     await process.kill('SIGKILL');
-    throw new Error(`${spec.name} did not answer /healthz in time:\n${process.stderrTail}`);
+    throw new Error(
+      `${spec.name} did not answer /healthz on port ${spec.httpPort} within ${timeoutMs} ms (last attempt: ${lastAttempt}); ` +
+        `stderr:\n${process.stderrTail}\nend of its log:\n${process.stdoutTail}`,
+    );
   }
 
   /** Spawns without waiting (for processes expected to fail at boot). */
@@ -101,4 +117,12 @@ export class MemberProcess {
     }
     return this.exited;
   }
+}
+
+/** An error of fetch as one line: its message and its cause's code (ECONNREFUSED, a timeout...). */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as Error & { cause?: unknown }).cause;
+  const code = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : undefined;
+  return code === undefined ? `${error.name}: ${error.message}` : `${error.name}: ${error.message} (${code})`;
 }
