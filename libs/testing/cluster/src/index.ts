@@ -4,6 +4,7 @@ export { RAFT_NODE_BUNDLE, WORKSPACE_ROOT, appBundlePath, buildAppBundle, buildR
 export { freePort, freePorts, occupiedPort } from './free-port';
 export { LocalCluster, type ClusterMember, type LinkProxy, type LocalClusterOptions, type PlannedMember } from './local-cluster';
 export { MemberProcess, type MemberExit, type MemberProcessSpec } from './member-process';
+export { TextTail } from './text-tail';
 export { NodeApiClient, type NodeAnswer } from './node-client';
 export { casRequest, deleteRequest, getRequest, putRequest } from './kv-requests';
 export { createTestPki, type CertificateFiles, type TestPki } from './test-pki';

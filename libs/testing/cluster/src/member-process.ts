@@ -2,6 +2,7 @@
 // started when /healthz answers, stopped by a signal.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { TextTail } from './text-tail';
 
 export interface MemberProcessSpec {
   readonly entry: string;
@@ -30,8 +31,8 @@ function memberEnvironment(env: Readonly<Record<string, string>>): NodeJS.Proces
 }
 
 export class MemberProcess {
-  private stderrTail = '';
-  private stdoutTail = '';
+  private readonly stderrTail = new TextTail(STDERR_TAIL_CHARS);
+  private readonly stdoutTail = new TextTail(STDOUT_TAIL_CHARS);
   private exitInfo: MemberExit | undefined;
   readonly exited: Promise<MemberExit>;
 
@@ -41,11 +42,11 @@ export class MemberProcess {
   ) {
     child.stdout!.on('data', (chunk: Buffer) => {
       log.write(chunk);
-      this.stdoutTail = (this.stdoutTail + chunk.toString('utf8')).slice(-STDOUT_TAIL_CHARS);
+      this.stdoutTail.append(chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       log.write(chunk);
-      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+      this.stderrTail.append(chunk);
     });
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
@@ -102,7 +103,7 @@ export class MemberProcess {
 
   /** The last 16 KiB written to stderr. */
   get stderr(): string {
-    return this.stderrTail;
+    return this.stderrTail.toString();
   }
 
   signal(signal: NodeJS.Signals): void {

@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { TextTail } from '@ward/testing/cluster';
 
 /** Bytes of each child's combined output kept for diagnostics (the tail wins). */
 const OUTPUT_TAIL_BYTES = 64 * 1024;
@@ -23,7 +24,7 @@ export class ManagedProcess {
   readonly name: string;
   readonly options: ManagedProcessOptions;
   private readonly child: ChildProcess;
-  private outputTail = '';
+  private readonly outputTail = new TextTail(OUTPUT_TAIL_BYTES);
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private readonly exited: Promise<void>;
 
@@ -40,7 +41,7 @@ export class ManagedProcess {
     const logDir = process.env.WARD_PROCESS_LOG_DIR;
     const logFile = logDir === undefined || logDir === '' ? undefined : join(logDir, `${options.name}-${this.child.pid ?? 'unspawned'}.log`);
     const keep = (chunk: Buffer): void => {
-      this.outputTail = (this.outputTail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+      this.outputTail.append(chunk);
       if (logFile !== undefined) appendFileSync(logFile, chunk);
     };
     this.child.stdout?.on('data', keep);
@@ -79,7 +80,7 @@ export class ManagedProcess {
 
   /** The last few KiB of stdout+stderr, for failure messages. */
   output(): string {
-    return this.outputTail;
+    return this.outputTail.toString();
   }
 
   /** Resolves when the process has exited (for whatever reason). */
