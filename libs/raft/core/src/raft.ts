@@ -59,6 +59,12 @@ export class Raft {
    */
   appendsPending = false;
   pendingReadIndexMessages: Message[] = [];
+  /**
+   * As a follower: the highest index this member has acknowledged to the leader of this term
+   * (0 since the term began). An empty MsgApp at or below it that only moves the commit index
+   * needs no answer (handleAppendEntries).
+   */
+  appendAcked: Index = 0;
   electionElapsed = 0;
   heartbeatElapsed = 0;
   randomizedElectionTimeout = 0;
@@ -236,6 +242,7 @@ export class Raft {
     this.appendsPending = false;
     this.readOnly = new ReadOnly(this.readOnly.option);
     this.pendingReadIndexMessages = [];
+    this.appendAcked = 0;
   }
 
   becomeFollower(term: Term, lead: NodeId): void {
