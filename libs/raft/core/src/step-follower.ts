@@ -65,9 +65,10 @@ export function handleAppendEntries(r: Raft, m: Message): void {
   if (lastNew !== undefined) {
     // The leader's broadcast of a new commit index (an empty MsgApp at an index this member
     // already acknowledged in this term) is not answered: the answer would only repeat that
-    // acknowledgement, and at one request in flight it is a third of a put's messages. Any other
-    // MsgApp is answered; so is a repeat that moves nothing (the leader's probe after a heartbeat
-    // answer), which is how a leader whose copy of the acknowledgement was lost still learns it.
+    // acknowledgement, and at one request in flight it is a quarter of a put's Raft messages.
+    // Any other MsgApp is answered; so is a repeat that moves nothing (the leader's probe after a
+    // heartbeat answer), which is how a leader whose copy of the acknowledgement was lost still
+    // learns it.
     if (m.entries.length === 0 && lastNew <= r.appendAcked && r.log.committed > committedBefore) return;
     if (lastNew > r.appendAcked) r.appendAcked = lastNew;
     r.send(MessageType.AppResp, { to: m.from, index: lastNew });
