@@ -24,9 +24,21 @@ describe('commit broadcast', () => {
     r.step(msg(MessageType.App, n2, n1, { term: 1, index: 1, logTerm: 1, commit: 1 }));
     expect(r.log.committed).toBe(1);
     expect(appResps(readMessages(r))).toEqual([]);
-    // The same empty append again (a leader probing after a heartbeat answer) is answered.
+    // The same empty append again, moving nothing, is answered.
     r.step(msg(MessageType.App, n2, n1, { term: 1, index: 1, logTerm: 1, commit: 1 }));
     expect(appResps(readMessages(r))).toEqual([{ to: n2, index: 1, reject: false }]);
+  });
+
+  it('after a heartbeat the next empty append is answered even when it moves the commit index', () => {
+    const r = newTestRaft(n1, 10, 1, storageWithVoters([n1, n2, n3]));
+    r.becomeFollower(1, n2);
+    r.step(msg(MessageType.App, n2, n1, { term: 1, index: 0, logTerm: 0, entries: [entry(1, 1), entry(2, 1)], commit: 0 }));
+    readMessages(r);
+    r.step(msg(MessageType.Heartbeat, n2, n1, { term: 1, commit: 0 }));
+    readMessages(r);
+    r.step(msg(MessageType.App, n2, n1, { term: 1, index: 2, logTerm: 1, commit: 2 }));
+    expect(r.log.committed).toBe(2);
+    expect(appResps(readMessages(r))).toEqual([{ to: n2, index: 2, reject: false }]);
   });
 
   it('an empty append that moves the commit index is answered unless this term already acknowledged its index', () => {
@@ -89,5 +101,28 @@ describe('commit broadcast', () => {
     net.propose(n1, 'second');
     expect(leader.log.committed).toBe(first + 1);
     expect(net.raft(n2).log.committed).toBe(first + 1);
+  });
+
+  it('a follower whose window is full and whose acknowledgements were all lost is learnt after one heartbeat while the commit index moves', () => {
+    const net = new TestNetwork(['new', 'new', 'new'], { maxInflightMessages: 2 });
+    net.campaign(n1);
+    const leader = net.raft(n1);
+    const before = leader.trk.mustGet(n2).match;
+    // Every answer of n2 is lost: its window fills with two appends; n3 keeps committing.
+    net.filter = (m) => !(m.type === MessageType.AppResp && m.from === n2);
+    net.propose(n1, 'a');
+    net.propose(n1, 'b');
+    const sentToN2 = leader.log.lastIndex();
+    net.propose(n1, 'c'); // not sent to n2 (its window is full), committed by n3
+    expect(leader.log.committed).toBe(leader.log.lastIndex());
+    expect(net.raft(n2).log.lastIndex()).toBe(sentToN2);
+    expect(leader.trk.mustGet(n2).match).toBe(before);
+    net.filter = undefined;
+    net.propose(n1, 'd'); // the commit index moves again; n2 still gets nothing
+    // One heartbeat: n2's answer to it brings a MsgApp whose answer the leader receives.
+    leader.tick();
+    net.send(...readMessages(leader));
+    expect(leader.trk.mustGet(n2).match).toBe(leader.log.lastIndex());
+    expect(net.raft(n2).log.committed).toBe(leader.log.committed);
   });
 });

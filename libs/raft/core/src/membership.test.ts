@@ -9,6 +9,9 @@ import { EntryType, votersConfState } from './types';
 import { Cluster } from './test/cluster';
 import { advanceMessagesAfterAppend, entry, msg, newTestRaft, persistAndApply, readMessages, storageWithVoters } from './test/raft-harness';
 import { decodeConfChangeEntry, encodeConfChange } from './codec/codec';
+import { MemoryStorage } from './memory-storage';
+import { RawNode } from './raw-node';
+import { SeededRng } from '@ward/shared/clock';
 
 const NO_CONTEXT = new Uint8Array(0);
 
@@ -124,5 +127,35 @@ describe('RawNode.applyConfChange', () => {
     const before = cluster.raw(1n).basicStatus().lastIndex;
     expect(() => cluster.raw(1n).proposeConfChange({ type: ConfChangeType.RemoveNode, nodeId: 1n, context: NO_CONTEXT })).toThrow(/invalid-conf-change/);
     expect(cluster.raw(1n).basicStatus().lastIndex).toBe(before);
+  });
+});
+
+describe('a snapshot while a membership change is being applied', () => {
+  it('is not restored until the application has applied the change handed out to it', () => {
+    const storage = new MemoryStorage(votersConfState([1n, 2n, 3n]));
+    const node = new RawNode({ id: 2n, storage, rng: new SeededRng(5) });
+    const addLearner: Entry = { type: EntryType.ConfChange, term: 1, index: 2, data: encodeConfChange({ type: ConfChangeType.AddLearnerNode, nodeId: 4n, context: NO_CONTEXT }) };
+    node.step(msg(MessageType.App, 1n, 2n, { term: 1, index: 0, logTerm: 0, entries: [entry(1, 1), addLearner], commit: 2 }));
+    const rd = node.ready();
+    expect(rd.committedEntries.map((e) => e.index)).toEqual([1, 2]);
+    storage.append(rd.entries);
+    if (rd.hardState !== undefined) storage.setHardState(rd.hardState);
+    // The leader's snapshot (its configuration already holds learner 4) arrives while entry 2 is
+    // still being applied here: it is not restored, so the change is not applied on top of it.
+    const snapshot = { metadata: { index: 10, term: 1, confState: { ...votersConfState([1n, 2n, 3n]), learners: [4n] } }, data: new Uint8Array(0) };
+    node.step(msg(MessageType.Snap, 1n, 2n, { term: 1, snapshot }));
+    expect(node.confState().learners).toEqual([]);
+    expect(node.applyConfChange(decodeConfChangeEntry(addLearner)).learners).toEqual([4n]);
+    node.advance();
+    const refused = node.ready();
+    expect(refused.snapshot).toBeUndefined();
+    expect(refused.messages.filter((m) => m.type === MessageType.AppResp).map((m) => m.index)).toContain(2);
+    node.advance();
+    // Once it is applied, the same snapshot is restored, with its configuration as it is.
+    node.step(msg(MessageType.Snap, 1n, 2n, { term: 1, snapshot }));
+    const restored = node.ready();
+    expect(restored.snapshot?.metadata.index).toBe(10);
+    expect(node.confState().learners).toEqual([4n]);
+    expect(node.confState().votersOutgoing).toEqual([]);
   });
 });

@@ -61,10 +61,16 @@ export class Raft {
   pendingReadIndexMessages: Message[] = [];
   /**
    * As a follower: the highest index this member has acknowledged to the leader of this term
-   * (0 since the term began). An empty MsgApp at or below it that only moves the commit index
-   * needs no answer (handleAppendEntries).
+   * since the term began or the leader's last heartbeat (0 then). An empty MsgApp at or below it
+   * that only moves the commit index needs no answer (handleAppendEntries).
    */
   appendAcked: Index = 0;
+  /**
+   * Index of the last membership-change entry handed to the application (in a Ready's committed
+   * entries). Until the application has applied that far (advance()), a change it still has to
+   * apply would land on a snapshot's configuration, so no snapshot is restored (restore()).
+   */
+  confChangeHandedOut: Index = 0;
   electionElapsed = 0;
   heartbeatElapsed = 0;
   randomizedElectionTimeout = 0;

@@ -66,9 +66,9 @@ export function handleAppendEntries(r: Raft, m: Message): void {
     // The leader's broadcast of a new commit index (an empty MsgApp at an index this member
     // already acknowledged in this term) is not answered: the answer would only repeat that
     // acknowledgement, and at one request in flight it is a quarter of a put's Raft messages.
-    // Any other MsgApp is answered; so is a repeat that moves nothing (the leader's probe after a
-    // heartbeat answer), which is how a leader whose copy of the acknowledgement was lost still
-    // learns it.
+    // Any other MsgApp is answered, and so is the first after a heartbeat (handleHeartbeat): the
+    // leader's repeat after a heartbeat answer is how a leader whose copy of the acknowledgement
+    // was lost still learns it.
     if (m.entries.length === 0 && lastNew <= r.appendAcked && r.log.committed > committedBefore) return;
     if (lastNew > r.appendAcked) r.appendAcked = lastNew;
     r.send(MessageType.AppResp, { to: m.from, index: lastNew });
@@ -81,6 +81,10 @@ export function handleAppendEntries(r: Raft, m: Message): void {
 }
 
 function handleHeartbeat(r: Raft, m: Message): void {
+  // The leader answers a heartbeat answer from a follower it believes behind with a MsgApp: that
+  // one is always answered (a lost acknowledgement is learnt within a heartbeat, even while the
+  // commit index keeps moving and the follower's window is full).
+  r.appendAcked = 0;
   r.log.commitTo(m.commit);
   r.send(MessageType.HeartbeatResp, { to: m.from, context: m.context });
 }
@@ -98,6 +102,10 @@ function handleSnapshot(r: Raft, m: Message): void {
 function restore(r: Raft, snapshot: Snapshot): boolean {
   const { index, term, confState } = snapshot.metadata;
   if (index <= r.log.committed) return false;
+  // A membership change handed out for applying and not applied yet would be applied on top of the
+  // snapshot's configuration, which already holds it (or replaced it): the leader sends the
+  // snapshot again later.
+  if (r.log.applied < r.confChangeHandedOut) return false;
   if (r.role !== Role.Follower) {
     // Defence in depth: only a follower restores.
     r.becomeFollower(r.term + 1, NO_NODE);

@@ -82,7 +82,7 @@ describe('injected bugs are caught by the simulator', () => {
   it('two changes in flight break safety itself, not only the one-change rule', () => {
     const mutated = withOverrides(MEMBERSHIP_CHURN_PROFILE, { mutations: ['two-conf-changes-in-flight'] });
     // Seeds are trajectories: a change to the core's messages moves where a hunt succeeds (seed 9
-    // before followers stopped answering the commit broadcast, 226 after).
+    // before followers stopped answering the commit broadcast, 120 since).
     const maxSeeds = 400;
     let found: { seed: number; kind: string } | undefined;
     for (let seed = 1; seed <= maxSeeds && found === undefined; seed++) {
