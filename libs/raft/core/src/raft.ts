@@ -65,12 +65,6 @@ export class Raft {
    * that only moves the commit index needs no answer (handleAppendEntries).
    */
   appendAcked: Index = 0;
-  /**
-   * Index of the last membership-change entry handed to the application (in a Ready's committed
-   * entries). Until the application has applied that far (advance()), a change it still has to
-   * apply would land on a snapshot's configuration, so no snapshot is restored (restore()).
-   */
-  confChangeHandedOut: Index = 0;
   electionElapsed = 0;
   heartbeatElapsed = 0;
   randomizedElectionTimeout = 0;
@@ -458,9 +452,10 @@ export class Raft {
     return this.log.zeroTermOnOutOfBounds(this.log.committed) === this.term;
   }
 
-  private hasUnappliedConfChanges(): boolean {
+  /** A membership-change entry in (applied, upTo]: committed ones by default. */
+  hasUnappliedConfChanges(upTo: Index = this.log.committed): boolean {
     let lo = this.log.applied + 1;
-    const hi = this.log.committed + 1;
+    const hi = upTo + 1;
     while (lo < hi) {
       const page = this.log.slice(lo, hi, this.log.maxApplyingBytes);
       for (const e of page) if (e.type !== EntryType.Normal) return true;

@@ -217,7 +217,6 @@ export class RawNode {
       const bytes = entriesSizeBytes(committed);
       this.stepsOnAdvance.push({ kind: 'applied', index, bytes, payloadBytes: payloadBytes(committed) });
       r.log.acceptApplying(index, bytes);
-      for (const e of committed) if (e.type !== EntryType.Normal) r.confChangeHandedOut = e.index;
     }
     r.msgs = [];
     r.msgsAfterAppend = [];

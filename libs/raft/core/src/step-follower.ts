@@ -102,10 +102,10 @@ function handleSnapshot(r: Raft, m: Message): void {
 function restore(r: Raft, snapshot: Snapshot): boolean {
   const { index, term, confState } = snapshot.metadata;
   if (index <= r.log.committed) return false;
-  // A membership change handed out for applying and not applied yet would be applied on top of the
-  // snapshot's configuration, which already holds it (or replaced it): the leader sends the
-  // snapshot again later.
-  if (r.log.applied < r.confChangeHandedOut) return false;
+  // A membership change handed out for applying (in a Ready) and not applied yet would be applied
+  // on top of the snapshot's configuration, which already holds it (or replaced it): the leader
+  // sends the snapshot again later.
+  if (r.hasUnappliedConfChanges(r.log.applying)) return false;
   if (r.role !== Role.Follower) {
     // Defence in depth: only a follower restores.
     r.becomeFollower(r.term + 1, NO_NODE);
