@@ -86,6 +86,11 @@ export const gatewayConfigSchema = defineConfig({
     ...authAdmissionOptions(),
     maxRequestBytes: int({ default: DEFAULT_MAX_REQUEST_BYTES, min: 1024, max: 64 * 1024 * 1024, why: "etcd's --max-request-bytes: larger proposals get 'request is too large'" }),
     grpcMaxSendBytes: int({ default: 256 * 1024 * 1024, min: 1024 * 1024, max: 256 * 1024 * 1024, why: 'largest response sent (a big Range)' }),
+    nodeExchange: oneOf({
+      default: 'frames',
+      values: ['frames', 'grpc'] as const,
+      why: "how Propose, Read, ReadIndex and AuthCheck travel to a raft-node: 'frames', one plain (or mutual TLS) connection to its API port without HTTP/2; 'grpc', a gRPC stream (for raft-nodes that predate the framed Exchange)",
+    }),
     grpcServeUnaryDirectly: bool({ default: true, why: "serve plain unary gRPC calls straight off their HTTP/2 streams; off: every call goes through grpc-js's call machinery (for comparison)" }),
     httpBodyLimitBytes: int({ default: 4 * 1024 * 1024, min: 1024, max: 128 * 1024 * 1024, why: 'largest JSON gateway body (base64 makes values 4/3 larger)' }),
     readReplica: bool({

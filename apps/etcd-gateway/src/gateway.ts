@@ -46,7 +46,7 @@ import { MaintenanceApi } from './services/maintenance-api';
 import { unaryRpcs, type UnaryRpc } from './services/rpc-table';
 import { StreamAccounting } from './services/stream-accounting';
 import { WatchRelay } from './services/watch-relay';
-import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls, tokenServiceChannelCredentials } from './tls/server-tls';
+import { clientPortTls, nodeTls, serverCredentials, servesTls, tokenServiceChannelCredentials } from './tls/server-tls';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway-metrics';
 import { CLIENT_HTTP_TIMEOUT_CHECK_INTERVAL_MS, startClientPort, type ClientPort } from './client-port/client-port';
 
@@ -92,7 +92,7 @@ function tokenParts(setup: TokenSetup, cluster: ClusterClient, clock: Clock, rng
   };
 }
 
-function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng: Rng, nodeCredentials: ChannelCredentials | undefined): ClusterClient {
+function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng: Rng, tls: ReturnType<typeof nodeTls>): ClusterClient {
   return new ClusterClient({
     endpoints: config.nodeEndpoints,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -103,7 +103,8 @@ function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng:
       maxSendBytes: grpcMaxReceiveBytes(config) + 64 * 1024,
       keepaliveTimeMs: config.grpcKeepaliveTimeMs,
       keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,
-      ...(nodeCredentials === undefined ? {} : { credentials: nodeCredentials }),
+      exchangeTransport: config.nodeExchange,
+      ...(tls === undefined ? {} : { credentials: tls.credentials, tls: tls.material }),
     },
     clock,
     rng,
@@ -357,7 +358,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
   const logger = deps.logger ?? createLogger({ name: 'etcd-gateway', level: config.logLevel });
   const clock = deps.clock ?? systemClock;
   // TLS files are read first: a bad one fails the start before anything connects.
-  const nodeCredentials = nodeChannelCredentials(config);
+  const toNodes = nodeTls(config);
   const clientTls = clientPortTls(config);
   const tokenServiceCredentials = tokenServiceChannelCredentials(config);
   const tokenSetup = await createTokenSetup(config, clock);
@@ -366,7 +367,7 @@ export async function createGateway(config: GatewayConfig, deps: GatewayDeps = {
       ? await createPasswordTier(config, { logger, clock, connectionName: `etcd-gateway:${process.pid}`, inProcess: () => inProcessPasswordTier(config) })
       : undefined;
   const rng = deps.rng ?? new CryptoRng();
-  const cluster = createCluster(config, logger, clock, rng, nodeCredentials);
+  const cluster = createCluster(config, logger, clock, rng, toNodes);
   cluster.watchLeaders();
   const metrics = createGatewayMetrics(deps.collectProcessMetrics ?? false);
   const admission: AuthAdmission = await createAuthAdmission(config, {

@@ -5,13 +5,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
+import { credentials, status as Status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTlsMaterial, tlsChannelCredentials } from '@ward/platform/grpc-server';
+import { loadTlsMaterial, tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import { LocalCluster, NodeApiClient, buildRaftNodeBundle, createTestPki, type CertificateFiles, type TestPki } from '@ward/testing/cluster';
 import { runEtcdctl } from '@ward/testing/etcd-harness';
 import { createLogger } from '@ward/platform/logging';
 import { createGateway, gatewayConfig, type Gateway } from '../src/index';
+import { framedExchange } from '../src/cluster/exchange-frames';
+import { NodeExchange } from '../src/cluster/node-exchange';
 
 let dir: string;
 let pki: TestPki;
@@ -77,6 +79,28 @@ describe('mutual TLS between the gateway and the raft-nodes, and between members
       expect((await cluster.client(cluster.members[0]!.id).status(2000)).leader_id).not.toBe('0');
     } finally {
       for (const caller of callers) caller.close();
+    }
+  }, 60_000);
+
+  it('takes framed Exchange connections (the gateway\'s hot path) only over TLS with a certificate from the cluster\'s CA', async () => {
+    const address = cluster.members[0]!.apiAddress;
+    const material = (files: CertificateFiles) => loadTlsMaterial({ certFile: files.certFile, keyFile: files.keyFile, caFile: pki.caFile, names: { cert: 'c', key: 'k', ca: 'a' } });
+    const exchangeWith = (tls: TlsMaterial | null) =>
+      new NodeExchange(framedExchange(address, { tls, maxReceiveBytes: 1 << 20, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, connectTimeoutMs: 5_000 }), { maxSendBytes: 1 << 20, nowMs: Date.now });
+    const readIndex = (exchange: NodeExchange) => exchange.call({ read_index: { timeout_ms: 2000 } }, Date.now() + 3000);
+    for (const refused of [exchangeWith(null), exchangeWith(material(pki.untrustedClient))]) {
+      try {
+        await expect(readIndex(refused)).rejects.toMatchObject({ code: Status.UNAVAILABLE });
+      } finally {
+        refused.close();
+      }
+    }
+    const trusted = exchangeWith(material(pki.clients['etcd-gateway']!));
+    try {
+      const answer = await readIndex(trusted);
+      expect(['read_index', 'not_leader']).toContain(answer.result);
+    } finally {
+      trusted.close();
     }
   }, 60_000);
 });

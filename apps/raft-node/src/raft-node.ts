@@ -3,9 +3,10 @@
 // /healthz /readyz /metrics.
 import { mkdir, readdir } from 'node:fs/promises';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
+import { EXCHANGE_FRAMES } from '@ward/etcd/node-calls';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
-import type { ServerCredentials } from '@grpc/grpc-js';
-import { createGrpcServer, loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type GrpcServer, type TlsMaterial } from '@ward/platform/grpc-server';
+import type { Duplex } from 'node:stream';
+import { HTTP2_PREFACE, createGrpcServer, loadTlsMaterial, startSharedListener, tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
 import { createMetrics, watchEventLoopStalls, type Metrics } from '@ward/platform/metrics';
@@ -18,6 +19,7 @@ import { Member } from './member';
 import { maxEntryBytesOf } from './member-parts';
 import { formatMemberId } from './members';
 import { joinedConfig } from './membership/join';
+import { serveExchangeFrames } from './service/exchange';
 import { nodeServiceHandlers } from './service/node-service';
 
 const MIB = 1024 * 1024;
@@ -118,7 +120,6 @@ function internalTls(config: RaftNodeConfig): TlsMaterial | null {
 }
 
 async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock, tls: TlsMaterial | null): Promise<RaftNode> {
-  const serverCredentials = tls === null ? undefined : tlsServerCredentials(tls, true);
   const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerTls: tls }) });
   // What has started so far is stopped again, newest first, when a later step fails (a port in
   // use, say): a member that cannot serve must not linger half-open, holding its other ports.
@@ -134,7 +135,7 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
       ...(tls === null ? {} : { tls }),
     });
     undo.push(() => peer.server.stop(1000));
-    api = await startApi(config, member, logger, metrics, serverCredentials);
+    api = await startApi(config, member, logger, metrics, tls);
     undo.push(() => api.server.stop(1000));
     http = createHttpServer({ logger: logger.child({ component: 'http' }), metrics, bodyLimitBytes: 64 * 1024, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, readiness: () => member.isReady() });
     await http.listen({ host: config.httpListen.host, port: config.httpListen.port });
@@ -172,20 +173,74 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
   };
 }
 
-async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, metrics: Metrics, credentials: ServerCredentials | undefined): Promise<{ server: GrpcServer; port: number }> {
-  const server = createGrpcServer({
+/** Connections open at once on the internal API port (gRPC and framed Exchange streams). */
+const API_MAX_CONNECTIONS_COUNT = 1024;
+/** A connection that has not told its protocol (TLS handshake included) within this is closed. */
+const API_HANDSHAKE_TIMEOUT_MS = 10_000;
+const API_KEEPALIVE_TIME_MS = 10_000;
+const API_KEEPALIVE_TIMEOUT_MS = 5_000;
+
+interface ApiServer {
+  /** Stops accepting; gRPC calls and framed Exchange streams get `graceMs` to finish, then every connection is cut. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * The internal API port: gRPC (wardnode.Node) and framed Exchange streams (a gateway's hot calls
+ * without HTTP/2), told apart by their first bytes, or under TLS by ALPN. Mutual TLS when configured.
+ */
+async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, metrics: Metrics, tls: TlsMaterial | null): Promise<{ server: ApiServer; port: number }> {
+  const maxReceiveBytes = config.maxRequestBytes + GRPC_OVERHEAD_BYTES;
+  const apiLogger = logger.child({ component: 'api' });
+  const grpc = createGrpcServer({
     host: config.apiListen.host,
     port: config.apiListen.port,
-    maxReceiveMessageBytes: config.maxRequestBytes + GRPC_OVERHEAD_BYTES,
+    maxReceiveMessageBytes: maxReceiveBytes,
     maxSendMessageBytes: 256 * MIB,
-    keepaliveTimeMs: 10_000,
-    keepaliveTimeoutMs: 5_000,
+    keepaliveTimeMs: API_KEEPALIVE_TIME_MS,
+    keepaliveTimeoutMs: API_KEEPALIVE_TIMEOUT_MS,
     maxConcurrentStreams: config.maxGrpcStreamsCount,
-    logger: logger.child({ component: 'api' }),
+    logger: apiLogger,
     metrics,
-    ...(credentials === undefined ? {} : { credentials }),
   });
-  server.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
-  const port = await server.start();
-  return { server, port };
+  grpc.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
+  const exchanges = new Set<Duplex>();
+  const exchangeOptions = { maxReceiveBytes, keepaliveTimeMs: API_KEEPALIVE_TIME_MS, keepaliveTimeoutMs: API_KEEPALIVE_TIMEOUT_MS, logger: apiLogger };
+  const listener = await startSharedListener({
+    host: config.apiListen.host,
+    port: config.apiListen.port,
+    tls: tls === null ? null : { ...tls, requireClientCertificate: true },
+    sniffTimeoutMs: API_HANDSHAKE_TIMEOUT_MS,
+    maxConnectionsCount: API_MAX_CONNECTIONS_COUNT,
+    protocols: [
+      { name: 'grpc', preface: HTTP2_PREFACE, alpn: 'h2', take: (socket) => grpc.injectConnection(socket) },
+      {
+        name: 'exchange-frames',
+        preface: EXCHANGE_FRAMES.preface,
+        alpn: EXCHANGE_FRAMES.alpn,
+        take: (socket) => {
+          exchanges.add(socket);
+          socket.once('close', () => exchanges.delete(socket));
+          void serveExchangeFrames(member, socket, exchangeOptions);
+        },
+      },
+    ],
+  });
+  let stopping: Promise<void> | undefined;
+  const server: ApiServer = {
+    stop(graceMs) {
+      stopping ??= (async () => {
+        // Framed streams drained when the member began stopping (core.stopping); what is still
+        // open after the grace is cut with the rest.
+        const cut = setTimeout(() => {
+          for (const socket of exchanges) socket.destroy();
+        }, graceMs);
+        await Promise.all([listener.close(graceMs), grpc.stop(graceMs)]);
+        clearTimeout(cut);
+        for (const socket of exchanges) socket.destroy();
+      })();
+      return stopping;
+    },
+  };
+  return { server, port: listener.port };
 }

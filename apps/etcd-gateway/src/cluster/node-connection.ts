@@ -1,5 +1,6 @@
-// Three grpc-js channels to one raft-node's internal API (wardnode.Node): one for the unary calls
-// (and the one Exchange stream that carries Propose, Read, ReadIndex and AuthCheck), one for the
+// Three grpc-js channels to one raft-node's internal API (wardnode.Node) and one framed Exchange
+// connection (Propose, Read, ReadIndex and AuthCheck without HTTP/2: exchange-frames.ts). The
+// channels: one for the unary calls (and the Exchange stream when GATEWAY_NODE_EXCHANGE=grpc), one for the
 // long-lived streams (Watch, WatchLeader, Follow), one for Snapshot streams. Each channel has a
 // subchannel pool of its own, so each is its own HTTP/2 connection: streams can neither use up the
 // member's per-connection stream limit (RAFT_NODE_MAX_GRPC_STREAMS_COUNT) that unary calls need,
@@ -8,8 +9,12 @@
 // than the other two; it connects on the first Snapshot only.
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
-import { NodeExchange, type ExchangeCallKind } from './node-exchange';
-import type { Cancellation } from '@ward/platform/grpc-server';
+import { NodeExchange, type ExchangeCallKind, type ExchangeStream } from './node-exchange';
+import { framedExchange } from './exchange-frames';
+import type { Cancellation, TlsMaterial } from '@ward/platform/grpc-server';
+
+/** A framed Exchange connection not up within this fails its calls (UNAVAILABLE): grpc-js's own connect timeout is 20 s. */
+const EXCHANGE_CONNECT_TIMEOUT_MS = 5_000;
 
 export interface NodeConnectionOptions {
   /** Largest answer accepted from a node (a big Range). */
@@ -20,7 +25,17 @@ export interface NodeConnectionOptions {
   readonly keepaliveTimeoutMs: number;
   /** TLS with the gateway's certificate when the raft-nodes take only mutual TLS; default plaintext. */
   readonly credentials?: ChannelCredentials;
+  /** The same certificate, key and CA, for the framed Exchange's connections. */
+  readonly tls?: TlsMaterial;
+  /**
+   * How the Exchange travels: `frames`, a plain connection to the API port (about half the CPU of
+   * a grpc-js stream per message, and no HTTP/2 write turn); `grpc`, a grpc-js stream on the
+   * unary channel (what members that predate the framed Exchange understand). Default `frames`.
+   */
+  readonly exchangeTransport?: ExchangeTransport;
 }
+
+export type ExchangeTransport = 'frames' | 'grpc';
 
 /** The unary methods of wardnode.Node. */
 export type NodeUnaryMethod = 'Propose' | 'Read' | 'AuthCheck' | 'ResolveToken' | 'Status' | 'MemberList' | 'MemberChange' | 'Lease' | 'Maintain';
@@ -65,7 +80,17 @@ export class NodeConnection {
     this.client = nodeClient(address, options, 'unary');
     this.streamClient = nodeClient(address, options, 'streams');
     this.snapshotClient = nodeClient(address, options, 'snapshots');
-    this.exchange = new NodeExchange(this.client, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
+    const openExchange =
+      (options.exchangeTransport ?? 'frames') === 'frames'
+        ? framedExchange(address, {
+            tls: options.tls ?? null,
+            maxReceiveBytes: options.maxReceiveBytes,
+            keepaliveTimeMs: options.keepaliveTimeMs,
+            keepaliveTimeoutMs: options.keepaliveTimeoutMs,
+            connectTimeoutMs: EXCHANGE_CONNECT_TIMEOUT_MS,
+          })
+        : () => this.client.Exchange() as unknown as ExchangeStream;
+    this.exchange = new NodeExchange(openExchange, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
   }
 
   /**

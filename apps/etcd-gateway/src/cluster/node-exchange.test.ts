@@ -1,10 +1,15 @@
-// NodeExchange over real gRPC against a scripted Exchange server: calls of one turn share a
-// message, answers find their callers in any order, and every way a call can end without an
-// answer ends it with the code the unary call would have had.
+// NodeExchange over both transports, real gRPC and the framed stream on a real socket, against a
+// scripted Exchange server: calls of one turn share a message, answers find their callers in any
+// order, and every way a call can end without an answer ends it with the code the unary call
+// would have had.
+import { createServer, type Socket } from 'node:net';
 import { credentials, Server, ServerCredentials, status as Status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { wardNodeGrpc, wardNodeServiceDefinition, type NodeClient } from '@ward/etcd/proto';
-import { NodeExchange, isNotServed } from './node-exchange';
+import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
+import { wardNodeGrpc, wardNodeServiceDefinition } from '@ward/etcd/proto';
+import { FramedStream } from '@ward/platform/grpc-server';
+import { framedExchange } from './exchange-frames';
+import { NodeExchange, isNotServed, type ExchangeStream as ClientStream } from './node-exchange';
 
 interface Call {
   id: string;
@@ -12,12 +17,21 @@ interface Call {
   propose?: { entry: Buffer };
   read?: { entry: Buffer };
 }
-type ExchangeStream = ServerDuplexStream<{ calls: Call[] }, { answers: object[] }>;
+/** The server's side of one stream, whichever the transport. */
+interface ExchangeStream {
+  write(message: { answers: object[] }): unknown;
+  end(): void;
+}
+
+type Transport = 'grpc' | 'frames';
 
 interface Scripted {
   readonly messages: Call[][];
   readonly streams: ExchangeStream[];
-  client: NodeClient;
+  /** Opens a stream to the server, as NodeConnection does. */
+  readonly open: () => ClientStream;
+  /** Breaks a stream as a failing member would: not the OK end. */
+  readonly breakStream: (stream: ExchangeStream) => void;
   stop(): void;
 }
 
@@ -27,14 +41,59 @@ afterEach(() => {
 });
 
 /** A server whose Exchange records every message and lets `onCalls` answer (or not). */
-async function scripted(onCalls: (stream: ExchangeStream, calls: Call[]) => void): Promise<Scripted> {
+function scripted(transport: Transport, onCalls: (stream: ExchangeStream, calls: Call[]) => void): Promise<Scripted> {
+  return transport === 'grpc' ? scriptedGrpc(onCalls) : scriptedFrames(onCalls);
+}
+
+async function scriptedFrames(onCalls: (stream: ExchangeStream, calls: Call[]) => void): Promise<Scripted> {
+  const messages: Call[][] = [];
+  const streams: ExchangeStream[] = [];
+  const codecs = exchangeCodecs();
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    const stream = new FramedStream<{ answers: object[] }, { calls: Call[] }>(
+      socket,
+      {
+        serialize: codecs.serializeAnswers as never,
+        deserialize: codecs.deserializeCalls as never,
+        maxReceiveBytes: 1024 * 1024,
+        keepaliveTimeMs: 10_000,
+        keepaliveTimeoutMs: 5_000,
+        pauseReadsWhileBlocked: true,
+      },
+      EXCHANGE_FRAMES.preface,
+    );
+    streams.push(stream);
+    stream.on('data', (message: { calls: Call[] }) => {
+      messages.push(message.calls);
+      onCalls(stream, message.calls);
+    });
+    stream.on('error', () => undefined);
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  const result: Scripted = {
+    messages,
+    streams,
+    open: framedExchange(`127.0.0.1:${port}`, { tls: null, maxReceiveBytes: 1024 * 1024, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, connectTimeoutMs: 5_000 }),
+    breakStream: (stream) => (stream as FramedStream<object, object>).cancel(),
+    stop: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+  open.push(result);
+  return result;
+}
+
+async function scriptedGrpc(onCalls: (stream: ExchangeStream, calls: Call[]) => void): Promise<Scripted> {
   const messages: Call[][] = [];
   const streams: ExchangeStream[] = [];
   const server = new Server();
   const unimplemented = (_call: unknown, callback: (error: object) => void): void => callback({ code: Status.UNIMPLEMENTED });
   const handlers: Record<string, unknown> = {};
   for (const name of Object.keys(wardNodeServiceDefinition())) handlers[name] = unimplemented;
-  handlers['Exchange'] = (stream: ExchangeStream) => {
+  handlers['Exchange'] = (stream: ServerDuplexStream<{ calls: Call[] }, { answers: object[] }>) => {
     streams.push(stream);
     stream.on('data', (message: { calls: Call[] }) => {
       messages.push(message.calls);
@@ -49,7 +108,8 @@ async function scripted(onCalls: (stream: ExchangeStream, calls: Call[]) => void
   const result: Scripted = {
     messages,
     streams,
-    client,
+    open: () => client.Exchange() as unknown as ClientStream,
+    breakStream: (stream) => (stream as ServerDuplexStream<object, object>).emit('error', { code: Status.UNAVAILABLE, details: 'member went away' }),
     stop: () => {
       client.close();
       server.forceShutdown();
@@ -60,7 +120,7 @@ async function scripted(onCalls: (stream: ExchangeStream, calls: Call[]) => void
 }
 
 function exchangeOf(server: Scripted): NodeExchange {
-  return new NodeExchange(server.client, { maxSendBytes: 4 * 1024 * 1024, nowMs: Date.now });
+  return new NodeExchange(server.open, { maxSendBytes: 4 * 1024 * 1024, nowMs: Date.now });
 }
 
 const propose = (text: string) => ({ propose: { entry: Buffer.from(text), timeout_ms: 1000 } });
@@ -73,9 +133,9 @@ function codeOf(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe('NodeExchange', () => {
+describe.each<Transport>(['grpc', 'frames'])('NodeExchange on %s', (transport) => {
   it('sends the calls of one event-loop turn in one message and matches answers given in reverse order', async () => {
-    const server = await scripted((stream, calls) => stream.write({ answers: [...calls].reverse().map(answerOf) }));
+    const server = await scripted(transport, (stream, calls) => stream.write({ answers: [...calls].reverse().map(answerOf) }));
     const exchange = exchangeOf(server);
     const deadline = Date.now() + 5000;
     const answers = await Promise.all(['a', 'b', 'c', 'd'].map((text) => exchange.call(propose(text), deadline)));
@@ -90,7 +150,7 @@ describe('NodeExchange', () => {
   });
 
   it('a status answer rejects its call with that code and details; the others are unaffected', async () => {
-    const server = await scripted((stream, calls) =>
+    const server = await scripted(transport, (stream, calls) =>
       stream.write({ answers: calls.map((call) => (call.propose?.entry.toString() === 'bad' ? { id: call.id, status: { code: Status.INVALID_ARGUMENT, message: 'bad entry' } } : answerOf(call))) }),
     );
     const exchange = exchangeOf(server);
@@ -103,10 +163,10 @@ describe('NodeExchange', () => {
 
   it('a stream that breaks fails its pending calls as UNAVAILABLE (outcome unknown), and the next call opens a new stream', async () => {
     let breakNext = true;
-    const server = await scripted((stream, calls) => {
+    const server = await scripted(transport, (stream, calls) => {
       if (breakNext) {
         breakNext = false;
-        stream.emit('error', { code: Status.UNAVAILABLE, details: 'member went away' });
+        server.breakStream(stream);
         return;
       }
       stream.write({ answers: calls.map(answerOf) });
@@ -123,7 +183,7 @@ describe('NodeExchange', () => {
 
   it('a stream the member ends with status OK (it stops) fails its unanswered calls as UNAVAILABLE marked not served; answered ones keep their answers', async () => {
     let first = true;
-    const server = await scripted((stream, calls) => {
+    const server = await scripted(transport, (stream, calls) => {
       if (!first) {
         stream.write({ answers: calls.map(answerOf) });
         return;
@@ -146,7 +206,7 @@ describe('NodeExchange', () => {
   });
 
   it('an unanswered call ends as DEADLINE_EXCEEDED shortly after its deadline; a cancelled one as CANCELLED at once', async () => {
-    const server = await scripted(() => undefined);
+    const server = await scripted(transport, () => undefined);
     const exchange = exchangeOf(server);
     const expired = codeOf(exchange.call(propose('slow'), Date.now() + 50));
     const controller = new AbortController();
@@ -159,7 +219,7 @@ describe('NodeExchange', () => {
   });
 
   it('close fails what is pending as UNAVAILABLE and refuses new calls', async () => {
-    const server = await scripted(() => undefined);
+    const server = await scripted(transport, () => undefined);
     const exchange = exchangeOf(server);
     const pending = codeOf(exchange.call(propose('p'), Date.now() + 60_000));
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -169,8 +229,8 @@ describe('NodeExchange', () => {
   });
 
   it('a batch is cut before it would pass the channel message limit', async () => {
-    const server = await scripted((stream, calls) => stream.write({ answers: calls.map(answerOf) }));
-    const exchange = new NodeExchange(server.client, { maxSendBytes: 10_000, nowMs: Date.now });
+    const server = await scripted(transport, (stream, calls) => stream.write({ answers: calls.map(answerOf) }));
+    const exchange = new NodeExchange(server.open, { maxSendBytes: 10_000, nowMs: Date.now });
     const deadline = Date.now() + 5000;
     const big = 'x'.repeat(4000);
     await Promise.all([1, 2, 3, 4, 5].map((n) => exchange.call(propose(`${big}${n}`), deadline)));

@@ -1,14 +1,15 @@
 // The gateway's side of wardnode.Node/Exchange: Propose, Read, ReadIndex and AuthCheck calls to one
 // member multiplexed on one long-lived stream instead of a grpc-js unary call (a new HTTP/2 stream,
-// metadata and a deadline timer) each. Calls made in one event-loop turn travel in one message;
+// metadata and a deadline timer) each. The stream is a framed one (a plain connection to the API
+// port: exchange-frames.ts) or grpc-js's. Calls made in one event-loop turn travel in one message;
 // answers come back matched by id. Failures look exactly like the unary call's (objects with a
 // gRPC `code` and `details`), so callers keep one error path: a broken stream fails its calls as
 // UNAVAILABLE (outcome unknown for a proposal), an expired call as DEADLINE_EXCEEDED, a cancelled
 // one as CANCELLED. A stream the member ends with status OK (it stops: see serveBatchedCalls' drain)
 // fails its unanswered calls as UNAVAILABLE marked not served (isNotServed): safe to re-send.
-import { status as Status, type ClientDuplexStream } from '@grpc/grpc-js';
+import { status as Status } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';
-import type { AuthCheckRequest, ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeClient, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
+import type { AuthCheckRequest, ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
 import type { Cancellation } from '@ward/platform/grpc-server';
 
 /** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
@@ -20,7 +21,18 @@ const DEADLINE_GRACE_MS = 100;
 /** Framing allowance per call on top of its entry. */
 const CALL_OVERHEAD_BYTES = 64;
 
-type ExchangeStream = ClientDuplexStream<ExchangeCalls, ExchangeAnswers__Output>;
+/**
+ * One Exchange stream to a member, gRPC (grpc-js's client stream) or framed (a FramedStream):
+ * 'error' for a stream that broke, 'end' for one the member ended in order (after answering every
+ * call it served).
+ */
+export interface ExchangeStream {
+  write(message: ExchangeCalls): unknown;
+  cancel(): void;
+  on(event: 'data', listener: (message: ExchangeAnswers__Output) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+}
 
 interface Pending {
   readonly resolve: (answer: NodeResponse__Output) => void;
@@ -73,7 +85,8 @@ export class NodeExchange {
   private closed = false;
 
   constructor(
-    private readonly client: NodeClient,
+    /** Opens a new stream to the member (connecting in the background: writes wait for it). */
+    private readonly open: () => ExchangeStream,
     private readonly options: NodeExchangeOptions,
   ) {}
 
@@ -147,7 +160,7 @@ export class NodeExchange {
 
   private openStream(): ExchangeStream {
     if (this.stream !== undefined) return this.stream;
-    const stream = this.client.Exchange() as unknown as ExchangeStream;
+    const stream = this.open();
     const pending = this.pending;
     this.stream = stream;
     stream.on('data', (message: ExchangeAnswers__Output) => {
@@ -171,7 +184,8 @@ export class NodeExchange {
       this.failAll(pending, endedByMember ? 'the member ended the stream (stopping); call not served' : 'stream to the member ended', endedByMember);
     };
     // grpc-js reports a status other than OK as 'error' before the stream's 'end'; an 'end' with no
-    // error before it is the member's OK end, after which no unanswered call was served.
+    // error before it is the member's OK end (a framed stream's END), after which no unanswered
+    // call was served.
     stream.on('error', () => broken(false));
     stream.on('end', () => broken(true));
     return stream;

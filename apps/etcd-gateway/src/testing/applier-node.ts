@@ -3,7 +3,9 @@
 // @ward/etcd/api-mapping — the raft-node's answers without Raft. Faults can be scripted (a
 // NotLeader redirect, an answer that never comes). The real cluster is exercised by test/*.int.
 import { Server, ServerCredentials, status as Status, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData } from '@grpc/grpc-js';
-import { GrpcStatusError, serveBatchedCalls, type BatchedAnswer } from '@ward/platform/grpc-server';
+import type { Duplex } from 'node:stream';
+import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
+import { GrpcStatusError, HTTP2_PREFACE, serveBatchedCalls, serveFramedCalls, startSharedListener, type BatchedAnswer, type BatchedCallsOptions } from '@ward/platform/grpc-server';
 import { createLogger } from '@ward/platform/logging';
 import { hasCode } from '@ward/shared/errors';
 import { Applier, authWireError, decodeApplyRequest, toWireError, type ApplyRequest } from '@ward/etcd/apply';
@@ -184,29 +186,29 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     if (state.notLeader !== undefined) return { not_leader: { leader_id: '0', leader_address: state.notLeader } };
     return authCheck(applier, name);
   };
+  // The gateway's hot path: Propose, Read and AuthCheck multiplexed, on gRPC or framed.
+  const exchangeOptions: BatchedCallsOptions<ExchangeCall, unknown> = {
+    serve: async (exchanged: ExchangeCall) => {
+      // Propose and Read are counted like the unary calls; an AuthCheck apart (`Exchange/AuthCheck`).
+      const method = exchanged.call === 'propose' ? 'Propose' : exchanged.call === 'auth_check' ? 'Exchange/AuthCheck' : 'Read';
+      state.calls[method] = (state.calls[method] ?? 0) + 1;
+      if (exchanged.call === 'auth_check') {
+        if (state.exchangeWithoutAuthCheck === true) throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read');
+        const checked = checkAuth(exchanged.auth_check!.name);
+        return 'check' in checked ? { auth_check: checked.check } : checked;
+      }
+      return exchanged.call === 'propose' ? propose(exchanged.propose!) : read(exchanged.read!);
+    },
+    overloaded: { error: { code: Status.RESOURCE_EXHAUSTED, message: 'etcdserver: too many requests' } },
+    answerBytes: () => 64,
+    maxInFlightCount: 10_000,
+    maxBatchBytes: 4 * 1024 * 1024,
+    logger: silent,
+  };
   server.addService(wardNodeServiceDefinition(), {
     Propose: unary(state.calls, 'Propose', propose),
     Read: unary(state.calls, 'Read', read),
-    // The gateway's hot path: Propose, Read and AuthCheck multiplexed.
-    Exchange: (call: ServerDuplexStream<{ calls: ExchangeCall[] }, { answers: BatchedAnswer<unknown>[] }>) =>
-      serveBatchedCalls(call, {
-        serve: async (exchanged: ExchangeCall) => {
-          // Propose and Read are counted like the unary calls; an AuthCheck apart (`Exchange/AuthCheck`).
-          const method = exchanged.call === 'propose' ? 'Propose' : exchanged.call === 'auth_check' ? 'Exchange/AuthCheck' : 'Read';
-          state.calls[method] = (state.calls[method] ?? 0) + 1;
-          if (exchanged.call === 'auth_check') {
-            if (state.exchangeWithoutAuthCheck === true) throw new GrpcStatusError(Status.INVALID_ARGUMENT, 'an Exchange call names neither propose nor read');
-            const checked = checkAuth(exchanged.auth_check!.name);
-            return 'check' in checked ? { auth_check: checked.check } : checked;
-          }
-          return exchanged.call === 'propose' ? propose(exchanged.propose!) : read(exchanged.read!);
-        },
-        overloaded: { error: { code: Status.RESOURCE_EXHAUSTED, message: 'etcdserver: too many requests' } },
-        answerBytes: () => 64,
-        maxInFlightCount: 10_000,
-        maxBatchBytes: 4 * 1024 * 1024,
-        logger: silent,
-      }),
+    Exchange: (call: ServerDuplexStream<{ calls: ExchangeCall[] }, { answers: BatchedAnswer<unknown>[] }>) => serveBatchedCalls(call, exchangeOptions),
     AuthCheck: unary(state.calls, 'AuthCheck', (request) => checkAuth(request['name'] as string)),
     ResolveToken: unary(state.calls, 'ResolveToken', (request) => {
       const owner = applier.resolveSimpleToken(request['token'] as string);
@@ -257,15 +259,40 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     },
   });
   const leaderWatchers = new Set<ServerWritableStream<unknown, object>>();
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
-  address = `127.0.0.1:${port}`;
+  // One port for gRPC and the framed Exchange, as a raft-node's internal API port.
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const framed = new Set<Duplex>();
+  const codecs = exchangeCodecs();
+  const listener = await startSharedListener({
+    host: '127.0.0.1',
+    port: 0,
+    tls: null,
+    sniffTimeoutMs: 10_000,
+    maxConnectionsCount: 1024,
+    protocols: [
+      { name: 'grpc', preface: HTTP2_PREFACE, take: (socket) => injector.injectConnection(socket) },
+      {
+        name: 'exchange-frames',
+        preface: EXCHANGE_FRAMES.preface,
+        take: (socket) => {
+          framed.add(socket);
+          socket.once('close', () => framed.delete(socket));
+          const framing = { preface: EXCHANGE_FRAMES.preface, deserializeCalls: codecs.deserializeCalls as never, serializeAnswers: codecs.serializeAnswers as never, maxReceiveBytes: 64 * 1024 * 1024, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000 };
+          void serveFramedCalls(socket, framing, exchangeOptions);
+        },
+      },
+    ],
+  });
+  address = `127.0.0.1:${listener.port}`;
   return {
     address,
     applier,
     options: state,
-    kill: () => server.forceShutdown(),
+    kill: () => {
+      server.forceShutdown();
+      for (const socket of framed) socket.destroy();
+      void listener.close(0);
+    },
     get leaderWatchersCount() {
       return leaderWatchers.size;
     },
@@ -275,7 +302,8 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
     },
     stop: () => {
       for (const call of leaderWatchers) call.end();
-      return new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      for (const socket of framed) socket.destroy();
+      return Promise.all([new Promise<void>((resolve) => server.tryShutdown(() => resolve())), listener.close(1000)]).then(() => undefined);
     },
   };
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki, type TestPki } from '@ward/testing/cluster';
 import { gatewayConfig } from '../config';
 import { TlsConfigError } from '@ward/platform/grpc-server';
-import { clientPortTls, nodeChannelCredentials, serverCredentials, servesTls } from './server-tls';
+import { clientPortTls, nodeTls, serverCredentials, servesTls } from './server-tls';
 
 let dir: string;
 let pki: TestPki;
@@ -83,10 +83,10 @@ describe('gateway TLS options', () => {
   });
 
   it('read the raft-node channel files at start, naming a bad one', () => {
-    expect(nodeChannelCredentials(gatewayConfig())).toBeUndefined();
+    expect(nodeTls(gatewayConfig())).toBeUndefined();
     const config = gatewayConfig({ nodeTlsCertFile: pki.clients['example.com']!.certFile, nodeTlsKeyFile: pki.server.keyFile, nodeTlsCaFile: pki.caFile });
-    expect(() => nodeChannelCredentials(config)).toThrow(`GATEWAY_NODE_TLS_KEY_FILE: ${pki.server.keyFile} is not the private key of the certificate in ${pki.clients['example.com']!.certFile}`);
+    expect(() => nodeTls(config)).toThrow(`GATEWAY_NODE_TLS_KEY_FILE: ${pki.server.keyFile} is not the private key of the certificate in ${pki.clients['example.com']!.certFile}`);
     const good = gatewayConfig({ nodeTlsCertFile: pki.clients['example.com']!.certFile, nodeTlsKeyFile: pki.clients['example.com']!.keyFile, nodeTlsCaFile: pki.caFile });
-    expect(nodeChannelCredentials(good)?._isSecure()).toBe(true);
+    expect(nodeTls(good)?.credentials._isSecure()).toBe(true);
   });
 });

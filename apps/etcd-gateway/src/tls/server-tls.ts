@@ -9,8 +9,11 @@ import type { GatewayConfig } from '../config';
 
 type TlsFiles = Pick<GatewayConfig, 'certFile' | 'keyFile' | 'trustedCaFile'>;
 
-/** The credentials of the gateway → raft-node channels: mutual TLS when GATEWAY_NODE_TLS_* are set. */
-export function nodeChannelCredentials(config: Pick<GatewayConfig, 'nodeTlsCertFile' | 'nodeTlsKeyFile' | 'nodeTlsCaFile'>): ChannelCredentials | undefined {
+/**
+ * Mutual TLS towards the raft-nodes when GATEWAY_NODE_TLS_* are set: the material (for the framed
+ * Exchange's connections) and the grpc-js credentials of the channels.
+ */
+export function nodeTls(config: Pick<GatewayConfig, 'nodeTlsCertFile' | 'nodeTlsKeyFile' | 'nodeTlsCaFile'>): { material: TlsMaterial; credentials: ChannelCredentials } | undefined {
   if (config.nodeTlsCertFile === '') return undefined;
   const material = loadTlsMaterial({
     certFile: config.nodeTlsCertFile,
@@ -18,7 +21,7 @@ export function nodeChannelCredentials(config: Pick<GatewayConfig, 'nodeTlsCertF
     caFile: config.nodeTlsCaFile,
     names: { cert: 'GATEWAY_NODE_TLS_CERT_FILE', key: 'GATEWAY_NODE_TLS_KEY_FILE', ca: 'GATEWAY_NODE_TLS_CA_FILE' },
   });
-  return tlsChannelCredentials(material);
+  return { material, credentials: tlsChannelCredentials(material) };
 }
 
 /**

@@ -2,8 +2,11 @@
 // stream, each served exactly as its unary method serves it (propose.ts, read.ts, auth.ts); answers
 // go back batched.
 import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { Duplex } from 'node:stream';
 import type { AuthCheckRequest__Output, ExchangeAnswers, ExchangeCall__Output, ExchangeCalls__Output, NodeResponse } from '@ward/etcd/proto';
-import { GrpcStatusError, serveBatchedCalls, type CallContext } from '@ward/platform/grpc-server';
+import { GrpcStatusError, serveBatchedCalls, serveFramedCalls, type BatchedAnswer, type BatchedCallsOptions, type CallContext } from '@ward/platform/grpc-server';
+import type { Logger } from '@ward/platform/logging';
+import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
 import { status } from '@grpc/grpc-js';
 import { wireErrorAnswer } from './answers';
 import type { NodeCore } from './node-core';
@@ -32,16 +35,53 @@ async function authCheckAnswer(core: NodeCore, request: AuthCheckRequest__Output
   return answer.check ? { auth_check: answer.check } : { error: answer.error ?? null };
 }
 
-export function serveExchange(core: NodeCore, stream: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext): Promise<void> {
-  return serveBatchedCalls(stream as never, {
+function exchangeOptions(core: NodeCore, logger: Logger): BatchedCallsOptions<ExchangeCall__Output, NodeResponse> {
+  return {
     serve: (call: ExchangeCall__Output) => serveCall(core, call),
     overloaded: wireErrorAnswer('TooManyRequests'),
     answerBytes: (answer: NodeResponse) => (answer.response?.length ?? 0) + ((answer.auth_check?.password_hash as Uint8Array | undefined)?.length ?? 0) + ANSWER_OVERHEAD_BYTES,
     maxInFlightCount: MAX_EXCHANGE_IN_FLIGHT_COUNT,
     maxBatchBytes: MAX_EXCHANGE_ANSWER_BATCH_BYTES,
-    logger: context.logger,
-    // A stopping member answers what it serves, then ends the stream with OK: the gateway sends
-    // the calls left unanswered elsewhere (they were never served).
+    logger,
+    // A stopping member answers what it serves, then ends the stream with OK (on a framed stream:
+    // END): the gateway sends the calls left unanswered elsewhere (they were never served).
     drain: core.stopping,
-  });
+  };
+}
+
+export function serveExchange(core: NodeCore, stream: ServerDuplexStream<ExchangeCalls__Output, ExchangeAnswers>, context: CallContext): Promise<void> {
+  return serveBatchedCalls(stream as never, exchangeOptions(core, context.logger));
+}
+
+export interface ExchangeFramesOptions {
+  /** Largest frame of calls accepted (the API's largest request). */
+  readonly maxReceiveBytes: number;
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/**
+ * Serves one framed Exchange connection (the API port hands it over with the preface unread): the
+ * same calls and answers as the gRPC Exchange, without HTTP/2 around them. A removed member
+ * closes it at once, as it fails every gRPC call.
+ */
+export function serveExchangeFrames(core: NodeCore, socket: Duplex, options: ExchangeFramesOptions): Promise<void> {
+  if (core.removed) {
+    socket.destroy();
+    return Promise.resolve();
+  }
+  const codecs = exchangeCodecs();
+  return serveFramedCalls(
+    socket,
+    {
+      preface: EXCHANGE_FRAMES.preface,
+      deserializeCalls: codecs.deserializeCalls,
+      serializeAnswers: codecs.serializeAnswers as (message: { answers: BatchedAnswer<NodeResponse>[] }) => Buffer,
+      maxReceiveBytes: options.maxReceiveBytes,
+      keepaliveTimeMs: options.keepaliveTimeMs,
+      keepaliveTimeoutMs: options.keepaliveTimeoutMs,
+    },
+    exchangeOptions(core, options.logger),
+  );
 }

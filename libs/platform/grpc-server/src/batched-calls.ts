@@ -4,7 +4,9 @@
 // long-lived stream of these costs one HTTP/2 stream instead of one per call (metadata, deadline
 // timer, stream set-up on both sides). Calls in flight and bytes per answer batch are bounded.
 import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '@ward/platform/logging';
+import { FramedStream } from './framed-stream';
 import { toGrpcStatus, type ErrorMapper } from './status';
 
 export interface BatchedCallsOptions<Call, Answer> {
@@ -124,4 +126,36 @@ export function serveBatchedCalls<Call extends { id: string }, Answer>(
   else options.drain?.addEventListener('abort', startDrain, { once: true });
   void done.then(() => options.drain?.removeEventListener('abort', startDrain));
   return done;
+}
+
+export interface FramedCallsOptions<Call, Answer> {
+  /** What the client sends first (checked and skipped). */
+  readonly preface: Buffer;
+  readonly deserializeCalls: (bytes: Buffer) => { calls: Call[] };
+  readonly serializeAnswers: (message: { answers: BatchedAnswer<Answer>[] }) => Buffer;
+  /** Largest frame of calls accepted. */
+  readonly maxReceiveBytes: number;
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+}
+
+/**
+ * The same calls on a framed stream (framed-stream.ts) instead of a gRPC stream: a connection the
+ * client opened with `framing.preface`. No new calls are read while the answers wait unwritten.
+ * Resolves when the stream is over (the connection then ends, after END when this side drained).
+ */
+export function serveFramedCalls<Call extends { id: string }, Answer>(socket: Duplex, framing: FramedCallsOptions<Call, Answer>, options: BatchedCallsOptions<Call, Answer>): Promise<void> {
+  const stream = new FramedStream<{ answers: BatchedAnswer<Answer>[] }, { calls: Call[] }>(
+    socket,
+    {
+      serialize: framing.serializeAnswers,
+      deserialize: framing.deserializeCalls,
+      maxReceiveBytes: framing.maxReceiveBytes,
+      keepaliveTimeMs: framing.keepaliveTimeMs,
+      keepaliveTimeoutMs: framing.keepaliveTimeoutMs,
+      pauseReadsWhileBlocked: true,
+    },
+    framing.preface,
+  );
+  return serveBatchedCalls(stream as never, options).then(() => stream.end());
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FrameInvalidError } from './errors';
-import { FrameStreamReader, splitAddress } from './frame-stream';
+import { FrameStreamReader } from './frame-stream';
 
 function framed(frames: readonly Buffer[]): Buffer {
   return Buffer.concat(
@@ -49,13 +49,5 @@ describe('FrameStreamReader', () => {
     prefix.writeUInt32LE(101, 0);
     expect(reader.push(prefix.subarray(0, 2))).toEqual([]);
     expect(() => reader.push(prefix.subarray(2))).toThrow(FrameInvalidError);
-  });
-});
-
-describe('splitAddress', () => {
-  it('splits host and port, IPv6 hosts in brackets included', () => {
-    expect(splitAddress('127.0.0.1:2380')).toEqual({ host: '127.0.0.1', port: 2380 });
-    expect(splitAddress('raft-node-1:2380')).toEqual({ host: 'raft-node-1', port: 2380 });
-    expect(splitAddress('[::1]:2380')).toEqual({ host: '::1', port: 2380 });
   });
 });

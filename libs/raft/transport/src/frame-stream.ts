@@ -11,7 +11,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import type { TlsMaterial } from '@ward/platform/grpc-server';
+import { LengthPrefixedReader, splitAddress, type TlsMaterial } from '@ward/platform/grpc-server';
 import { FrameInvalidError } from './errors';
 import type { KeepaliveOptions } from './options';
 import type { FrameLink, LinkEvents, OpenLink } from './peer-sender';
@@ -24,61 +24,13 @@ export const PEER_FRAMES_ALPN = 'ward-raft-frames/1';
 const LENGTH_BYTES = 4;
 const ALIVE = Buffer.of(0);
 
-/**
- * Cuts a byte stream into length-prefixed frames. Bytes are kept as the chunks that brought them
- * and joined once per frame, so a large frame arriving in many chunks is copied once.
- */
-export class FrameStreamReader {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-
-  constructor(private readonly maxFrameBytes: number) {}
-
-  /** The frames these bytes complete, in order; throws FrameInvalidError on a frame over the bound. */
-  push(chunk: Buffer): Buffer[] {
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
-    const frames: Buffer[] = [];
-    while (this.buffered >= LENGTH_BYTES) {
-      const length = this.peekLength();
-      if (length > this.maxFrameBytes) throw new FrameInvalidError(`frame of ${length} bytes exceeds ${this.maxFrameBytes}`);
-      if (this.buffered < LENGTH_BYTES + length) break;
-      frames.push(this.take(LENGTH_BYTES + length).subarray(LENGTH_BYTES));
-    }
-    return frames;
-  }
-
-  private peekLength(): number {
-    const first = this.chunks[0]!;
-    if (first.length >= LENGTH_BYTES) return first.readUInt32LE(0);
-    const joined = Buffer.concat(this.chunks);
-    this.chunks = [joined];
-    return joined.readUInt32LE(0);
-  }
-
-  private take(bytes: number): Buffer {
-    const first = this.chunks[0]!;
-    let taken: Buffer;
-    if (first.length >= bytes) {
-      taken = first.subarray(0, bytes);
-      if (first.length === bytes) this.chunks.shift();
-      else this.chunks[0] = first.subarray(bytes);
-    } else {
-      const joined = Buffer.concat(this.chunks);
-      taken = joined.subarray(0, bytes);
-      this.chunks = joined.length === bytes ? [] : [joined.subarray(bytes)];
-    }
-    this.buffered -= bytes;
-    return taken;
+/** Cuts a byte stream into length-prefixed frames; a frame over the bound throws FrameInvalidError. */
+export class FrameStreamReader extends LengthPrefixedReader {
+  constructor(maxFrameBytes: number) {
+    super(maxFrameBytes, (length, max) => new FrameInvalidError(`frame of ${length} bytes exceeds ${max}`));
   }
 }
 
-/** `host:port` (the host in brackets for IPv6) into its parts. */
-export function splitAddress(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  const host = address.slice(0, colon);
-  return { host: host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host, port: Number(address.slice(colon + 1)) };
-}
 
 export interface FrameStreamLinkOptions {
   readonly address: string;

@@ -1,0 +1,56 @@
+// The gateway's side of the framed Exchange (@ward/etcd/node-calls' exchange-frames.ts): a plain
+// TCP connection, or mutual TLS with the gateway's node certificate, to a member's internal API
+// port, carrying the Exchange's messages without HTTP/2.
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
+import type { ExchangeAnswers__Output, ExchangeCalls } from '@ward/etcd/proto';
+import { FramedStream, splitAddress, type TlsMaterial } from '@ward/platform/grpc-server';
+import type { ExchangeStream } from './node-exchange';
+
+export interface ExchangeFramesOptions {
+  /** TLS towards the member: the gateway's certificate and key, and the CA the member's chains to. */
+  readonly tls: TlsMaterial | null;
+  /** Largest frame of answers accepted (a big Range). */
+  readonly maxReceiveBytes: number;
+  /** Each side sends a keepalive every `keepaliveTimeMs`; one silent for that plus `keepaliveTimeoutMs` is cut. */
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+  /** A connection not established (TLS handshake included) within this fails. */
+  readonly connectTimeoutMs: number;
+}
+
+/** Opens framed Exchange streams to one member's API address, for NodeExchange. */
+export function framedExchange(address: string, options: ExchangeFramesOptions): () => ExchangeStream {
+  const { host, port } = splitAddress(address);
+  const codecs = exchangeCodecs();
+  return () => {
+    const tls = options.tls;
+    const socket: Socket =
+      tls === null
+        ? netConnect({ host, port, noDelay: true })
+        : tlsConnect({
+            host,
+            port,
+            cert: tls.cert,
+            key: tls.key,
+            ...(tls.ca === null ? {} : { ca: tls.ca }),
+            ALPNProtocols: [EXCHANGE_FRAMES.alpn],
+            ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+          });
+    const connectTimer = setTimeout(() => socket.destroy(new Error(`no connection to ${address} within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
+    socket.once(tls === null ? 'connect' : 'secureConnect', () => clearTimeout(connectTimer));
+    socket.once('close', () => clearTimeout(connectTimer));
+    // Written once the connection is up, before anything the stream writes.
+    socket.write(EXCHANGE_FRAMES.preface);
+    return new FramedStream<ExchangeCalls, ExchangeAnswers__Output>(socket, {
+      serialize: codecs.serializeCalls,
+      deserialize: codecs.deserializeAnswers,
+      maxReceiveBytes: options.maxReceiveBytes,
+      keepaliveTimeMs: options.keepaliveTimeMs,
+      keepaliveTimeoutMs: options.keepaliveTimeoutMs,
+      // The member stops reading calls while its answers wait: this side always reads.
+      pauseReadsWhileBlocked: false,
+    });
+  };
+}

@@ -1,0 +1,190 @@
+// FramedStream on real loopback sockets: messages both ways, the ordered end against every other
+// end, and each refusal (a frame over the bound, a wrong preface, an unknown kind, a silent peer).
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FramedStream, splitAddress, type FramedStreamOptions } from './framed-stream';
+
+const PREFACE = Buffer.from('TEST-FRAMES/1\r\n', 'latin1');
+
+const json: Pick<FramedStreamOptions<unknown, unknown>, 'serialize' | 'deserialize'> = {
+  serialize: (message) => Buffer.from(JSON.stringify(message)),
+  deserialize: (bytes) => JSON.parse(bytes.toString()) as unknown,
+};
+
+function options(overrides: Partial<FramedStreamOptions<unknown, unknown>> = {}): FramedStreamOptions<unknown, unknown> {
+  return { ...json, maxReceiveBytes: 1024, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, pauseReadsWhileBlocked: false, ...overrides };
+}
+
+interface Recorded {
+  readonly messages: unknown[];
+  readonly events: string[];
+}
+
+function record(stream: FramedStream<unknown, unknown>): Recorded {
+  const recorded: Recorded = { messages: [], events: [] };
+  stream.on('data', (message) => recorded.messages.push(message));
+  stream.on('end', () => recorded.events.push('end'));
+  stream.on('error', (error: Error) => recorded.events.push(`error: ${error.message}`));
+  return recorded;
+}
+
+const servers: Server[] = [];
+const sockets: Socket[] = [];
+afterEach(() => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  for (const server of servers.splice(0)) server.close();
+});
+
+/** A server whose connections become FramedStreams with `serverOptions`; resolves to its port and their streams. */
+async function listen(serverOptions: FramedStreamOptions<unknown, unknown>): Promise<{ port: number; accepted: Promise<FramedStream<unknown, unknown>> }> {
+  let take!: (stream: FramedStream<unknown, unknown>) => void;
+  const accepted = new Promise<FramedStream<unknown, unknown>>((resolve) => (take = resolve));
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    take(new FramedStream(socket, serverOptions, PREFACE));
+  });
+  servers.push(server);
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  return { port, accepted };
+}
+
+function client(port: number, clientOptions = options()): FramedStream<unknown, unknown> {
+  const socket = connect({ host: '127.0.0.1', port });
+  sockets.push(socket);
+  socket.write(PREFACE);
+  return new FramedStream(socket, clientOptions);
+}
+
+function frame(kind: number, body: Buffer, length = body.length + 1): Buffer {
+  const header = Buffer.alloc(5);
+  header.writeUInt32LE(length, 0);
+  header[4] = kind;
+  return Buffer.concat([header, body]);
+}
+
+const until = async (condition: () => boolean, what: string): Promise<void> => {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe('FramedStream', () => {
+  it('carries messages both ways in order; an END reaches the other side as end, never as an error', async () => {
+    const { port, accepted } = await listen(options({ pauseReadsWhileBlocked: true }));
+    const near = client(port);
+    const nearSeen = record(near);
+    for (let i = 0; i < 50; i++) near.write({ call: i, pad: 'x'.repeat(i * 10) });
+    const far = await accepted;
+    const farSeen = record(far);
+    await until(() => farSeen.messages.length === 50, 'the calls');
+    expect(farSeen.messages.map((m) => (m as { call: number }).call)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    far.write({ answer: 'a' });
+    far.write({ answer: 'b' });
+    far.end();
+    await until(() => nearSeen.events.length > 0, 'the end');
+    expect(nearSeen.messages).toEqual([{ answer: 'a' }, { answer: 'b' }]);
+    expect(nearSeen.events).toEqual(['end']);
+    // The client closes once it has the END; the server's side sees no error either.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(farSeen.events).toEqual([]);
+  });
+
+  it('a connection that closes without END is an error on the other side (a member that crashed, not one that drained)', async () => {
+    const { port, accepted } = await listen(options());
+    const near = client(port);
+    const nearSeen = record(near);
+    near.write({ call: 1 });
+    const far = await accepted;
+    const farSeen = record(far);
+    await until(() => farSeen.messages.length === 1, 'the call');
+    far.cancel();
+    await until(() => nearSeen.events.length > 0, 'the error');
+    expect(nearSeen.events).toEqual(['error: the connection ended without END']);
+    expect(farSeen.events).toEqual([]);
+  });
+
+  it('refuses a frame over the bound as soon as its length is in, and a frame of an unknown kind', async () => {
+    for (const [bytes, reason] of [
+      [frame(0, Buffer.alloc(0), 1026), 'frame of 1026 bytes exceeds 1025'],
+      [frame(9, Buffer.from('{}')), 'unknown frame kind 9'],
+      [frame(0, Buffer.from('not json')), 'a message did not decode'],
+    ] as const) {
+      const { port, accepted } = await listen(options());
+      const socket = connect({ host: '127.0.0.1', port });
+      sockets.push(socket);
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.write(Buffer.concat([PREFACE, bytes]));
+      const farSeen = record(await accepted);
+      await closed;
+      expect(farSeen.events).toHaveLength(1);
+      expect(farSeen.events[0]).toContain(reason);
+    }
+  });
+
+  it('closes a connection that does not start with the preface', async () => {
+    const { port, accepted } = await listen(options());
+    const socket = connect({ host: '127.0.0.1', port });
+    sockets.push(socket);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(Buffer.from('TEST-FRAMES/2\r\n', 'latin1'));
+    const farSeen = record(await accepted);
+    await closed;
+    expect(farSeen.events).toEqual(['error: the connection did not start with the preface']);
+  });
+
+  it('cuts a peer that sends nothing for the keepalive interval plus its timeout; a live one is kept by its keepalives', async () => {
+    const { port, accepted } = await listen(options({ keepaliveTimeMs: 40, keepaliveTimeoutMs: 40 }));
+    // A live client: its own keepalives (every 40 ms) keep the server's side open.
+    const live = client(port, options({ keepaliveTimeMs: 40, keepaliveTimeoutMs: 40 }));
+    const liveSeen = record(live);
+    const liveFar = record(await accepted);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(liveSeen.events).toEqual([]);
+    expect(liveFar.events).toEqual([]);
+    live.cancel();
+
+    // A silent client: sends the preface, then nothing (and never reads).
+    const second = await listen(options({ keepaliveTimeMs: 40, keepaliveTimeoutMs: 40 }));
+    const silent = connect({ host: '127.0.0.1', port: second.port });
+    sockets.push(silent);
+    silent.write(PREFACE);
+    const silentFar = record(await second.accepted);
+    await until(() => silentFar.events.length > 0, 'the cut');
+    expect(silentFar.events[0]).toMatch(/^error: nothing heard for 80 ms/);
+  });
+
+  it('a side that pauses reads while blocked takes no new messages until its answers are taken', async () => {
+    const { port, accepted } = await listen(options({ pauseReadsWhileBlocked: true, maxReceiveBytes: 1 << 20 }));
+    const socket = connect({ host: '127.0.0.1', port });
+    sockets.push(socket);
+    socket.write(PREFACE);
+    socket.pause(); // the client reads nothing
+    const far = await accepted;
+    const farSeen = record(far);
+    socket.write(frame(0, Buffer.from('"first"')));
+    await until(() => farSeen.messages.length === 1, 'the first call');
+    // Far more answers than the kernel's buffers on both ends take: what is left waits in the
+    // server's socket, and the server reads no calls meanwhile.
+    const big = 'y'.repeat(256 * 1024);
+    const writable: boolean[] = [];
+    for (let i = 0; i < 128; i++) writable.push(far.write(big));
+    expect(writable.at(-1)).toBe(false);
+    socket.write(frame(0, Buffer.from('"second"')));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(farSeen.messages).toHaveLength(1);
+    socket.resume(); // the client reads: the server drains, then reads again
+    await until(() => farSeen.messages.length === 2, 'the second call');
+    expect(farSeen.events).toEqual([]);
+    expect(farSeen.messages[1]).toBe('second');
+  });
+});
+
+describe('splitAddress', () => {
+  it('splits host and port, IPv6 hosts in brackets included', () => {
+    expect(splitAddress('127.0.0.1:2380')).toEqual({ host: '127.0.0.1', port: 2380 });
+    expect(splitAddress('raft-node-1:2380')).toEqual({ host: 'raft-node-1', port: 2380 });
+    expect(splitAddress('[::1]:2380')).toEqual({ host: '::1', port: 2380 });
+  });
+});
