@@ -5,15 +5,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, status as Status } from '@grpc/grpc-js';
+import { credentials, Server, status as Status, type ServerDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTlsMaterial, tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
+import { loadTlsMaterial, tlsChannelCredentials, tlsServerCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
+import { wardNodeServiceDefinition } from '@ward/etcd/proto';
 import { LocalCluster, NodeApiClient, buildRaftNodeBundle, createTestPki, type CertificateFiles, type TestPki } from '@ward/testing/cluster';
 import { runEtcdctl } from '@ward/testing/etcd-harness';
 import { createLogger } from '@ward/platform/logging';
 import { createGateway, gatewayConfig, type Gateway } from '../src/index';
 import { framedExchange } from '../src/cluster/exchange-frames';
-import { NodeExchange } from '../src/cluster/node-exchange';
+import { NodeConnection } from '../src/cluster/node-connection';
+import { NodeExchange, isNotServed } from '../src/cluster/node-exchange';
 
 let dir: string;
 let pki: TestPki;
@@ -101,6 +103,32 @@ describe('mutual TLS between the gateway and the raft-nodes, and between members
       expect(['read_index', 'not_leader']).toContain(answer.result);
     } finally {
       trusted.close();
+    }
+  }, 60_000);
+
+  it('with a member that predates framed streams (its TLS port refuses their ALPN id), the gateway turns to the gRPC Exchange', async () => {
+    const serverMaterial = loadTlsMaterial({ certFile: pki.server.certFile, keyFile: pki.server.keyFile, caFile: pki.caFile, names: { cert: 'c', key: 'k', ca: 'a' } });
+    const old = new Server();
+    const handlers: Record<string, unknown> = {};
+    for (const name of Object.keys(wardNodeServiceDefinition())) handlers[name] = (_call: unknown, callback: (error: object) => void) => callback({ code: Status.UNIMPLEMENTED });
+    handlers['Exchange'] = (stream: ServerDuplexStream<{ calls: Array<{ id: string }> }, object>) =>
+      stream.on('data', (message: { calls: Array<{ id: string }> }) => stream.write({ answers: message.calls.map((call) => ({ id: call.id, answer: { read_index: '7' } })) }));
+    old.addService(wardNodeServiceDefinition(), handlers as never);
+    const port = await new Promise<number>((resolve, reject) => old.bindAsync('127.0.0.1:0', tlsServerCredentials(serverMaterial, true), (error, bound) => (error ? reject(error) : resolve(bound))));
+    const gatewayMaterial = loadTlsMaterial({ certFile: pki.clients['etcd-gateway']!.certFile, keyFile: pki.clients['etcd-gateway']!.keyFile, caFile: pki.caFile, names: { cert: 'c', key: 'k', ca: 'a' } });
+    const connection = new NodeConnection(`127.0.0.1:${port}`, { maxReceiveBytes: 1 << 20, maxSendBytes: 1 << 20, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, tls: gatewayMaterial, credentials: tlsChannelCredentials(gatewayMaterial) });
+    try {
+      const first = await connection.exchangeCall({ read_index: { timeout_ms: 2000 } }, Date.now() + 5000).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(first).toMatchObject({ code: Status.UNAVAILABLE });
+      expect(isNotServed(first)).toBe(true);
+      expect(connection.exchangeTransport).toBe('grpc');
+      expect((await connection.exchangeCall({ read_index: { timeout_ms: 2000 } }, Date.now() + 5000)).read_index).toBe('7');
+    } finally {
+      connection.close();
+      old.forceShutdown();
     }
   }, 60_000);
 });

@@ -51,6 +51,7 @@ export function framedExchange(address: string, options: ExchangeFramesOptions):
       keepaliveTimeoutMs: options.keepaliveTimeoutMs,
       // The member stops reading calls while its answers wait: this side always reads.
       pauseReadsWhileBlocked: false,
+      ...(tls === null ? {} : { requireAlpn: EXCHANGE_FRAMES.alpn }),
     });
   };
 }

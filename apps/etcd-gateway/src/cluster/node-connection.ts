@@ -11,7 +11,7 @@ import { connectivityState, credentials, Metadata, status as Status, type Channe
 import { wardNodeGrpc, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
 import { NodeExchange, type ExchangeCallKind, type ExchangeStream } from './node-exchange';
 import { framedExchange } from './exchange-frames';
-import type { Cancellation, TlsMaterial } from '@ward/platform/grpc-server';
+import { isForeignFramedStream, type Cancellation, type TlsMaterial } from '@ward/platform/grpc-server';
 
 /** A framed Exchange connection not up within this fails its calls (UNAVAILABLE): grpc-js's own connect timeout is 20 s. */
 const EXCHANGE_CONNECT_TIMEOUT_MS = 5_000;
@@ -30,7 +30,8 @@ export interface NodeConnectionOptions {
   /**
    * How the Exchange travels: `frames`, a plain connection to the API port (about half the CPU of
    * a grpc-js stream per message, and no HTTP/2 write turn); `grpc`, a grpc-js stream on the
-   * unary channel (what members that predate the framed Exchange understand). Default `frames`.
+   * unary channel. Default `frames`, which turns to `grpc` for a member that does not take framed
+   * streams (one that predates them).
    */
   readonly exchangeTransport?: ExchangeTransport;
 }
@@ -68,6 +69,8 @@ export class NodeConnection {
   readonly snapshotClient: NodeClient;
   /** Propose, Read, ReadIndex and AuthCheck, multiplexed on one stream of the unary channel (the request path's hot calls). */
   private readonly exchange: NodeExchange;
+  /** How the Exchange travels now: `frames` until the member turns out to predate them. */
+  private exchangeTransportValue: ExchangeTransport;
   /** False once the member refused an Exchange AuthCheck (it predates it): the unary call then. */
   private exchangeServesAuthCheck = true;
   /** Unary calls in flight that may be asked again elsewhere (see abandonIdempotent). */
@@ -80,16 +83,25 @@ export class NodeConnection {
     this.client = nodeClient(address, options, 'unary');
     this.streamClient = nodeClient(address, options, 'streams');
     this.snapshotClient = nodeClient(address, options, 'snapshots');
-    const openExchange =
-      (options.exchangeTransport ?? 'frames') === 'frames'
-        ? framedExchange(address, {
-            tls: options.tls ?? null,
-            maxReceiveBytes: options.maxReceiveBytes,
-            keepaliveTimeMs: options.keepaliveTimeMs,
-            keepaliveTimeoutMs: options.keepaliveTimeoutMs,
-            connectTimeoutMs: EXCHANGE_CONNECT_TIMEOUT_MS,
-          })
-        : () => this.client.Exchange() as unknown as ExchangeStream;
+    this.exchangeTransportValue = options.exchangeTransport ?? 'frames';
+    const openFramed = framedExchange(address, {
+      tls: options.tls ?? null,
+      maxReceiveBytes: options.maxReceiveBytes,
+      keepaliveTimeMs: options.keepaliveTimeMs,
+      keepaliveTimeoutMs: options.keepaliveTimeoutMs,
+      connectTimeoutMs: EXCHANGE_CONNECT_TIMEOUT_MS,
+    });
+    const openExchange = (): ExchangeStream => {
+      if (this.exchangeTransportValue === 'grpc') return this.client.Exchange() as unknown as ExchangeStream;
+      const stream = openFramed();
+      // A member older than the framed Exchange answers the connection as gRPC (or refuses its
+      // ALPN id): the gRPC stream from then on, as with AuthCheck below. The calls of the failed
+      // stream were never served there (NodeExchange fails them as such: sent again at once).
+      stream.on('error', (error: Error) => {
+        if (isForeignFramedStream(error)) this.exchangeTransportValue = 'grpc';
+      });
+      return stream;
+    };
     this.exchange = new NodeExchange(openExchange, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
   }
 
@@ -116,6 +128,11 @@ export class NodeConnection {
   /** A Propose, Read or ReadIndex on the member's Exchange stream; rejects like `call` (grpc-js status codes). */
   exchangeCall(call: ExchangeCallKind, deadlineMs: number, signal?: Cancellation): Promise<NodeResponse__Output> {
     return this.exchange.call(call, deadlineMs, signal);
+  }
+
+  /** How the Exchange travels to this member now (for tests and logs). */
+  get exchangeTransport(): ExchangeTransport {
+    return this.exchangeTransportValue;
   }
 
   /**

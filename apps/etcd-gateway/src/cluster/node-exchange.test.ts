@@ -9,6 +9,7 @@ import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
 import { wardNodeGrpc, wardNodeServiceDefinition } from '@ward/etcd/proto';
 import { FramedStream } from '@ward/platform/grpc-server';
 import { framedExchange } from './exchange-frames';
+import { NodeConnection } from './node-connection';
 import { NodeExchange, isNotServed, type ExchangeStream as ClientStream } from './node-exchange';
 
 interface Call {
@@ -26,6 +27,8 @@ interface ExchangeStream {
 type Transport = 'grpc' | 'frames';
 
 interface Scripted {
+  /** host:port of the server. */
+  readonly address: string;
   readonly messages: Call[][];
   readonly streams: ExchangeStream[];
   /** Opens a stream to the server, as NodeConnection does. */
@@ -61,6 +64,7 @@ async function scriptedFrames(onCalls: (stream: ExchangeStream, calls: Call[]) =
         keepaliveTimeMs: 10_000,
         keepaliveTimeoutMs: 5_000,
         pauseReadsWhileBlocked: true,
+        greet: true,
       },
       EXCHANGE_FRAMES.preface,
     );
@@ -73,6 +77,7 @@ async function scriptedFrames(onCalls: (stream: ExchangeStream, calls: Call[]) =
   });
   const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
   const result: Scripted = {
+    address: `127.0.0.1:${port}`,
     messages,
     streams,
     open: framedExchange(`127.0.0.1:${port}`, { tls: null, maxReceiveBytes: 1024 * 1024, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, connectTimeoutMs: 5_000 }),
@@ -106,6 +111,7 @@ async function scriptedGrpc(onCalls: (stream: ExchangeStream, calls: Call[]) => 
   const Node = wardNodeGrpc().Node;
   const client = new Node(`127.0.0.1:${port}`, credentials.createInsecure());
   const result: Scripted = {
+    address: `127.0.0.1:${port}`,
     messages,
     streams,
     open: () => client.Exchange() as unknown as ClientStream,
@@ -237,5 +243,42 @@ describe.each<Transport>(['grpc', 'frames'])('NodeExchange on %s', (transport) =
     expect(server.messages.length).toBeGreaterThanOrEqual(3);
     for (const message of server.messages) expect(message.reduce((sum, call) => sum + call.propose!.entry.length, 0)).toBeLessThanOrEqual(10_000);
     exchange.close();
+  });
+});
+
+describe('NodeConnection and a member that predates framed Exchange streams', () => {
+  it('takes the HTTP/2 answer to a framed connection for what it is: that call fails as not served, the next ones go on gRPC', async () => {
+    // A bound grpc-js server: its port speaks HTTP/2 only, as a member's did before framed streams.
+    const server = await scripted('grpc', (stream, calls) => stream.write({ answers: calls.map(answerOf) }));
+    const connection = new NodeConnection(server.address, { maxReceiveBytes: 1 << 20, maxSendBytes: 1 << 20, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000 });
+    try {
+      expect(connection.exchangeTransport).toBe('frames');
+      const first = await connection.exchangeCall(propose('first'), Date.now() + 5000).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(first).toMatchObject({ code: Status.UNAVAILABLE });
+      expect(isNotServed(first)).toBe(true);
+      expect(connection.exchangeTransport).toBe('grpc');
+      expect((await connection.exchangeCall(propose('second'), Date.now() + 5000)).response?.toString()).toBe('answer to second');
+      // The first call never reached the member's Exchange.
+      expect(server.messages.flat().map((call) => call.propose?.entry.toString())).toEqual(['second']);
+    } finally {
+      connection.close();
+    }
+  });
+
+  it('keeps framed streams with a member that takes them, across a broken connection', async () => {
+    const server = await scripted('frames', (stream, calls) => stream.write({ answers: calls.map(answerOf) }));
+    const connection = new NodeConnection(server.address, { maxReceiveBytes: 1 << 20, maxSendBytes: 1 << 20, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000 });
+    try {
+      expect((await connection.exchangeCall(propose('a'), Date.now() + 5000)).response?.toString()).toBe('answer to a');
+      server.breakStream(server.streams[0]!);
+      await expect.poll(async () => (await connection.exchangeCall(propose('b'), Date.now() + 5000).catch(() => undefined))?.response?.toString()).toBe('answer to b');
+      expect(connection.exchangeTransport).toBe('frames');
+      expect(server.streams.length).toBe(2);
+    } finally {
+      connection.close();
+    }
   });
 });

@@ -10,7 +10,7 @@
 import { status as Status } from '@grpc/grpc-js';
 import { wireError } from '@ward/etcd/wire-errors';
 import type { AuthCheckRequest, ExchangeAnswers__Output, ExchangeCall, ExchangeCalls, NodeResponse__Output, ProposeRequest, ReadIndexRequest, ReadRequest } from '@ward/etcd/proto';
-import type { Cancellation } from '@ward/platform/grpc-server';
+import { isForeignFramedStream, type Cancellation } from '@ward/platform/grpc-server';
 
 /** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
 export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
@@ -173,7 +173,8 @@ export class NodeExchange {
         else waiter.reject(callError((answer.status?.code ?? Status.INTERNAL) as Status, answer.status?.message ?? 'no answer'));
       }
     });
-    const broken = (endedByMember: boolean): void => {
+    /** `notServed`: the member served none of the calls left (it ended in order, or never spoke the protocol). */
+    const broken = (notServed: boolean, details: string): void => {
       if (this.stream === stream) {
         // Calls queued for this stream are in its pending map: they fail with it, unsent.
         this.stream = undefined;
@@ -181,13 +182,15 @@ export class NodeExchange {
         this.queued = [];
         this.queuedBytes = 0;
       }
-      this.failAll(pending, endedByMember ? 'the member ended the stream (stopping); call not served' : 'stream to the member ended', endedByMember);
+      this.failAll(pending, details, notServed);
     };
     // grpc-js reports a status other than OK as 'error' before the stream's 'end'; an 'end' with no
     // error before it is the member's OK end (a framed stream's END), after which no unanswered
     // call was served.
-    stream.on('error', () => broken(false));
-    stream.on('end', () => broken(true));
+    stream.on('error', (error: Error) =>
+      isForeignFramedStream(error) ? broken(true, 'the member does not take framed Exchange streams; call not served') : broken(false, 'stream to the member ended'),
+    );
+    stream.on('end', () => broken(true, 'the member ended the stream (stopping); call not served'));
     return stream;
   }
 

@@ -154,6 +154,8 @@ export function serveFramedCalls<Call extends { id: string }, Answer>(socket: Du
       keepaliveTimeMs: framing.keepaliveTimeMs,
       keepaliveTimeoutMs: framing.keepaliveTimeoutMs,
       pauseReadsWhileBlocked: true,
+      // Tells the client at once that this side speaks the protocol (see FramedStreamError.foreign).
+      greet: true,
     },
     framing.preface,
   );

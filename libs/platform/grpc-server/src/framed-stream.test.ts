@@ -2,7 +2,8 @@
 // end, and each refusal (a frame over the bound, a wrong preface, an unknown kind, a silent peer).
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FramedStream, splitAddress, type FramedStreamOptions } from './framed-stream';
+import { createServer as createHttp2Server } from 'node:http2';
+import { FramedStream, isForeignFramedStream, splitAddress, type FramedStreamOptions } from './framed-stream';
 
 const PREFACE = Buffer.from('TEST-FRAMES/1\r\n', 'latin1');
 
@@ -178,6 +179,31 @@ describe('FramedStream', () => {
     await until(() => farSeen.messages.length === 2, 'the second call');
     expect(farSeen.events).toEqual([]);
     expect(farSeen.messages[1]).toBe('second');
+  });
+});
+
+describe('FramedStream against a peer that does not speak it', () => {
+  it('an HTTP/2 server answers with bytes that are no frame: the error says foreign; a greeting server that then fails does not', async () => {
+    const h2 = createHttp2Server();
+    const h2Port = await new Promise<number>((resolve) => h2.listen(0, '127.0.0.1', () => resolve((h2.address() as { port: number }).port)));
+    try {
+      const near = client(h2Port);
+      const errors: unknown[] = [];
+      near.on('error', (error) => errors.push(error));
+      near.write({ call: 1 });
+      await until(() => errors.length > 0, 'the error');
+      expect(isForeignFramedStream(errors[0])).toBe(true);
+    } finally {
+      h2.close();
+    }
+
+    const { port, accepted } = await listen(options({ greet: true }));
+    const near = client(port);
+    const errors: unknown[] = [];
+    near.on('error', (error) => errors.push(error));
+    (await accepted).cancel();
+    await until(() => errors.length > 0, 'the error');
+    expect(isForeignFramedStream(errors[0])).toBe(false);
   });
 });
 

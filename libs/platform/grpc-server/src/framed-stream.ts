@@ -14,6 +14,7 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 
 const LENGTH_BYTES = 4;
 const KIND_BYTES = 1;
@@ -101,14 +102,39 @@ export interface FramedStreamOptions<Out, In> {
    * while the answers wait). Never on both sides of one connection.
    */
   readonly pauseReadsWhileBlocked: boolean;
+  /** Send a keepalive frame at once (a server: tells a client that it speaks the protocol). */
+  readonly greet?: boolean;
+  /**
+   * A TLS client's side: the ALPN id the server must choose. A server that chooses none does not
+   * speak the protocol (an HTTP/2 server that predates it goes on without ALPN, then drops it).
+   */
+  readonly requireAlpn?: string;
 }
 
 /** Why a framed stream failed: the connection, its keepalive, or a frame. */
 export class FramedStreamError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * The other side does not speak this protocol: it sent bytes but never a valid frame (an
+     * HTTP/2 server's SETTINGS, say), or under TLS refused the protocol's ALPN id. A server that
+     * greets (`greet`) sends a frame at once, so a side that does is never taken for one.
+     */
+    readonly foreign = false,
+  ) {
     super(message);
     this.name = 'FramedStreamError';
   }
+}
+
+/** True for a framed stream that failed because the other side does not speak the protocol. */
+export function isForeignFramedStream(error: unknown): boolean {
+  return error instanceof FramedStreamError && error.foreign;
+}
+
+/** A TLS server took none of the ALPN ids offered: OpenSSL's alert 120 (no_application_protocol). */
+function refusesAlpn(error: Error): boolean {
+  return (error as { code?: unknown }).code === 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL' || /alert no application protocol/.test(error.message);
 }
 
 /**
@@ -123,6 +149,11 @@ export class FramedStream<Out, In> extends EventEmitter {
   /** This side ended (END) or cancelled: what follows on the connection is no error. */
   private closing = false;
   private failed = false;
+  /** Bytes and valid frames heard (after a preface): bytes but no frame means a foreign peer. */
+  private bytesHeard = 0;
+  private framesHeard = 0;
+  /** The TLS layer refused the protocol's ALPN id. */
+  private refusedAlpn = false;
   private lastHeardMs = performance.now();
   private readonly liveness: NodeJS.Timeout;
 
@@ -154,9 +185,21 @@ export class FramedStream<Out, In> extends EventEmitter {
       if (options.pauseReadsWhileBlocked) socket.resume();
     });
     socket.on('end', () => this.fail(new FramedStreamError('the connection ended without END')));
-    socket.on('error', (error: Error) => this.fail(new FramedStreamError(`connection failed: ${error.message}`)));
+    socket.on('error', (error: Error) => {
+      if (refusesAlpn(error)) this.refusedAlpn = true;
+      this.fail(new FramedStreamError(`connection failed: ${error.message}`));
+    });
     socket.once('close', () => this.fail(new FramedStreamError('the connection closed')));
+    if (options.requireAlpn !== undefined) {
+      socket.once('secureConnect', () => {
+        const chosen = (socket as TLSSocket).alpnProtocol;
+        if (chosen === options.requireAlpn) return;
+        this.refusedAlpn = true;
+        this.fail(new FramedStreamError(`the server chose ALPN ${String(chosen)}, not ${options.requireAlpn}`));
+      });
+    }
     socket.resume();
+    if (options.greet === true) this.writeFrame(FrameKind.Alive, undefined);
   }
 
   /** Sends one message; false while the socket's buffer is over its high-water mark. */
@@ -209,6 +252,7 @@ export class FramedStream<Out, In> extends EventEmitter {
       chunk = chunk.subarray(n);
       if (chunk.length === 0) return;
     }
+    this.bytesHeard += chunk.length;
     let frames: Buffer[];
     try {
       frames = this.reader.push(chunk);
@@ -218,8 +262,12 @@ export class FramedStream<Out, In> extends EventEmitter {
     for (const frame of frames) {
       if (this.failed) return;
       const kind = frame[0];
-      if (kind === FrameKind.Alive) continue;
+      if (kind === FrameKind.Alive) {
+        this.framesHeard += 1;
+        continue;
+      }
       if (kind === FrameKind.End) {
+        this.framesHeard += 1;
         // Nothing follows an END: the stream is over for both sides (a server that ends answers
         // nothing more; a client never ends before its calls are answered).
         this.peerEnded = true;
@@ -228,6 +276,7 @@ export class FramedStream<Out, In> extends EventEmitter {
         return;
       }
       if (kind !== FrameKind.Message || frame.length === 0) return this.fail(new FramedStreamError(`unknown frame kind ${kind}`));
+      this.framesHeard += 1;
       let message: In;
       try {
         message = this.options.deserialize(frame.subarray(KIND_BYTES));
@@ -245,6 +294,8 @@ export class FramedStream<Out, In> extends EventEmitter {
     clearInterval(this.liveness);
     // After our END the socket is left to close once it is written (or to end()'s timer).
     if (!this.closing) this.socket.destroy();
-    if (!this.peerEnded && !this.closing) this.emit('error', error);
+    if (this.peerEnded || this.closing) return;
+    const foreign = this.refusedAlpn || (this.bytesHeard > 0 && this.framesHeard === 0);
+    this.emit('error', foreign ? new FramedStreamError(`the other side does not speak this protocol (${error.message})`, true) : error);
   }
 }
