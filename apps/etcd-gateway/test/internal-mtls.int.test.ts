@@ -88,7 +88,7 @@ describe('mutual TLS between the gateway and the raft-nodes, and between members
     const address = cluster.members[0]!.apiAddress;
     const material = (files: CertificateFiles) => loadTlsMaterial({ certFile: files.certFile, keyFile: files.keyFile, caFile: pki.caFile, names: { cert: 'c', key: 'k', ca: 'a' } });
     const exchangeWith = (tls: TlsMaterial | null) =>
-      new NodeExchange(framedExchange(address, { tls, maxReceiveBytes: 1 << 20, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, connectTimeoutMs: 5_000 }), { maxSendBytes: 1 << 20, nowMs: Date.now });
+      new NodeExchange(framedExchange(address, { tls, maxReceiveBytes: 1 << 20, connectTimeoutMs: 5_000 }), { maxSendBytes: 1 << 20, nowMs: Date.now });
     const readIndex = (exchange: NodeExchange) => exchange.call({ read_index: { timeout_ms: 2000 } }, Date.now() + 3000);
     for (const refused of [exchangeWith(null), exchangeWith(material(pki.untrustedClient))]) {
       try {

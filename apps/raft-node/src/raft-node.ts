@@ -173,8 +173,11 @@ async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger,
   };
 }
 
-/** Connections open at once on the internal API port (gRPC and framed Exchange streams). */
-const API_MAX_CONNECTIONS_COUNT = 1024;
+/**
+ * Connections open at once on the internal API port (gRPC and framed Exchange streams); more are
+ * refused at accept. A gateway holds up to four per member (unary, streams, snapshots, Exchange).
+ */
+const API_MAX_CONNECTIONS_COUNT = 4096;
 /** A connection that has not told its protocol (TLS handshake included) within this is closed. */
 const API_HANDSHAKE_TIMEOUT_MS = 10_000;
 const API_KEEPALIVE_TIME_MS = 10_000;
@@ -205,7 +208,7 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
   });
   grpc.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
   const exchanges = new Set<Duplex>();
-  const exchangeOptions = { maxReceiveBytes, keepaliveTimeMs: API_KEEPALIVE_TIME_MS, keepaliveTimeoutMs: API_KEEPALIVE_TIMEOUT_MS, logger: apiLogger };
+  const exchangeOptions = { maxReceiveBytes, logger: apiLogger };
   const listener = await startSharedListener({
     host: config.apiListen.host,
     port: config.apiListen.port,

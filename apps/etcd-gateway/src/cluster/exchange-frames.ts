@@ -3,7 +3,7 @@
 // port, carrying the Exchange's messages without HTTP/2.
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
+import { EXCHANGE_ALIVE_INTERVAL_MS, EXCHANGE_FRAMES, EXCHANGE_SILENCE_LIMIT_MS, exchangeCodecs } from '@ward/etcd/node-calls';
 import type { ExchangeAnswers__Output, ExchangeCalls } from '@ward/etcd/proto';
 import { FramedStream, splitAddress, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { ExchangeStream } from './node-exchange';
@@ -13,9 +13,6 @@ export interface ExchangeFramesOptions {
   readonly tls: TlsMaterial | null;
   /** Largest frame of answers accepted (a big Range). */
   readonly maxReceiveBytes: number;
-  /** Each side sends a keepalive every `keepaliveTimeMs`; one silent for that plus `keepaliveTimeoutMs` is cut. */
-  readonly keepaliveTimeMs: number;
-  readonly keepaliveTimeoutMs: number;
   /** A connection not established (TLS handshake included) within this fails. */
   readonly connectTimeoutMs: number;
 }
@@ -47,8 +44,10 @@ export function framedExchange(address: string, options: ExchangeFramesOptions):
       serialize: codecs.serializeCalls,
       deserialize: codecs.deserializeAnswers,
       maxReceiveBytes: options.maxReceiveBytes,
-      keepaliveTimeMs: options.keepaliveTimeMs,
-      keepaliveTimeoutMs: options.keepaliveTimeoutMs,
+      aliveIntervalMs: EXCHANGE_ALIVE_INTERVAL_MS,
+      silenceLimitMs: EXCHANGE_SILENCE_LIMIT_MS,
+      // A member greets every framed connection: other first bytes are a member that predates them.
+      expectGreeting: true,
       // The member stops reading calls while its answers wait: this side always reads.
       pauseReadsWhileBlocked: false,
       ...(tls === null ? {} : { requireAlpn: EXCHANGE_FRAMES.alpn }),

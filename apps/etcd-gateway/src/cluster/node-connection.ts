@@ -87,8 +87,6 @@ export class NodeConnection {
     const openFramed = framedExchange(address, {
       tls: options.tls ?? null,
       maxReceiveBytes: options.maxReceiveBytes,
-      keepaliveTimeMs: options.keepaliveTimeMs,
-      keepaliveTimeoutMs: options.keepaliveTimeoutMs,
       connectTimeoutMs: EXCHANGE_CONNECT_TIMEOUT_MS,
     });
     const openExchange = (): ExchangeStream => {

@@ -61,8 +61,8 @@ async function scriptedFrames(onCalls: (stream: ExchangeStream, calls: Call[]) =
         serialize: codecs.serializeAnswers as never,
         deserialize: codecs.deserializeCalls as never,
         maxReceiveBytes: 1024 * 1024,
-        keepaliveTimeMs: 10_000,
-        keepaliveTimeoutMs: 5_000,
+        aliveIntervalMs: 5_000,
+        silenceLimitMs: 15_000,
         pauseReadsWhileBlocked: true,
         greet: true,
       },
@@ -80,7 +80,7 @@ async function scriptedFrames(onCalls: (stream: ExchangeStream, calls: Call[]) =
     address: `127.0.0.1:${port}`,
     messages,
     streams,
-    open: framedExchange(`127.0.0.1:${port}`, { tls: null, maxReceiveBytes: 1024 * 1024, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, connectTimeoutMs: 5_000 }),
+    open: framedExchange(`127.0.0.1:${port}`, { tls: null, maxReceiveBytes: 1024 * 1024, connectTimeoutMs: 5_000 }),
     breakStream: (stream) => (stream as FramedStream<object, object>).cancel(),
     stop: () => {
       for (const socket of sockets) socket.destroy();

@@ -4,7 +4,7 @@
 // NotLeader redirect, an answer that never comes). The real cluster is exercised by test/*.int.
 import { Server, ServerCredentials, status as Status, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData } from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
-import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
+import { EXCHANGE_ALIVE_INTERVAL_MS, EXCHANGE_FRAMES, EXCHANGE_SILENCE_LIMIT_MS, exchangeCodecs } from '@ward/etcd/node-calls';
 import { GrpcStatusError, HTTP2_PREFACE, serveBatchedCalls, serveFramedCalls, startSharedListener, type BatchedAnswer, type BatchedCallsOptions } from '@ward/platform/grpc-server';
 import { createLogger } from '@ward/platform/logging';
 import { hasCode } from '@ward/shared/errors';
@@ -277,7 +277,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
         take: (socket) => {
           framed.add(socket);
           socket.once('close', () => framed.delete(socket));
-          const framing = { preface: EXCHANGE_FRAMES.preface, deserializeCalls: codecs.deserializeCalls as never, serializeAnswers: codecs.serializeAnswers as never, maxReceiveBytes: 64 * 1024 * 1024, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000 };
+          const framing = { preface: EXCHANGE_FRAMES.preface, deserializeCalls: codecs.deserializeCalls as never, serializeAnswers: codecs.serializeAnswers as never, maxReceiveBytes: 64 * 1024 * 1024, aliveIntervalMs: EXCHANGE_ALIVE_INTERVAL_MS, silenceLimitMs: EXCHANGE_SILENCE_LIMIT_MS };
           void serveFramedCalls(socket, framing, exchangeOptions);
         },
       },

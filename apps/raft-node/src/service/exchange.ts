@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { AuthCheckRequest__Output, ExchangeAnswers, ExchangeCall__Output, ExchangeCalls__Output, NodeResponse } from '@ward/etcd/proto';
 import { GrpcStatusError, serveBatchedCalls, serveFramedCalls, type BatchedAnswer, type BatchedCallsOptions, type CallContext } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
-import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
+import { EXCHANGE_ALIVE_INTERVAL_MS, EXCHANGE_FRAMES, EXCHANGE_SILENCE_LIMIT_MS, exchangeCodecs } from '@ward/etcd/node-calls';
 import { status } from '@grpc/grpc-js';
 import { wireErrorAnswer } from './answers';
 import type { NodeCore } from './node-core';
@@ -56,8 +56,6 @@ export function serveExchange(core: NodeCore, stream: ServerDuplexStream<Exchang
 export interface ExchangeFramesOptions {
   /** Largest frame of calls accepted (the API's largest request). */
   readonly maxReceiveBytes: number;
-  readonly keepaliveTimeMs: number;
-  readonly keepaliveTimeoutMs: number;
   readonly logger: Logger;
 }
 
@@ -79,8 +77,8 @@ export function serveExchangeFrames(core: NodeCore, socket: Duplex, options: Exc
       deserializeCalls: codecs.deserializeCalls,
       serializeAnswers: codecs.serializeAnswers as (message: { answers: BatchedAnswer<NodeResponse>[] }) => Buffer,
       maxReceiveBytes: options.maxReceiveBytes,
-      keepaliveTimeMs: options.keepaliveTimeMs,
-      keepaliveTimeoutMs: options.keepaliveTimeoutMs,
+      aliveIntervalMs: EXCHANGE_ALIVE_INTERVAL_MS,
+      silenceLimitMs: EXCHANGE_SILENCE_LIMIT_MS,
     },
     exchangeOptions(core, options.logger),
   );

@@ -6,6 +6,11 @@ import type { FramedProtocol } from '@ward/platform/grpc-server';
 
 export const EXCHANGE_FRAMES: FramedProtocol = Object.freeze({ preface: Buffer.from('WARD-NODE-EXCHANGE/1\r\n', 'latin1'), alpn: 'ward-node-exchange/1' });
 
+/** Both sides send a keepalive frame this often: part of the protocol, not a setting of either side. */
+export const EXCHANGE_ALIVE_INTERVAL_MS = 5_000;
+/** A side that hears nothing for this long (three intervals) cuts the connection. */
+export const EXCHANGE_SILENCE_LIMIT_MS = 15_000;
+
 export interface ExchangeCodecs {
   readonly serializeCalls: (message: ExchangeCalls) => Buffer;
   readonly deserializeCalls: (bytes: Buffer) => ExchangeCalls__Output;

@@ -135,8 +135,10 @@ export interface FramedCallsOptions<Call, Answer> {
   readonly serializeAnswers: (message: { answers: BatchedAnswer<Answer>[] }) => Buffer;
   /** Largest frame of calls accepted. */
   readonly maxReceiveBytes: number;
-  readonly keepaliveTimeMs: number;
-  readonly keepaliveTimeoutMs: number;
+  /** Keepalive interval of the protocol (both sides send one this often). */
+  readonly aliveIntervalMs: number;
+  /** Cut a client silent this long. */
+  readonly silenceLimitMs: number;
 }
 
 /**
@@ -151,8 +153,8 @@ export function serveFramedCalls<Call extends { id: string }, Answer>(socket: Du
       serialize: framing.serializeAnswers,
       deserialize: framing.deserializeCalls,
       maxReceiveBytes: framing.maxReceiveBytes,
-      keepaliveTimeMs: framing.keepaliveTimeMs,
-      keepaliveTimeoutMs: framing.keepaliveTimeoutMs,
+      aliveIntervalMs: framing.aliveIntervalMs,
+      silenceLimitMs: framing.silenceLimitMs,
       pauseReadsWhileBlocked: true,
       // Tells the client at once that this side speaks the protocol (see FramedStreamError.foreign).
       greet: true,

@@ -3,7 +3,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer as createHttp2Server } from 'node:http2';
-import { FramedStream, isForeignFramedStream, splitAddress, type FramedStreamOptions } from './framed-stream';
+import { FramedStream, LengthPrefixedReader, isForeignFramedStream, splitAddress, type FramedStreamOptions } from './framed-stream';
 
 const PREFACE = Buffer.from('TEST-FRAMES/1\r\n', 'latin1');
 
@@ -13,7 +13,7 @@ const json: Pick<FramedStreamOptions<unknown, unknown>, 'serialize' | 'deseriali
 };
 
 function options(overrides: Partial<FramedStreamOptions<unknown, unknown>> = {}): FramedStreamOptions<unknown, unknown> {
-  return { ...json, maxReceiveBytes: 1024, keepaliveTimeMs: 10_000, keepaliveTimeoutMs: 5_000, pauseReadsWhileBlocked: false, ...overrides };
+  return { ...json, maxReceiveBytes: 1024, aliveIntervalMs: 10_000, silenceLimitMs: 15_000, pauseReadsWhileBlocked: false, ...overrides };
 }
 
 interface Recorded {
@@ -136,9 +136,9 @@ describe('FramedStream', () => {
   });
 
   it('cuts a peer that sends nothing for the keepalive interval plus its timeout; a live one is kept by its keepalives', async () => {
-    const { port, accepted } = await listen(options({ keepaliveTimeMs: 40, keepaliveTimeoutMs: 40 }));
+    const { port, accepted } = await listen(options({ aliveIntervalMs: 40, silenceLimitMs: 80 }));
     // A live client: its own keepalives (every 40 ms) keep the server's side open.
-    const live = client(port, options({ keepaliveTimeMs: 40, keepaliveTimeoutMs: 40 }));
+    const live = client(port, options({ aliveIntervalMs: 40, silenceLimitMs: 80 }));
     const liveSeen = record(live);
     const liveFar = record(await accepted);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -147,7 +147,7 @@ describe('FramedStream', () => {
     live.cancel();
 
     // A silent client: sends the preface, then nothing (and never reads).
-    const second = await listen(options({ keepaliveTimeMs: 40, keepaliveTimeoutMs: 40 }));
+    const second = await listen(options({ aliveIntervalMs: 40, silenceLimitMs: 80 }));
     const silent = connect({ host: '127.0.0.1', port: second.port });
     sockets.push(silent);
     silent.write(PREFACE);
@@ -182,12 +182,43 @@ describe('FramedStream', () => {
   });
 });
 
+describe('FramedStream: a side blocked on its writes', () => {
+  it('keeps a connection whose other side reads slowly (its writes are being taken), though it hears nothing meanwhile', async () => {
+    const { port, accepted } = await listen(options({ pauseReadsWhileBlocked: true, aliveIntervalMs: 50, silenceLimitMs: 300, maxReceiveBytes: 1 << 20 }));
+    const socket = connect({ host: '127.0.0.1', port });
+    sockets.push(socket);
+    socket.write(PREFACE);
+    socket.pause();
+    const far = await accepted;
+    const farSeen = record(far);
+    const big = 'z'.repeat(256 * 1024);
+    for (let i = 0; i < 64; i++) far.write(big);
+    // A live client: keepalives every 50 ms (unread while the server is blocked), and it takes
+    // some of the answers every 100 ms, for 1.5 s: five silence limits.
+    const alive = setInterval(() => socket.write(frame(2, Buffer.alloc(0))), 50);
+    try {
+      for (let i = 0; i < 15; i++) {
+        socket.resume();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        socket.pause();
+        await new Promise((resolve) => setTimeout(resolve, 80));
+      }
+      expect(farSeen.events).toEqual([]);
+    } finally {
+      clearInterval(alive);
+    }
+    // Then it sends and takes nothing: cut within a few silence limits.
+    await until(() => farSeen.events.length > 0, 'the cut');
+    expect(farSeen.events[0]).toMatch(/nothing heard/);
+  });
+});
+
 describe('FramedStream against a peer that does not speak it', () => {
-  it('an HTTP/2 server answers with bytes that are no frame: the error says foreign; a greeting server that then fails does not', async () => {
+  it('a client expecting the greeting takes an HTTP/2 server for foreign, and a greeting server for its own even when what follows fails', async () => {
     const h2 = createHttp2Server();
     const h2Port = await new Promise<number>((resolve) => h2.listen(0, '127.0.0.1', () => resolve((h2.address() as { port: number }).port)));
     try {
-      const near = client(h2Port);
+      const near = client(h2Port, options({ expectGreeting: true }));
       const errors: unknown[] = [];
       near.on('error', (error) => errors.push(error));
       near.write({ call: 1 });
@@ -197,13 +228,58 @@ describe('FramedStream against a peer that does not speak it', () => {
       h2.close();
     }
 
+    // The greeting, then (in the same read) a frame over the bound: an error, never foreign.
+    const raw = createServer((socket) => {
+      sockets.push(socket);
+      socket.write(Buffer.concat([frame(2, Buffer.alloc(0)), frame(0, Buffer.alloc(0), 1 << 30)]));
+    });
+    servers.push(raw);
+    const rawPort = await new Promise<number>((resolve) => raw.listen(0, '127.0.0.1', () => resolve((raw.address() as { port: number }).port)));
+    const greeted = client(rawPort, options({ expectGreeting: true }));
+    const greetedErrors: unknown[] = [];
+    greeted.on('error', (error) => greetedErrors.push(error));
+    await until(() => greetedErrors.length > 0, 'the error');
+    expect((greetedErrors[0] as Error).message).toContain('exceeds');
+    expect(isForeignFramedStream(greetedErrors[0])).toBe(false);
+
+    // A greeting server that fails at once: not foreign either.
     const { port, accepted } = await listen(options({ greet: true }));
-    const near = client(port);
+    const near = client(port, options({ expectGreeting: true }));
     const errors: unknown[] = [];
     near.on('error', (error) => errors.push(error));
     (await accepted).cancel();
     await until(() => errors.length > 0, 'the error');
     expect(isForeignFramedStream(errors[0])).toBe(false);
+  });
+
+  it('a first frame other than the greeting (a peer that speaks frames but does not greet) is foreign', async () => {
+    const raw = createServer((socket) => {
+      sockets.push(socket);
+      socket.write(frame(0, Buffer.from('{}')));
+    });
+    servers.push(raw);
+    const port = await new Promise<number>((resolve) => raw.listen(0, '127.0.0.1', () => resolve((raw.address() as { port: number }).port)));
+    const near = client(port, options({ expectGreeting: true }));
+    const errors: unknown[] = [];
+    near.on('error', (error) => errors.push(error));
+    await until(() => errors.length > 0, 'the error');
+    expect(isForeignFramedStream(errors[0])).toBe(true);
+  });
+});
+
+describe('LengthPrefixedReader', () => {
+  it('joins a trickle of tiny chunks as it comes: a frame sent a byte at a time is held in one buffer, and comes out whole', () => {
+    const reader = new LengthPrefixedReader(1 << 20, (length) => new Error(`too long: ${length}`));
+    const body = Buffer.from(Array.from({ length: 100_000 }, (_, i) => i & 0xff));
+    const bytes = Buffer.concat([Buffer.from([0xa0, 0x86, 0x01, 0x00]), body]);
+    const out: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i++) {
+      out.push(...reader.push(bytes.subarray(i, i + 1)));
+      // Chunks of at least 4 KiB each, but the last: never one object per byte.
+      if (i === 50_000) expect((reader as unknown as { chunks: Buffer[] }).chunks.length).toBeLessThanOrEqual(Math.ceil(50_001 / 4096) + 1);
+    }
+    expect(out).toHaveLength(1);
+    expect(out[0]!.equals(body)).toBe(true);
   });
 });
 

@@ -6,8 +6,9 @@
 //   frame: [length u32 LE][kind u8][body: length - 1 bytes]
 //     MESSAGE  a serialized message
 //     END      the sender ends the stream in order (a server: it answered every call it served)
-//     ALIVE    nothing; each side sends one every keepalive interval, and a side that hears
-//              nothing for the interval plus the keepalive timeout closes the connection
+//     ALIVE    nothing; each side sends one every interval (the protocol's), and a side that
+//              hears nothing for its silence limit closes the connection; a greeting server
+//              sends one first of all, which tells a client that it speaks the protocol
 //
 // A frame longer than the reader's bound, a kind it does not know, a body that does not decode
 // or a connection that ends without END is an error of the stream; the connection is closed.
@@ -23,6 +24,10 @@ const enum FrameKind {
   End = 1,
   Alive = 2,
 }
+/** A greeting server's first bytes: a keepalive frame. */
+const GREETING = Buffer.of(1, 0, 0, 0, FrameKind.Alive);
+/** Chunks smaller than this are joined as they come (a trickle of tiny reads is one buffer). */
+const SMALL_CHUNK_BYTES = 4 * 1024;
 
 /**
  * Cuts a byte stream into length-prefixed frames ([length u32 LE][frame]). Bytes are kept as the
@@ -40,7 +45,11 @@ export class LengthPrefixedReader {
 
   /** The frames these bytes complete, in order; throws `oversized`'s error on a frame over the bound. */
   push(chunk: Buffer): Buffer[] {
-    this.chunks.push(chunk);
+    const last = this.chunks.at(-1);
+    // Tiny chunks (a peer trickling bytes) are copied together: each kept chunk costs an object
+    // and may hold a whole read buffer alive, so many of them would cost far more than the frame.
+    if (last !== undefined && last.length < SMALL_CHUNK_BYTES && chunk.length < SMALL_CHUNK_BYTES) this.chunks[this.chunks.length - 1] = Buffer.concat([last, chunk]);
+    else this.chunks.push(chunk);
     this.buffered += chunk.length;
     const frames: Buffer[] = [];
     while (this.buffered >= LENGTH_BYTES) {
@@ -95,8 +104,17 @@ export interface FramedStreamOptions<Out, In> {
   readonly deserialize: (bytes: Buffer) => In;
   /** Largest frame accepted from the other side. */
   readonly maxReceiveBytes: number;
-  readonly keepaliveTimeMs: number;
-  readonly keepaliveTimeoutMs: number;
+  /**
+   * This side sends a keepalive frame this often, and judges the other side as often. Both sides
+   * of one protocol use the same interval (a protocol constant, not each side's setting).
+   */
+  readonly aliveIntervalMs: number;
+  /**
+   * The connection is cut when nothing was heard for this long, nor (while this side has stopped
+   * reading, `pauseReadsWhileBlocked`) were any of its written bytes taken. Above the interval,
+   * with room for the other side's stalls.
+   */
+  readonly silenceLimitMs: number;
   /**
    * Stop reading the other side while what this side wrote is not taken (a server: no new calls
    * while the answers wait). Never on both sides of one connection.
@@ -104,6 +122,11 @@ export interface FramedStreamOptions<Out, In> {
   readonly pauseReadsWhileBlocked: boolean;
   /** Send a keepalive frame at once (a server: tells a client that it speaks the protocol). */
   readonly greet?: boolean;
+  /**
+   * A client's side of a greeting server: the first bytes must be that keepalive frame. Other
+   * first bytes (an HTTP/2 server's SETTINGS, say) fail the stream as foreign at once.
+   */
+  readonly expectGreeting?: boolean;
   /**
    * A TLS client's side: the ALPN id the server must choose. A server that chooses none does not
    * speak the protocol (an HTTP/2 server that predates it goes on without ALPN, then drops it).
@@ -116,9 +139,9 @@ export class FramedStreamError extends Error {
   constructor(
     message: string,
     /**
-     * The other side does not speak this protocol: it sent bytes but never a valid frame (an
-     * HTTP/2 server's SETTINGS, say), or under TLS refused the protocol's ALPN id. A server that
-     * greets (`greet`) sends a frame at once, so a side that does is never taken for one.
+     * The other side does not speak this protocol: its first bytes were not the greeting
+     * (`expectGreeting`), or under TLS it refused the protocol's ALPN id (or chose none). Then it
+     * read nothing of what this side sent as this protocol's messages.
      */
     readonly foreign = false,
   ) {
@@ -149,12 +172,19 @@ export class FramedStream<Out, In> extends EventEmitter {
   /** This side ended (END) or cancelled: what follows on the connection is no error. */
   private closing = false;
   private failed = false;
-  /** Bytes and valid frames heard (after a preface): bytes but no frame means a foreign peer. */
-  private bytesHeard = 0;
-  private framesHeard = 0;
-  /** The TLS layer refused the protocol's ALPN id. */
-  private refusedAlpn = false;
+  /** The first bytes heard, while they may still be the greeting (`expectGreeting`). */
+  private greeting: Buffer | undefined;
+  /** Set once the other side is known not to speak the protocol. */
+  private foreign = false;
   private lastHeardMs = performance.now();
+  /** Reads paused because this side's writes wait (`pauseReadsWhileBlocked`). */
+  private blocked = false;
+  /** Frames the socket has finished writing, and their count at the last judgement. */
+  private framesWritten = 0;
+  private framesWrittenJudged = 0;
+  private readonly onFrameWritten = (): void => {
+    this.framesWritten += 1;
+  };
   private readonly liveness: NodeJS.Timeout;
 
   constructor(
@@ -166,27 +196,33 @@ export class FramedStream<Out, In> extends EventEmitter {
     super();
     this.reader = new LengthPrefixedReader(options.maxReceiveBytes + KIND_BYTES, (length, max) => new FramedStreamError(`frame of ${length} bytes exceeds ${max}`));
     (socket as Partial<Socket>).setNoDelay?.(true);
-    (socket as Partial<Socket>).setKeepAlive?.(true, options.keepaliveTimeMs);
+    (socket as Partial<Socket>).setKeepAlive?.(true, options.aliveIntervalMs);
+    this.greeting = options.expectGreeting === true ? Buffer.alloc(0) : undefined;
     // Timers run before the event loop reads its sockets: after a stall of this process what the
     // other side sent meanwhile is still unread when the timer fires, so the verdict waits for
     // that read (setImmediate runs once the loop has polled).
     const judge = (): void => {
-      if (performance.now() - this.lastHeardMs > options.keepaliveTimeMs + options.keepaliveTimeoutMs) {
-        this.fail(new FramedStreamError(`nothing heard for ${options.keepaliveTimeMs + options.keepaliveTimeoutMs} ms`));
-      }
+      // Not reading while blocked: the other side is alive while it takes what this side wrote.
+      if (this.blocked && this.framesWritten > this.framesWrittenJudged) this.lastHeardMs = performance.now();
+      this.framesWrittenJudged = this.framesWritten;
+      if (performance.now() - this.lastHeardMs > options.silenceLimitMs) this.fail(new FramedStreamError(`nothing heard for ${options.silenceLimitMs} ms`));
     };
     this.liveness = setInterval(() => {
-      this.writeFrame(FrameKind.Alive, undefined);
+      // A keepalive behind a backlog tells the other side nothing sooner.
+      if (!this.blocked) this.writeFrame(FrameKind.Alive, undefined);
       setImmediate(judge);
-    }, options.keepaliveTimeMs);
+    }, options.aliveIntervalMs);
     this.liveness.unref();
     socket.on('data', (chunk: Buffer) => this.onBytes(chunk));
     socket.on('drain', () => {
-      if (options.pauseReadsWhileBlocked) socket.resume();
+      this.lastHeardMs = performance.now();
+      if (!this.blocked) return;
+      this.blocked = false;
+      socket.resume();
     });
     socket.on('end', () => this.fail(new FramedStreamError('the connection ended without END')));
     socket.on('error', (error: Error) => {
-      if (refusesAlpn(error)) this.refusedAlpn = true;
+      if (refusesAlpn(error)) this.foreign = true;
       this.fail(new FramedStreamError(`connection failed: ${error.message}`));
     });
     socket.once('close', () => this.fail(new FramedStreamError('the connection closed')));
@@ -194,7 +230,7 @@ export class FramedStream<Out, In> extends EventEmitter {
       socket.once('secureConnect', () => {
         const chosen = (socket as TLSSocket).alpnProtocol;
         if (chosen === options.requireAlpn) return;
-        this.refusedAlpn = true;
+        this.foreign = true;
         this.fail(new FramedStreamError(`the server chose ALPN ${String(chosen)}, not ${options.requireAlpn}`));
       });
     }
@@ -215,7 +251,7 @@ export class FramedStream<Out, In> extends EventEmitter {
     clearInterval(this.liveness);
     this.socket.end();
     // The other side closes once it has read the END; one that does not is cut.
-    setTimeout(() => this.socket.destroy(), this.options.keepaliveTimeoutMs).unref();
+    setTimeout(() => this.socket.destroy(), this.options.silenceLimitMs).unref();
   }
 
   /** Closes the connection at once; the other side sees an error. */
@@ -231,14 +267,17 @@ export class FramedStream<Out, In> extends EventEmitter {
     header.writeUInt32LE(KIND_BYTES + (body?.length ?? 0), 0);
     header[LENGTH_BYTES] = kind;
     let writable: boolean;
-    if (body === undefined) writable = this.socket.write(header);
+    if (body === undefined) writable = this.socket.write(header, this.onFrameWritten);
     else {
       this.socket.cork();
       this.socket.write(header);
-      writable = this.socket.write(body);
+      writable = this.socket.write(body, this.onFrameWritten);
       this.socket.uncork();
     }
-    if (!writable && this.options.pauseReadsWhileBlocked) this.socket.pause();
+    if (!writable && this.options.pauseReadsWhileBlocked && !this.blocked) {
+      this.blocked = true;
+      this.socket.pause();
+    }
     return writable;
   }
 
@@ -252,7 +291,15 @@ export class FramedStream<Out, In> extends EventEmitter {
       chunk = chunk.subarray(n);
       if (chunk.length === 0) return;
     }
-    this.bytesHeard += chunk.length;
+    if (this.greeting !== undefined) {
+      // The greeting is the first frame: an empty keepalive. Checked as its bytes come.
+      const seen = Buffer.concat([this.greeting, chunk.subarray(0, GREETING.length - this.greeting.length)]);
+      if (seen.compare(GREETING.subarray(0, seen.length)) !== 0) {
+        this.foreign = true;
+        return this.fail(new FramedStreamError('the first bytes are not the greeting'));
+      }
+      this.greeting = seen.length === GREETING.length ? undefined : seen;
+    }
     let frames: Buffer[];
     try {
       frames = this.reader.push(chunk);
@@ -262,12 +309,8 @@ export class FramedStream<Out, In> extends EventEmitter {
     for (const frame of frames) {
       if (this.failed) return;
       const kind = frame[0];
-      if (kind === FrameKind.Alive) {
-        this.framesHeard += 1;
-        continue;
-      }
+      if (kind === FrameKind.Alive) continue;
       if (kind === FrameKind.End) {
-        this.framesHeard += 1;
         // Nothing follows an END: the stream is over for both sides (a server that ends answers
         // nothing more; a client never ends before its calls are answered).
         this.peerEnded = true;
@@ -276,7 +319,6 @@ export class FramedStream<Out, In> extends EventEmitter {
         return;
       }
       if (kind !== FrameKind.Message || frame.length === 0) return this.fail(new FramedStreamError(`unknown frame kind ${kind}`));
-      this.framesHeard += 1;
       let message: In;
       try {
         message = this.options.deserialize(frame.subarray(KIND_BYTES));
@@ -295,7 +337,6 @@ export class FramedStream<Out, In> extends EventEmitter {
     // After our END the socket is left to close once it is written (or to end()'s timer).
     if (!this.closing) this.socket.destroy();
     if (this.peerEnded || this.closing) return;
-    const foreign = this.refusedAlpn || (this.bytesHeard > 0 && this.framesHeard === 0);
-    this.emit('error', foreign ? new FramedStreamError(`the other side does not speak this protocol (${error.message})`, true) : error);
+    this.emit('error', this.foreign ? new FramedStreamError(`the other side does not speak this protocol (${error.message})`, true) : error);
   }
 }
