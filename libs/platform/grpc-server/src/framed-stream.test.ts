@@ -213,6 +213,21 @@ describe('FramedStream: a side blocked on its writes', () => {
   });
 });
 
+/** The error of a client expecting the greeting from a server that sends `bytes` on every connection. */
+async function firstErrorFrom(bytes: Buffer): Promise<unknown> {
+  const raw = createServer((socket) => {
+    sockets.push(socket);
+    socket.write(bytes);
+  });
+  servers.push(raw);
+  const port = await new Promise<number>((resolve) => raw.listen(0, '127.0.0.1', () => resolve((raw.address() as { port: number }).port)));
+  const near = client(port, options({ expectGreeting: true }));
+  const errors: unknown[] = [];
+  near.on('error', (error) => errors.push(error));
+  await until(() => errors.length > 0, 'the error');
+  return errors[0];
+}
+
 describe('FramedStream against a peer that does not speak it', () => {
   it('a client expecting the greeting takes an HTTP/2 server for foreign, and a greeting server for its own even when what follows fails', async () => {
     const h2 = createHttp2Server();
@@ -229,18 +244,9 @@ describe('FramedStream against a peer that does not speak it', () => {
     }
 
     // The greeting, then (in the same read) a frame over the bound: an error, never foreign.
-    const raw = createServer((socket) => {
-      sockets.push(socket);
-      socket.write(Buffer.concat([frame(2, Buffer.alloc(0)), frame(0, Buffer.alloc(0), 1 << 30)]));
-    });
-    servers.push(raw);
-    const rawPort = await new Promise<number>((resolve) => raw.listen(0, '127.0.0.1', () => resolve((raw.address() as { port: number }).port)));
-    const greeted = client(rawPort, options({ expectGreeting: true }));
-    const greetedErrors: unknown[] = [];
-    greeted.on('error', (error) => greetedErrors.push(error));
-    await until(() => greetedErrors.length > 0, 'the error');
-    expect((greetedErrors[0] as Error).message).toContain('exceeds');
-    expect(isForeignFramedStream(greetedErrors[0])).toBe(false);
+    const greetedError = await firstErrorFrom(Buffer.concat([frame(2, Buffer.alloc(0)), frame(0, Buffer.alloc(0), 1 << 30)]));
+    expect((greetedError as Error).message).toContain('exceeds');
+    expect(isForeignFramedStream(greetedError)).toBe(false);
 
     // A greeting server that fails at once: not foreign either.
     const { port, accepted } = await listen(options({ greet: true }));
@@ -253,17 +259,7 @@ describe('FramedStream against a peer that does not speak it', () => {
   });
 
   it('a first frame other than the greeting (a peer that speaks frames but does not greet) is foreign', async () => {
-    const raw = createServer((socket) => {
-      sockets.push(socket);
-      socket.write(frame(0, Buffer.from('{}')));
-    });
-    servers.push(raw);
-    const port = await new Promise<number>((resolve) => raw.listen(0, '127.0.0.1', () => resolve((raw.address() as { port: number }).port)));
-    const near = client(port, options({ expectGreeting: true }));
-    const errors: unknown[] = [];
-    near.on('error', (error) => errors.push(error));
-    await until(() => errors.length > 0, 'the error');
-    expect(isForeignFramedStream(errors[0])).toBe(true);
+    expect(isForeignFramedStream(await firstErrorFrom(frame(0, Buffer.from('{}'))))).toBe(true);
   });
 });
 
