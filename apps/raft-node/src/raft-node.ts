@@ -5,7 +5,6 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
 import { EXCHANGE_FRAMES } from '@ward/etcd/node-calls';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
-import type { Duplex } from 'node:stream';
 import { HTTP2_PREFACE, createGrpcServer, loadTlsMaterial, startSharedListener, tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
 import { createLogger, type Logger } from '@ward/platform/logging';
@@ -207,7 +206,6 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
     metrics,
   });
   grpc.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
-  const exchanges = new Set<Duplex>();
   const exchangeOptions = { maxReceiveBytes, logger: apiLogger };
   const listener = await startSharedListener({
     host: config.apiListen.host,
@@ -221,27 +219,16 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
         name: 'exchange-frames',
         preface: EXCHANGE_FRAMES.preface,
         alpn: EXCHANGE_FRAMES.alpn,
-        take: (socket) => {
-          exchanges.add(socket);
-          socket.once('close', () => exchanges.delete(socket));
-          void serveExchangeFrames(member, socket, exchangeOptions);
-        },
+        take: (socket) => void serveExchangeFrames(member, socket, exchangeOptions),
       },
     ],
   });
   let stopping: Promise<void> | undefined;
   const server: ApiServer = {
     stop(graceMs) {
-      stopping ??= (async () => {
-        // Framed streams drained when the member began stopping (core.stopping); what is still
-        // open after the grace is cut with the rest.
-        const cut = setTimeout(() => {
-          for (const socket of exchanges) socket.destroy();
-        }, graceMs);
-        await Promise.all([listener.close(graceMs), grpc.stop(graceMs)]);
-        clearTimeout(cut);
-        for (const socket of exchanges) socket.destroy();
-      })();
+      // Framed streams drained when the member began stopping (core.stopping): the listener waits
+      // for their connections to close and cuts what is still open after the grace.
+      stopping ??= Promise.all([listener.close(graceMs), grpc.stop(graceMs)]).then(() => undefined);
       return stopping;
     },
   };

@@ -1,11 +1,9 @@
 // The gateway's side of the framed Exchange (@ward/etcd/node-calls' exchange-frames.ts): a plain
 // TCP connection, or mutual TLS with the gateway's node certificate, to a member's internal API
 // port, carrying the Exchange's messages without HTTP/2.
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import { EXCHANGE_ALIVE_INTERVAL_MS, EXCHANGE_FRAMES, EXCHANGE_SILENCE_LIMIT_MS, exchangeCodecs } from '@ward/etcd/node-calls';
 import type { ExchangeAnswers__Output, ExchangeCalls } from '@ward/etcd/proto';
-import { FramedStream, splitAddress, type TlsMaterial } from '@ward/platform/grpc-server';
+import { FramedStream, dialSocket, type TlsMaterial } from '@ward/platform/grpc-server';
 import type { ExchangeStream } from './node-exchange';
 
 export interface ExchangeFramesOptions {
@@ -19,25 +17,10 @@ export interface ExchangeFramesOptions {
 
 /** Opens framed Exchange streams to one member's API address, for NodeExchange. */
 export function framedExchange(address: string, options: ExchangeFramesOptions): () => ExchangeStream {
-  const { host, port } = splitAddress(address);
   const codecs = exchangeCodecs();
+  const tls = options.tls;
   return () => {
-    const tls = options.tls;
-    const socket: Socket =
-      tls === null
-        ? netConnect({ host, port, noDelay: true })
-        : tlsConnect({
-            host,
-            port,
-            cert: tls.cert,
-            key: tls.key,
-            ...(tls.ca === null ? {} : { ca: tls.ca }),
-            ALPNProtocols: [EXCHANGE_FRAMES.alpn],
-            ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
-          });
-    const connectTimer = setTimeout(() => socket.destroy(new Error(`no connection to ${address} within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
-    socket.once(tls === null ? 'connect' : 'secureConnect', () => clearTimeout(connectTimer));
-    socket.once('close', () => clearTimeout(connectTimer));
+    const { socket } = dialSocket({ address, tls, alpn: EXCHANGE_FRAMES.alpn, connectTimeoutMs: options.connectTimeoutMs });
     // Written once the connection is up, before anything the stream writes.
     socket.write(EXCHANGE_FRAMES.preface);
     return new FramedStream<ExchangeCalls, ExchangeAnswers__Output>(socket, {

@@ -277,7 +277,7 @@ export async function startApplierNode(options: Partial<ApplierNodeOptions> = {}
         take: (socket) => {
           framed.add(socket);
           socket.once('close', () => framed.delete(socket));
-          const framing = { preface: EXCHANGE_FRAMES.preface, deserializeCalls: codecs.deserializeCalls as never, serializeAnswers: codecs.serializeAnswers as never, maxReceiveBytes: 64 * 1024 * 1024, aliveIntervalMs: EXCHANGE_ALIVE_INTERVAL_MS, silenceLimitMs: EXCHANGE_SILENCE_LIMIT_MS };
+          const framing = { preface: EXCHANGE_FRAMES.preface, deserialize: codecs.deserializeCalls as never, serialize: codecs.serializeAnswers as never, maxReceiveBytes: 64 * 1024 * 1024, aliveIntervalMs: EXCHANGE_ALIVE_INTERVAL_MS, silenceLimitMs: EXCHANGE_SILENCE_LIMIT_MS };
           void serveFramedCalls(socket, framing, exchangeOptions);
         },
       },

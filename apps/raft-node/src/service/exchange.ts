@@ -74,8 +74,8 @@ export function serveExchangeFrames(core: NodeCore, socket: Duplex, options: Exc
     socket,
     {
       preface: EXCHANGE_FRAMES.preface,
-      deserializeCalls: codecs.deserializeCalls,
-      serializeAnswers: codecs.serializeAnswers as (message: { answers: BatchedAnswer<NodeResponse>[] }) => Buffer,
+      deserialize: codecs.deserializeCalls,
+      serialize: codecs.serializeAnswers as (message: { answers: BatchedAnswer<NodeResponse>[] }) => Buffer,
       maxReceiveBytes: options.maxReceiveBytes,
       aliveIntervalMs: EXCHANGE_ALIVE_INTERVAL_MS,
       silenceLimitMs: EXCHANGE_SILENCE_LIMIT_MS,

@@ -6,7 +6,7 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@ward/platform/logging';
-import { FramedStream } from './framed-stream';
+import { FramedStream, type FramedStreamOptions } from './framed-stream';
 import { toGrpcStatus, type ErrorMapper } from './status';
 
 export interface BatchedCallsOptions<Call, Answer> {
@@ -128,18 +128,14 @@ export function serveBatchedCalls<Call extends { id: string }, Answer>(
   return done;
 }
 
-export interface FramedCallsOptions<Call, Answer> {
+/** The framing of the calls' stream: its codecs, bounds and keepalive, and the client's preface. */
+export type FramedCallsOptions<Call, Answer> = Pick<
+  FramedStreamOptions<{ answers: BatchedAnswer<Answer>[] }, { calls: Call[] }>,
+  'serialize' | 'deserialize' | 'maxReceiveBytes' | 'aliveIntervalMs' | 'silenceLimitMs'
+> & {
   /** What the client sends first (checked and skipped). */
   readonly preface: Buffer;
-  readonly deserializeCalls: (bytes: Buffer) => { calls: Call[] };
-  readonly serializeAnswers: (message: { answers: BatchedAnswer<Answer>[] }) => Buffer;
-  /** Largest frame of calls accepted. */
-  readonly maxReceiveBytes: number;
-  /** Keepalive interval of the protocol (both sides send one this often). */
-  readonly aliveIntervalMs: number;
-  /** Cut a client silent this long. */
-  readonly silenceLimitMs: number;
-}
+};
 
 /**
  * The same calls on a framed stream (framed-stream.ts) instead of a gRPC stream: a connection the
@@ -150,11 +146,7 @@ export function serveFramedCalls<Call extends { id: string }, Answer>(socket: Du
   const stream = new FramedStream<{ answers: BatchedAnswer<Answer>[] }, { calls: Call[] }>(
     socket,
     {
-      serialize: framing.serializeAnswers,
-      deserialize: framing.deserializeCalls,
-      maxReceiveBytes: framing.maxReceiveBytes,
-      aliveIntervalMs: framing.aliveIntervalMs,
-      silenceLimitMs: framing.silenceLimitMs,
+      ...framing,
       pauseReadsWhileBlocked: true,
       // Tells the client at once that this side speaks the protocol (see FramedStreamError.foreign).
       greet: true,

@@ -13,9 +13,10 @@
 // A frame longer than the reader's bound, a kind it does not know, a body that does not decode
 // or a connection that ends without END is an error of the stream; the connection is closed.
 import { EventEmitter } from 'node:events';
-import type { Socket } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import type { TlsMaterial } from './tls';
 
 const LENGTH_BYTES = 4;
 const KIND_BYTES = 1;
@@ -91,6 +92,44 @@ export function splitAddress(address: string): { host: string; port: number } {
   const colon = address.lastIndexOf(':');
   const host = address.slice(0, colon);
   return { host: host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host, port: Number(address.slice(colon + 1)) };
+}
+
+export interface DialOptions {
+  /** `host:port`. */
+  readonly address: string;
+  /** TLS with this side's certificate and key, the other side's chaining to `ca`; null: plain TCP. */
+  readonly tls: TlsMaterial | null;
+  /** The ALPN id offered under TLS. */
+  readonly alpn: string;
+  /** A connection not up (TLS handshake included) within this is destroyed with an error. */
+  readonly connectTimeoutMs: number;
+}
+
+/**
+ * Opens a connection for a framed protocol: TCP without Nagle, or TLS offering `alpn` and naming
+ * the host for verification (an IP address is checked against the certificate's IP names).
+ * `connected` is the event that says it is up; writes before it wait in the socket.
+ */
+export function dialSocket(options: DialOptions): { socket: Socket; connected: 'connect' | 'secureConnect' } {
+  const { host, port } = splitAddress(options.address);
+  const tls = options.tls;
+  const socket: Socket =
+    tls === null
+      ? netConnect({ host, port, noDelay: true })
+      : tlsConnect({
+          host,
+          port,
+          cert: tls.cert,
+          key: tls.key,
+          ...(tls.ca === null ? {} : { ca: tls.ca }),
+          ALPNProtocols: [options.alpn],
+          ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+        });
+  const connected = tls === null ? 'connect' : 'secureConnect';
+  const timer = setTimeout(() => socket.destroy(new Error(`no connection to ${options.address} within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
+  socket.once(connected, () => clearTimeout(timer));
+  socket.once('close', () => clearTimeout(timer));
+  return { socket, connected };
 }
 
 /** A framed stream's protocol: what the client sends first, and its ALPN id under TLS. */

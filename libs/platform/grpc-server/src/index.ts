@@ -1,6 +1,6 @@
 export { abortSignalOf, createGrpcServer, type GrpcServer, type GrpcServerOptions } from './server';
 export { serveBatchedCalls, serveFramedCalls, type BatchedAnswer, type BatchedCallsOptions, type FramedCallsOptions } from './batched-calls';
-export { FramedStream, FramedStreamError, LengthPrefixedReader, isForeignFramedStream, splitAddress, type FramedProtocol, type FramedStreamOptions } from './framed-stream';
+export { FramedStream, FramedStreamError, LengthPrefixedReader, dialSocket, isForeignFramedStream, splitAddress, type DialOptions, type FramedProtocol, type FramedStreamOptions } from './framed-stream';
 export { GrpcStatusError, INTERNAL_ERROR_DETAILS, toGrpcStatus, type ErrorMapper, type GrpcStatusLike } from './status';
 export type {
   BidiStreamHandler,

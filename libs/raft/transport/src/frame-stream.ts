@@ -8,10 +8,9 @@
 //
 // A frame longer than the receiver's bound, or one that does not decode, closes the connection;
 // the sender reconnects with its backoff, as after any failure.
-import { connect as netConnect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
-import { LengthPrefixedReader, splitAddress, type TlsMaterial } from '@ward/platform/grpc-server';
+import { LengthPrefixedReader, dialSocket, type TlsMaterial } from '@ward/platform/grpc-server';
 import { FrameInvalidError } from './errors';
 import type { KeepaliveOptions } from './options';
 import type { FrameLink, LinkEvents, OpenLink } from './peer-sender';
@@ -42,27 +41,13 @@ export interface FrameStreamLinkOptions {
 
 /** Opens frame streams to one peer address, for PeerSender. */
 export function frameStreamLink(options: FrameStreamLinkOptions): OpenLink {
-  const { host, port } = splitAddress(options.address);
   return (events: LinkEvents): FrameLink => {
-    const socket: Socket =
-      options.tls === null
-        ? netConnect({ host, port, noDelay: true })
-        : tlsConnect({
-            host,
-            port,
-            cert: options.tls.cert,
-            key: options.tls.key,
-            ...(options.tls.ca === null ? {} : { ca: options.tls.ca }),
-            ALPNProtocols: [PEER_FRAMES_ALPN],
-            ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
-          });
+    const { socket, connected } = dialSocket({ address: options.address, tls: options.tls, alpn: PEER_FRAMES_ALPN, connectTimeoutMs: options.connectTimeoutMs });
     const { timeMs, timeoutMs } = options.keepalive;
     let failure: unknown;
     let lastHeardMs = performance.now();
     let liveness: NodeJS.Timeout | undefined;
-    const connectTimer = setTimeout(() => socket.destroy(new Error(`no connection to ${options.address} within ${options.connectTimeoutMs} ms`)), options.connectTimeoutMs);
-    socket.once(options.tls === null ? 'connect' : 'secureConnect', () => {
-      clearTimeout(connectTimer);
+    socket.once(connected, () => {
       socket.setNoDelay(true);
       socket.setKeepAlive(true, timeMs);
       socket.write(PEER_FRAMES_PREFACE);
@@ -84,7 +69,6 @@ export function frameStreamLink(options: FrameStreamLinkOptions): OpenLink {
       failure ??= error;
     });
     socket.once('close', () => {
-      clearTimeout(connectTimer);
       clearInterval(liveness);
       events.onEnd(failure ?? new Error(`peer ${options.address} closed the frame stream`));
     });
