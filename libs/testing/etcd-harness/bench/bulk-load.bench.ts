@@ -9,7 +9,7 @@
 // the same work in every run, so the quotient stays when the whole machine speeds up or slows).
 // Prints a table; writes nothing.
 //   BENCH_TARGETS (default etcd,ward); BENCH_BULK_ROUNDS (default 1): loads per system, each on a
-//   fresh cluster.
+//   fresh cluster. BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there.
 import { cpus, loadavg } from 'node:os';
 import { processCpuMicros, startEtcdCluster, startWardCluster, type ServerProcess } from '../src/index';
 import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
@@ -59,7 +59,7 @@ async function run(target: string): Promise<Load> {
       await cluster.stop();
     }
   }
-  const cluster = await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs() });
+  const cluster = await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs(), cpuProfileDir: process.env.BENCH_CPU_PROF_DIR });
   try {
     return await load('ward', cluster.clientEndpoint, cluster.serverProcesses());
   } finally {

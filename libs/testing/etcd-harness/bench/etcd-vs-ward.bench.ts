@@ -14,7 +14,7 @@
 //   BENCH_CLIENTS=1 (or 16,64) runs only those client counts.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 //   BENCH_GATEWAY_ENV=NAME=value,... passes GATEWAY_* settings to ward's gateway (A/B runs, e.g.
-//   GATEWAY_READ_REPLICA=false).
+//   GATEWAY_READ_REPLICA=false); BENCH_NODE_ENV=NAME=value,... RAFT_NODE_* settings to its members.
 //   BENCH_BASELINE_ROOT=<dir>: another checkout of this workspace (e.g. `git worktree add` of an
 //   older commit, node_modules linked) whose build runs as a further cluster, "ward (baseline)",
 //   measured interleaved with the others: an A/B of two builds on one machine state. Writes nothing.
@@ -35,7 +35,7 @@ import {
   type Target,
 } from '../src/index';
 import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth-flood';
-import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
+import { benchGatewayEnv, benchNodeArgs, benchNodeEnv } from './gateway-env';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 /**
@@ -272,12 +272,12 @@ try {
     systems.push({ label: 'etcd 3.4.23', target: etcdCluster, results: new Map() });
   }
   if (TARGETS.includes('ward')) {
-    const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs(), ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
+    const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv(), nodeEnv: benchNodeEnv(), nodeArgs: benchNodeArgs(), ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
     stops.push(() => wardCluster.stop());
     systems.push({ label: 'ward', target: wardCluster, results: new Map() });
   }
   if (BASELINE_ROOT !== undefined) {
-    const baseline = await startWardCluster({ nodes: 3, workspaceRoot: BASELINE_ROOT, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs() });
+    const baseline = await startWardCluster({ nodes: 3, workspaceRoot: BASELINE_ROOT, gatewayEnv: benchGatewayEnv(), nodeEnv: benchNodeEnv(), nodeArgs: benchNodeArgs() });
     stops.push(() => baseline.stop());
     systems.push({ label: BASELINE_LABEL, target: baseline, results: new Map() });
   }

@@ -1,6 +1,15 @@
 // BENCH_GATEWAY_ENV (`NAME=value,...`): GATEWAY_* settings the benches pass to ward's gateway,
 // for A/B runs of one setting.
 export function benchGatewayEnv(text = process.env.BENCH_GATEWAY_ENV ?? ''): Record<string, string> {
+  return envPairs(text);
+}
+
+/** BENCH_NODE_ENV (`NAME=value,...`): RAFT_NODE_* settings the page bench passes to ward's members (A/B runs). */
+export function benchNodeEnv(text = process.env.BENCH_NODE_ENV ?? ''): Record<string, string> {
+  return envPairs(text);
+}
+
+function envPairs(text: string): Record<string, string> {
   return Object.fromEntries(
     text
       .split(',')
