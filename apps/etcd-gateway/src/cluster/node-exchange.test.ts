@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXCHANGE_FRAMES, exchangeCodecs } from '@ward/etcd/node-calls';
 import { wardNodeGrpc, wardNodeServiceDefinition } from '@ward/etcd/proto';
 import { FramedStream } from '@ward/platform/grpc-server';
+import { isWireError } from '@ward/etcd/wire-errors';
 import { framedExchange } from './exchange-frames';
 import { NodeConnection } from './node-connection';
 import { NodeExchange, isNotServed, type ExchangeStream as ClientStream } from './node-exchange';
@@ -279,6 +280,53 @@ describe('NodeConnection and a member that predates framed Exchange streams', ()
       expect(server.streams.length).toBe(2);
     } finally {
       connection.close();
+    }
+  });
+});
+
+describe('NodeExchange and a member that stops reading', () => {
+  it('holds at most maxUnsentBytes of calls for it: more are refused with too many requests, and the calls it holds stay pending', async () => {
+    const codecs = exchangeCodecs();
+    const sockets: Socket[] = [];
+    // A member that greets, then never reads again while its connection stays up.
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      const options = { serialize: codecs.serializeAnswers as never, deserialize: codecs.deserializeCalls as never, maxReceiveBytes: 1024 * 1024, aliveIntervalMs: 5_000, silenceLimitMs: 15_000, pauseReadsWhileBlocked: true, greet: true };
+      new FramedStream(socket, options, EXCHANGE_FRAMES.preface).on('error', () => undefined);
+      socket.pause();
+    });
+    const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+    try {
+      const maxUnsentBytes = 2 * 1024 * 1024;
+      const exchange = new NodeExchange(framedExchange(`127.0.0.1:${port}`, { tls: null, maxReceiveBytes: 1024 * 1024, connectTimeoutMs: 5_000 }), {
+        maxSendBytes: 1024 * 1024,
+        maxUnsentBytes,
+        nowMs: Date.now,
+      });
+      const entry = Buffer.alloc(256 * 1024, 0x61);
+      const held: Promise<unknown>[] = [];
+      let settledEarly = 0;
+      let refused: unknown;
+      // 400 calls are 100 MiB: far past what the kernel's socket buffers take before the gateway's own.
+      for (let i = 0; i < 400 && refused === undefined; i++) {
+        let outcome: { code?: unknown; message?: unknown } | undefined;
+        const call = exchange.call({ propose: { entry, timeout_ms: 60_000 } }, Date.now() + 60_000).then(
+          () => 'answered',
+          (error: { code?: unknown; message?: unknown }) => (outcome = error),
+        );
+        // The call's batch is written on the next turn; a refusal has settled by then.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (isWireError(outcome, 'TooManyRequests')) refused = outcome;
+        else held.push(call.finally(() => (settledEarly += 1)));
+      }
+      expect((refused as Error | undefined)?.message).toBe('etcdserver: too many requests');
+      expect(held.length).toBeGreaterThan(maxUnsentBytes / entry.length);
+      expect(settledEarly).toBe(0);
+      exchange.close();
+      for (const outcome of await Promise.all(held)) expect((outcome as { code?: unknown }).code).toBe(Status.UNAVAILABLE);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      server.close();
     }
   });
 });

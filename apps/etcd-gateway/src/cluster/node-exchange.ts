@@ -14,6 +14,13 @@ import { isForeignFramedStream, type Cancellation } from '@ward/platform/grpc-se
 
 /** Calls waiting for an answer on one member's stream; more are refused with `too many requests`. */
 export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
+/**
+ * Bytes of calls that one member's stream holds unsent at most (written and not yet taken by its
+ * connection, plus those queued for the next write): a member that stops reading while its
+ * connection stays up gets no more than this from a gateway; more calls are refused with `too many
+ * requests` until it reads again. Framed streams only (grpc-js does not say what it holds).
+ */
+export const MAX_EXCHANGE_UNSENT_BYTES = 64 * 1024 * 1024;
 /** How often expired calls are looked for while some are pending. */
 const DEADLINE_SWEEP_MS = 50;
 /** An expired call still gets this long for the member's own timeout answer. */
@@ -28,6 +35,8 @@ const CALL_OVERHEAD_BYTES = 64;
  */
 export interface ExchangeStream {
   write(message: ExchangeCalls): unknown;
+  /** Bytes written and not yet taken by the connection (a framed stream; gRPC's leave it out). */
+  readonly unsentBytes?: number;
   cancel(): void;
   on(event: 'data', listener: (message: ExchangeAnswers__Output) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
@@ -69,6 +78,8 @@ function entryBytes(call: ExchangeCallKind): number {
 export interface NodeExchangeOptions {
   /** Largest message the channel sends: a batch is flushed before it would grow past it. */
   readonly maxSendBytes: number;
+  /** Bytes held unsent at most (MAX_EXCHANGE_UNSENT_BYTES by default); at least maxSendBytes. */
+  readonly maxUnsentBytes?: number;
   /** Epoch milliseconds (grpc-js deadlines and the callers' deadlines are wall-clock). */
   readonly nowMs: () => number;
 }
@@ -84,11 +95,16 @@ export class NodeExchange {
   private lastId = 0;
   private closed = false;
 
+  private readonly maxUnsentBytes: number;
+
   constructor(
     /** Opens a new stream to the member (connecting in the background: writes wait for it). */
     private readonly open: () => ExchangeStream,
     private readonly options: NodeExchangeOptions,
-  ) {}
+  ) {
+    this.maxUnsentBytes = options.maxUnsentBytes ?? MAX_EXCHANGE_UNSENT_BYTES;
+    if (!(this.maxUnsentBytes >= options.maxSendBytes)) throw new RangeError(`maxUnsentBytes (${this.maxUnsentBytes}) must be at least maxSendBytes (${options.maxSendBytes})`);
+  }
 
   /** One Propose or Read; resolves to the member's answer, rejects like grpc-js's unary call. */
   call(call: ExchangeCallKind, deadlineMs: number, signal?: Cancellation): Promise<NodeResponse__Output> {
@@ -97,6 +113,7 @@ export class NodeExchange {
     // Not sent: etcd's `too many requests`, final (the cluster client passes etcd errors through).
     if (this.pending.size >= MAX_EXCHANGE_PENDING_COUNT) return Promise.reject(wireError('TooManyRequests'));
     const bytes = entryBytes(call) + CALL_OVERHEAD_BYTES;
+    if ((this.stream?.unsentBytes ?? 0) + this.queuedBytes + bytes > this.maxUnsentBytes) return Promise.reject(wireError('TooManyRequests'));
     if (this.queuedBytes + bytes > this.options.maxSendBytes) this.flush();
     this.lastId += 1;
     const id = String(this.lastId);

@@ -277,6 +277,11 @@ export class FramedStream<Out, In> extends EventEmitter {
     if (options.greet === true) this.writeFrame(FrameKind.Alive, undefined);
   }
 
+  /** Bytes written to this stream that the socket has not handed to the connection yet. */
+  get unsentBytes(): number {
+    return this.socket.writableLength;
+  }
+
   /** Sends one message; false while the socket's buffer is over its high-water mark. */
   write(message: Out): boolean {
     return this.writeFrame(FrameKind.Message, this.options.serialize(message));
