@@ -285,7 +285,7 @@ describe('NodeConnection and a member that predates framed Exchange streams', ()
 });
 
 describe('NodeExchange and a member that stops reading', () => {
-  it('holds at most maxUnsentBytes of calls for it: more are refused with too many requests, and the calls it holds stay pending', async () => {
+  it('holds at most maxUnsentBytes of calls for it: more are refused with too many requests until it reads again, and the calls it holds stay pending', async () => {
     const codecs = exchangeCodecs();
     const sockets: Socket[] = [];
     // A member that greets, then never reads again while its connection stays up.
@@ -322,6 +322,17 @@ describe('NodeExchange and a member that stops reading', () => {
       expect((refused as Error | undefined)?.message).toBe('etcdserver: too many requests');
       expect(held.length).toBeGreaterThan(maxUnsentBytes / entry.length);
       expect(settledEarly).toBe(0);
+      // The member reads again: the backlog drains and calls are taken again.
+      for (const socket of sockets) socket.resume();
+      let accepted = false;
+      for (let i = 0; i < 200 && !accepted; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        let outcome: unknown;
+        held.push(exchange.call({ propose: { entry, timeout_ms: 60_000 } }, Date.now() + 60_000).then(() => 'answered', (error: unknown) => (outcome = error)));
+        await new Promise((resolve) => setImmediate(resolve));
+        accepted = outcome === undefined;
+      }
+      expect(accepted).toBe(true);
       exchange.close();
       for (const outcome of await Promise.all(held)) expect((outcome as { code?: unknown }).code).toBe(Status.UNAVAILABLE);
     } finally {

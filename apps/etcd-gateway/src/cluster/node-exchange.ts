@@ -16,9 +16,11 @@ import { isForeignFramedStream, type Cancellation } from '@ward/platform/grpc-se
 export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
 /**
  * Bytes of calls that one member's stream holds unsent at most (written and not yet taken by its
- * connection, plus those queued for the next write): a member that stops reading while its
- * connection stays up gets no more than this from a gateway; more calls are refused with `too many
- * requests` until it reads again. Framed streams only (grpc-js does not say what it holds).
+ * connection, plus those queued for the next write; the kernel's socket buffers hold a few MiB
+ * more): past it, whatever the cause (a member that reads slowly or not at all, a burst while the
+ * connection is still being made), more calls are refused with `too many requests` until the
+ * backlog shrinks. A member that takes nothing for the silence limit loses the connection
+ * (FramedStream). Framed streams only (grpc-js does not say what it holds).
  */
 export const MAX_EXCHANGE_UNSENT_BYTES = 64 * 1024 * 1024;
 /** How often expired calls are looked for while some are pending. */
@@ -113,8 +115,8 @@ export class NodeExchange {
     // Not sent: etcd's `too many requests`, final (the cluster client passes etcd errors through).
     if (this.pending.size >= MAX_EXCHANGE_PENDING_COUNT) return Promise.reject(wireError('TooManyRequests'));
     const bytes = entryBytes(call) + CALL_OVERHEAD_BYTES;
-    if ((this.stream?.unsentBytes ?? 0) + this.queuedBytes + bytes > this.maxUnsentBytes) return Promise.reject(wireError('TooManyRequests'));
     if (this.queuedBytes + bytes > this.options.maxSendBytes) this.flush();
+    if ((this.stream?.unsentBytes ?? 0) + this.queuedBytes + bytes > this.maxUnsentBytes) return Promise.reject(wireError('TooManyRequests'));
     this.lastId += 1;
     const id = String(this.lastId);
     const pending = this.pending;

@@ -221,6 +221,8 @@ export class FramedStream<Out, In> extends EventEmitter {
   /** Frames the socket has finished writing, and their count at the last judgement. */
   private framesWritten = 0;
   private framesWrittenJudged = 0;
+  /** When the other side last took what this side wrote (or nothing waited to be taken). */
+  private lastTakenMs = performance.now();
   private readonly onFrameWritten = (): void => {
     this.framesWritten += 1;
   };
@@ -241,10 +243,15 @@ export class FramedStream<Out, In> extends EventEmitter {
     // other side sent meanwhile is still unread when the timer fires, so the verdict waits for
     // that read (setImmediate runs once the loop has polled).
     const judge = (): void => {
-      // Not reading while blocked: the other side is alive while it takes what this side wrote.
-      if (this.blocked && this.framesWritten > this.framesWrittenJudged) this.lastHeardMs = performance.now();
+      const now = performance.now();
+      const taken = this.framesWritten > this.framesWrittenJudged;
       this.framesWrittenJudged = this.framesWritten;
-      if (performance.now() - this.lastHeardMs > options.silenceLimitMs) this.fail(new FramedStreamError(`nothing heard for ${options.silenceLimitMs} ms`));
+      // Not reading while blocked: the other side is alive while it takes what this side wrote.
+      if (this.blocked && taken) this.lastHeardMs = now;
+      if (taken || socket.writableLength === 0) this.lastTakenMs = now;
+      if (now - this.lastHeardMs > options.silenceLimitMs) this.fail(new FramedStreamError(`nothing heard for ${options.silenceLimitMs} ms`));
+      // A side that keeps talking but takes nothing holds what is written to it here: cut.
+      else if (now - this.lastTakenMs > options.silenceLimitMs) this.fail(new FramedStreamError(`nothing taken for ${options.silenceLimitMs} ms`));
     };
     this.liveness = setInterval(() => {
       // A keepalive behind a backlog tells the other side nothing sooner.
