@@ -19,8 +19,9 @@ export const MAX_EXCHANGE_PENDING_COUNT = 10_000;
  * connection, plus those queued for the next write; the kernel's socket buffers hold a few MiB
  * more): past it, whatever the cause (a member that reads slowly or not at all, a burst while the
  * connection is still being made), more calls are refused with `too many requests` until the
- * backlog shrinks. A member that takes nothing for the silence limit loses the connection
- * (FramedStream). Framed streams only (grpc-js does not say what it holds).
+ * backlog shrinks. A member that takes nothing and sends nothing but keepalives for the
+ * silence limit loses the connection (FramedStream). Framed streams only (grpc-js does not say
+ * what it holds).
  */
 export const MAX_EXCHANGE_UNSENT_BYTES = 64 * 1024 * 1024;
 /** How often expired calls are looked for while some are pending. */

@@ -156,23 +156,34 @@ describe('FramedStream', () => {
     expect(silentFar.events[0]).toMatch(/^error: nothing heard for 80 ms/);
   });
 
-  it('cuts a peer that keeps sending keepalives but takes nothing of what it is sent', async () => {
-    // The far side: keepalives every 20 ms, never a read.
-    const server = createServer((socket) => {
-      sockets.push(socket);
-      socket.pause();
-      const timer = setInterval(() => socket.write(frame(2, Buffer.alloc(0))), 20);
-      socket.once('close', () => clearInterval(timer));
-    });
-    servers.push(server);
-    const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-    const near = client(port, options({ aliveIntervalMs: 40, silenceLimitMs: 200, maxReceiveBytes: 1 << 20 }));
-    const nearSeen = record(near);
-    // Far more than the kernel's socket buffers take: the rest waits in this side's.
-    const big = 'x'.repeat(1 << 20);
-    for (let i = 0; i < 32; i++) near.write({ big });
-    await until(() => nearSeen.events.length > 0, 'the cut');
-    expect(nearSeen.events).toEqual(['error: nothing taken for 200 ms']);
+  it('cuts a peer that keeps sending keepalives but takes nothing of what it is sent; one that sends messages meanwhile is kept', async () => {
+    /** A far side that never reads and writes `every20ms` every 20 ms; the near side's stream after 32 MiB written to it. */
+    const flooded = async (every20ms: Buffer): Promise<{ near: FramedStream<unknown, unknown>; nearSeen: Recorded }> => {
+      const server = createServer((socket) => {
+        sockets.push(socket);
+        socket.pause();
+        const timer = setInterval(() => socket.write(every20ms), 20);
+        socket.once('close', () => clearInterval(timer));
+      });
+      servers.push(server);
+      const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+      const near = client(port, options({ aliveIntervalMs: 40, silenceLimitMs: 200, maxReceiveBytes: 1 << 20 }));
+      const nearSeen = record(near);
+      // Far more than the kernel's socket buffers take: the rest waits in this side's.
+      const big = 'x'.repeat(1 << 20);
+      for (let i = 0; i < 32; i++) near.write({ big });
+      expect(near.unsentBytes).toBeGreaterThan(0);
+      return { near, nearSeen };
+    };
+    const idle = await flooded(frame(2, Buffer.alloc(0)));
+    await until(() => idle.nearSeen.events.length > 0, 'the cut');
+    expect(idle.nearSeen.events).toEqual(['error: nothing taken for 200 ms']);
+    // A peer busy answering (it pauses its reads while its own writes wait) is making progress.
+    const busy = await flooded(frame(0, Buffer.from('{}')));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(busy.nearSeen.events).toEqual([]);
+    expect(busy.nearSeen.messages.length).toBeGreaterThan(10);
+    busy.near.cancel();
   });
 
   it('a side that pauses reads while blocked takes no new messages until its answers are taken', async () => {

@@ -221,7 +221,7 @@ export class FramedStream<Out, In> extends EventEmitter {
   /** Frames the socket has finished writing, and their count at the last judgement. */
   private framesWritten = 0;
   private framesWrittenJudged = 0;
-  /** When the other side last took what this side wrote (or nothing waited to be taken). */
+  /** When the other side last took what this side wrote, sent a message, or nothing waited to be taken. */
   private lastTakenMs = performance.now();
   private readonly onFrameWritten = (): void => {
     this.framesWritten += 1;
@@ -250,7 +250,7 @@ export class FramedStream<Out, In> extends EventEmitter {
       if (this.blocked && taken) this.lastHeardMs = now;
       if (taken || socket.writableLength === 0) this.lastTakenMs = now;
       if (now - this.lastHeardMs > options.silenceLimitMs) this.fail(new FramedStreamError(`nothing heard for ${options.silenceLimitMs} ms`));
-      // A side that keeps talking but takes nothing holds what is written to it here: cut.
+      // A side that sends only keepalives and takes nothing holds what is written to it here: cut.
       else if (now - this.lastTakenMs > options.silenceLimitMs) this.fail(new FramedStreamError(`nothing taken for ${options.silenceLimitMs} ms`));
     };
     this.liveness = setInterval(() => {
@@ -376,6 +376,9 @@ export class FramedStream<Out, In> extends EventEmitter {
       } catch (error) {
         return this.fail(new FramedStreamError(`a message did not decode: ${(error as Error).message}`));
       }
+      // A side busy sending messages may leave what it is sent unread meanwhile (it pauses its
+      // reads while its own writes wait): that is progress, not a side that takes nothing.
+      this.lastTakenMs = performance.now();
       this.emit('data', message);
     }
   }
