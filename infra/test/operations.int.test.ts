@@ -210,6 +210,8 @@ async function authenticate(user: { name: string; password: string }, first: num
 }
 
 interface AuthLoop {
+  /** What the loops have seen so far (each Authenticate once it is done, retries included). */
+  seen(): readonly AuthOutcome[];
   stop(): Promise<AuthOutcome[]>;
 }
 
@@ -221,6 +223,7 @@ function authLoop(): AuthLoop {
     for (let sequence = 0; running; sequence++) outcomes.push(await authenticate(user, index + sequence));
   });
   return {
+    seen: () => outcomes,
     stop: async () => {
       running = false;
       await Promise.all(loops);
@@ -392,7 +395,11 @@ describe.sequential('docker compose operations', () => {
         return probe.token !== undefined;
       }, 60_000, 500);
       const recoveredAt = Date.now() - epochMs;
-      await new Promise((done) => setTimeout(done, 5000));
+      // The loops' own Authenticates that were in flight when Redis went away wait out their job's
+      // timeout and retry; until one of theirs started after the recovery has succeeded, then a
+      // little longer.
+      await waitUntil('a load loop authenticates again after the recovery', async () => load.seen().some((outcome) => outcome.token !== undefined && outcome.atMs > recoveredAt), 60_000, 200);
+      await new Promise((done) => setTimeout(done, 3000));
       const outcomes = await load.stop();
       const failed = outcomes.filter((outcome) => outcome.final !== undefined);
       const bad = await unusableTokens(outcomes);
