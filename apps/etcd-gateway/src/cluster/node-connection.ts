@@ -9,7 +9,7 @@
 // than the other two; it connects on the first Snapshot only.
 import { connectivityState, credentials, Metadata, status as Status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { wardNodeGrpc, type AuthCheckResponse__Output, type NodeClient, type NodeResponse__Output } from '@ward/etcd/proto';
-import { MAX_EXCHANGE_UNSENT_BYTES, NodeExchange, type ExchangeCallKind, type ExchangeStream } from './node-exchange';
+import { NodeExchange, type ExchangeCallKind, type ExchangeStream } from './node-exchange';
 import { framedExchange } from './exchange-frames';
 import { isForeignFramedStream, type Cancellation, type TlsMaterial } from '@ward/platform/grpc-server';
 
@@ -100,12 +100,7 @@ export class NodeConnection {
       });
       return stream;
     };
-    this.exchange = new NodeExchange(openExchange, {
-      maxSendBytes: options.maxSendBytes,
-      // Room for two of the largest batches, whatever --max-request-bytes is.
-      maxUnsentBytes: Math.max(MAX_EXCHANGE_UNSENT_BYTES, 2 * options.maxSendBytes),
-      nowMs: Date.now,
-    });
+    this.exchange = new NodeExchange(openExchange, { maxSendBytes: options.maxSendBytes, nowMs: Date.now });
   }
 
   /**

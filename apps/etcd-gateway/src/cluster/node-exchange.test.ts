@@ -49,26 +49,20 @@ function scripted(transport: Transport, onCalls: (stream: ExchangeStream, calls:
   return transport === 'grpc' ? scriptedGrpc(onCalls) : scriptedFrames(onCalls);
 }
 
+/** A member's side of one framed Exchange connection (its calls' and answers' framing, its greeting). */
+function memberStream(socket: Socket): FramedStream<{ answers: object[] }, { calls: Call[] }> {
+  const codecs = exchangeCodecs();
+  const framing = { serialize: codecs.serializeAnswers as never, deserialize: codecs.deserializeCalls as never, maxReceiveBytes: 1024 * 1024, aliveIntervalMs: 5_000, silenceLimitMs: 15_000 };
+  return new FramedStream(socket, { ...framing, pauseReadsWhileBlocked: true, greet: true }, EXCHANGE_FRAMES.preface);
+}
+
 async function scriptedFrames(onCalls: (stream: ExchangeStream, calls: Call[]) => void): Promise<Scripted> {
   const messages: Call[][] = [];
   const streams: ExchangeStream[] = [];
-  const codecs = exchangeCodecs();
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
-    const stream = new FramedStream<{ answers: object[] }, { calls: Call[] }>(
-      socket,
-      {
-        serialize: codecs.serializeAnswers as never,
-        deserialize: codecs.deserializeCalls as never,
-        maxReceiveBytes: 1024 * 1024,
-        aliveIntervalMs: 5_000,
-        silenceLimitMs: 15_000,
-        pauseReadsWhileBlocked: true,
-        greet: true,
-      },
-      EXCHANGE_FRAMES.preface,
-    );
+    const stream = memberStream(socket);
     streams.push(stream);
     stream.on('data', (message: { calls: Call[] }) => {
       messages.push(message.calls);
@@ -286,13 +280,11 @@ describe('NodeConnection and a member that predates framed Exchange streams', ()
 
 describe('NodeExchange and a member that stops reading', () => {
   it('holds at most maxUnsentBytes of calls for it: more are refused with too many requests until it reads again, and the calls it holds stay pending', async () => {
-    const codecs = exchangeCodecs();
     const sockets: Socket[] = [];
     // A member that greets, then never reads again while its connection stays up.
     const server = createServer((socket) => {
       sockets.push(socket);
-      const options = { serialize: codecs.serializeAnswers as never, deserialize: codecs.deserializeCalls as never, maxReceiveBytes: 1024 * 1024, aliveIntervalMs: 5_000, silenceLimitMs: 15_000, pauseReadsWhileBlocked: true, greet: true };
-      new FramedStream(socket, options, EXCHANGE_FRAMES.preface).on('error', () => undefined);
+      memberStream(socket).on('error', () => undefined);
       socket.pause();
     });
     const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));

@@ -81,7 +81,10 @@ function entryBytes(call: ExchangeCallKind): number {
 export interface NodeExchangeOptions {
   /** Largest message the channel sends: a batch is flushed before it would grow past it. */
   readonly maxSendBytes: number;
-  /** Bytes held unsent at most (MAX_EXCHANGE_UNSENT_BYTES by default); at least maxSendBytes. */
+  /**
+   * Bytes held unsent at most; at least maxSendBytes. By default MAX_EXCHANGE_UNSENT_BYTES, or room
+   * for two of the largest batches when that is more (whatever --max-request-bytes is).
+   */
   readonly maxUnsentBytes?: number;
   /** Epoch milliseconds (grpc-js deadlines and the callers' deadlines are wall-clock). */
   readonly nowMs: () => number;
@@ -105,7 +108,7 @@ export class NodeExchange {
     private readonly open: () => ExchangeStream,
     private readonly options: NodeExchangeOptions,
   ) {
-    this.maxUnsentBytes = options.maxUnsentBytes ?? MAX_EXCHANGE_UNSENT_BYTES;
+    this.maxUnsentBytes = options.maxUnsentBytes ?? Math.max(MAX_EXCHANGE_UNSENT_BYTES, 2 * options.maxSendBytes);
     if (!(this.maxUnsentBytes >= options.maxSendBytes)) throw new RangeError(`maxUnsentBytes (${this.maxUnsentBytes}) must be at least maxSendBytes (${options.maxSendBytes})`);
   }
 

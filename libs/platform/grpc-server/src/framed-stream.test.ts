@@ -56,6 +56,16 @@ function client(port: number, clientOptions = options()): FramedStream<unknown, 
   return new FramedStream(socket, clientOptions);
 }
 
+/** A plain TCP server that hands each connection to `onSocket`; resolves to its port. */
+async function rawServer(onSocket: (socket: Socket) => void): Promise<number> {
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    onSocket(socket);
+  });
+  servers.push(server);
+  return new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+}
+
 function frame(kind: number, body: Buffer, length = body.length + 1): Buffer {
   const header = Buffer.alloc(5);
   header.writeUInt32LE(length, 0);
@@ -159,16 +169,13 @@ describe('FramedStream', () => {
   it('cuts a peer that keeps sending keepalives but takes nothing of what it is sent; one that sends messages meanwhile is kept', async () => {
     /** A far side that never reads and writes `every20ms` every 20 ms; the near side's stream after 32 MiB written to it. */
     const flooded = async (every20ms: Buffer): Promise<{ near: FramedStream<unknown, unknown>; nearSeen: Recorded }> => {
-      const server = createServer((socket) => {
-        sockets.push(socket);
+      const port = await rawServer((socket) => {
         socket.pause();
         // Once the near side cuts, a write here meets a reset connection.
         socket.on('error', () => undefined);
         const timer = setInterval(() => socket.write(every20ms), 20);
         socket.once('close', () => clearInterval(timer));
       });
-      servers.push(server);
-      const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
       const near = client(port, options({ aliveIntervalMs: 40, silenceLimitMs: 200, maxReceiveBytes: 1 << 20 }));
       const nearSeen = record(near);
       // Far more than the kernel's socket buffers take: the rest waits in this side's.
@@ -247,12 +254,7 @@ describe('FramedStream: a side blocked on its writes', () => {
 
 /** The error of a client expecting the greeting from a server that sends `bytes` on every connection. */
 async function firstErrorFrom(bytes: Buffer): Promise<unknown> {
-  const raw = createServer((socket) => {
-    sockets.push(socket);
-    socket.write(bytes);
-  });
-  servers.push(raw);
-  const port = await new Promise<number>((resolve) => raw.listen(0, '127.0.0.1', () => resolve((raw.address() as { port: number }).port)));
+  const port = await rawServer((socket) => socket.write(bytes));
   const near = client(port, options({ expectGreeting: true }));
   const errors: unknown[] = [];
   near.on('error', (error) => errors.push(error));

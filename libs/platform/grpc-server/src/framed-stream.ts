@@ -378,7 +378,7 @@ export class FramedStream<Out, In> extends EventEmitter {
       }
       // A side busy sending messages may leave what it is sent unread meanwhile (it pauses its
       // reads while its own writes wait): that is progress, not a side that takes nothing.
-      this.lastTakenMs = performance.now();
+      this.lastTakenMs = this.lastHeardMs;
       this.emit('data', message);
     }
   }
