@@ -32,6 +32,7 @@ import {
   startWardCluster,
   type LoadOperation,
   type LoadResult,
+  type ProcessActivity,
   type Target,
 } from '../src/index';
 import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth-flood';
@@ -134,7 +135,7 @@ async function measureCase(system: System, workload: Workload, concurrency: numb
   });
   system.results.set(`${workload.name}@${concurrency}`, result);
   console.log(
-    `${system.label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
+    `${system.label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  per op: reads ${activityPerOp(result, 'readCalls').toFixed(1)}, writes ${activityPerOp(result, 'writeCalls').toFixed(1)}, wake-ups ${activityPerOp(result, 'wakeups').toFixed(1)}  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
   );
 }
 
@@ -188,6 +189,13 @@ function clientMicrosPerOp(result: LoadResult): number {
   return result.clientCpuMicros / succeeded(result);
 }
 
+/** A count of LoadResult.serverActivity per successful operation, of one process or summed over all. */
+function activityPerOp(result: LoadResult, count: keyof ProcessActivity, process?: string): number {
+  let total = 0;
+  for (const [name, activity] of result.serverActivity) if (process === undefined || name === process) total += activity[count];
+  return total / succeeded(result);
+}
+
 function perProcess(result: LoadResult): string {
   return [...result.serverCpuMicros].map(([name, micros]) => `${name} ${(micros / succeeded(result)).toFixed(0)}`).join(', ');
 }
@@ -230,6 +238,34 @@ function table(etcd: Results, ward: Results): string {
           ratio(serverMicrosPerOp(w), serverMicrosPerOp(e)),
           `${clientMicrosPerOp(e).toFixed(0)} / ${clientMicrosPerOp(w).toFixed(0)}`,
           `${e.errors} / ${w.errors}`,
+        ]),
+      );
+    }
+  }
+  return rows.join('\n');
+}
+
+/** Read and write system calls and wake-ups per operation, both systems, with ward's per process. */
+function activityTable(etcd: Results, ward: Results): string {
+  const first = ward.values().next().value as LoadResult | undefined;
+  const names = first === undefined ? [] : [...first.serverActivity.keys()];
+  const both = (e: LoadResult, w: LoadResult, count: keyof ProcessActivity): string => `${activityPerOp(e, count).toFixed(1)} / ${activityPerOp(w, count).toFixed(1)}`;
+  const rows = [
+    cells(['operation', 'clients', 'reads/op etcd / ward', 'writes/op etcd / ward', 'wake-ups/op etcd / ward', ...names.map((name) => `ward ${name} writes / wake-ups`)]),
+    cells(['---', '---:', '---:', '---:', '---:', ...names.map(() => '---:')]),
+  ];
+  for (const workload of WORKLOADS) {
+    for (const concurrency of workload.concurrencies) {
+      const e = etcd.get(`${workload.name}@${concurrency}`)!;
+      const w = ward.get(`${workload.name}@${concurrency}`)!;
+      rows.push(
+        cells([
+          workload.name,
+          String(concurrency),
+          both(e, w, 'readCalls'),
+          both(e, w, 'writeCalls'),
+          both(e, w, 'wakeups'),
+          ...names.map((name) => `${activityPerOp(w, 'writeCalls', name).toFixed(1)} / ${activityPerOp(w, 'wakeups', name).toFixed(1)}`),
         ]),
       );
     }
@@ -309,7 +345,7 @@ if (WORKLOADS.length === 0 && floodSection !== undefined) {
   process.exit(0);
 }
 const rendered = table(etcd, ward);
-const OWN_SECTIONS = new Set(['Setup', 'Machine and load', 'Results', 'Server CPU per process', ...(floodSection === undefined ? [] : ['Authenticate flood'])]);
+const OWN_SECTIONS = new Set(['Setup', 'Machine and load', 'Results', 'Server CPU per process', 'System calls and wake-ups per operation', ...(floodSection === undefined ? [] : ['Authenticate flood'])]);
 
 /** The page's other sections (other benches' figures, written by hand), kept as they are. */
 function keptSections(path: string): string {
@@ -374,6 +410,18 @@ ${rendered}
 ${processTable('etcd 3.4.23', etcd)}
 
 ${processTable('ward', ward)}
+
+## System calls and wake-ups per operation
+
+Counted like the CPU, over the measured window and summed over the server processes: read-class
+and write-class system calls (\`syscr\` and \`syscw\` of \`/proc/<pid>/io\`: reads, writes and
+sends on sockets and files; an fdatasync is neither) and wake-ups (voluntary context switches of
+every thread, from \`/proc/<pid>/task/*/status\`: an event loop or a worker going to sleep, each
+followed by a wake-up). These do not drift with the machine's speed as ops/s and CPU do; on
+loopback each socket write also runs the receiver's side of TCP and wakes it, in the writer's
+time.
+
+${activityTable(etcd, ward)}
 ${floodSection === undefined ? '' : `\n${floodSection}`}${kept}`,
 );
 console.log(`wrote ${OUT}`);

@@ -1,5 +1,5 @@
 import { EtcdGrpcClient, type GrpcOutcome } from './grpc-client';
-import { processCpuMicros } from './process-cpu';
+import { processActivity, processCpuMicros, type ProcessActivity } from './process-cpu';
 import type { ServerProcess } from './target';
 
 /** Latency samples kept per run (enough for a p99 over minutes of load at bench rates). */
@@ -39,6 +39,8 @@ export interface LoadResult {
   readonly p99Ms: number;
   /** CPU each server process used during the measured window, µs, by process name. */
   readonly serverCpuMicros: ReadonlyMap<string, number>;
+  /** System calls and wake-ups of each server process during the measured window, by process name. */
+  readonly serverActivity: ReadonlyMap<string, ProcessActivity>;
   /** CPU this process (the load generator) used during the measured window, µs. */
   readonly clientCpuMicros: number;
 }
@@ -100,6 +102,7 @@ async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: 
   let firstError: string | undefined;
   const servers = options.serverProcesses ?? [];
   const serverCpuBefore = servers.map((server) => processCpuMicros(server.pid));
+  const serverActivityBefore = servers.map((server) => processActivity(server.pid));
   const clientCpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(options.durationMs) * 1_000_000n;
@@ -126,6 +129,7 @@ async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: 
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const serverCpuMicros = new Map(servers.map((server, index) => [server.name, processCpuMicros(server.pid) - (serverCpuBefore[index] as number)]));
+  const serverActivity = new Map(servers.map((server, index) => [server.name, activitySince(processActivity(server.pid), serverActivityBefore[index] as ProcessActivity)]));
   const sorted = samples.subarray(0, sampleCount).sort();
   return {
     concurrency: options.concurrency,
@@ -137,6 +141,7 @@ async function measure(options: LoadOptions, clients: EtcdGrpcClient[], tokens: 
     p50Ms: percentile(sorted, 0.5),
     p99Ms: percentile(sorted, 0.99),
     serverCpuMicros,
+    serverActivity,
     clientCpuMicros: clientCpu.user + clientCpu.system,
   };
 }
@@ -146,4 +151,8 @@ export function percentile(sorted: Float64Array, fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
   return sorted[rank] as number;
+}
+
+function activitySince(after: ProcessActivity, before: ProcessActivity): ProcessActivity {
+  return { readCalls: after.readCalls - before.readCalls, writeCalls: after.writeCalls - before.writeCalls, wakeups: after.wakeups - before.wakeups };
 }

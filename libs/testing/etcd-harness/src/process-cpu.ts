@@ -1,7 +1,7 @@
 // CPU time of other processes, from /proc/<pid>/stat (Linux): what a benchmark reports as server
 // CPU per operation. utime + stime are in clock ticks (sysconf(_SC_CLK_TCK), 100 on Linux).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -29,4 +29,41 @@ export function processCpuMicros(pid: number): number {
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1e6) / clockTicksPerSecond();
+}
+
+/** What a process has done so far that a benchmark counts per operation besides CPU time. */
+export interface ProcessActivity {
+  /** Read-class system calls (read, readv, recvmsg, ...): `syscr` of /proc/<pid>/io. */
+  readonly readCalls: number;
+  /** Write-class system calls (write, writev, sendmsg, ...): `syscw` of /proc/<pid>/io. */
+  readonly writeCalls: number;
+  /**
+   * Voluntary context switches summed over the process's threads (/proc/<pid>/task/<tid>/status):
+   * each is a thread going to sleep (an event loop waiting in epoll, a worker waiting for work),
+   * so as many wake-ups follow. A thread that exits takes its count with it.
+   */
+  readonly wakeups: number;
+}
+
+const NO_ACTIVITY: ProcessActivity = Object.freeze({ readCalls: Number.NaN, writeCalls: Number.NaN, wakeups: Number.NaN });
+
+/** The process's counts so far (NaN when it is gone or /proc/<pid>/io is not readable here). */
+export function processActivity(pid: number): ProcessActivity {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string): number => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? Number.NaN);
+    let wakeups = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      let status: string;
+      try {
+        status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      } catch {
+        continue; // the thread exited meanwhile
+      }
+      wakeups += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+    }
+    return { readCalls: field('syscr'), writeCalls: field('syscw'), wakeups };
+  } catch {
+    return NO_ACTIVITY;
+  }
 }
