@@ -417,9 +417,9 @@ Counted like the CPU, over the measured window and summed over the server proces
 and write-class system calls (\`syscr\` and \`syscw\` of \`/proc/<pid>/io\`: reads, writes and
 sends on sockets and files; an fdatasync is neither) and wake-ups (voluntary context switches of
 every thread, from \`/proc/<pid>/task/*/status\`: an event loop or a worker going to sleep, each
-followed by a wake-up). These do not drift with the machine's speed as ops/s and CPU do; on
-loopback each socket write also runs the receiver's side of TCP and wakes it, in the writer's
-time.
+followed by a wake-up). They drift less with the machine's speed than ops/s and CPU do (etcd's
+the most: Go's runtime parks and wakes its threads as the load comes). On loopback each socket
+write also runs the receiver's side of TCP and wakes it, in the writer's time.
 
 ${activityTable(etcd, ward)}
 ${floodSection === undefined ? '' : `\n${floodSection}`}${kept}`,
