@@ -220,29 +220,33 @@ function table(etcd: Results, ward: Results): string {
     cells(['operation', 'clients', 'etcd ops/s', 'ward ops/s', 'ward/etcd', 'p50 ms etcd / ward', 'p99 ms etcd / ward', 'ward/etcd p99', 'server CPU µs/op etcd / ward', 'ward/etcd CPU', 'client CPU µs/op etcd / ward', 'errors etcd / ward']),
     cells(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
+  rows.push(
+    ...eachCase(etcd, ward, (e, w) => [
+      e.operationsPerSecond.toFixed(0),
+      w.operationsPerSecond.toFixed(0),
+      ratio(w.operationsPerSecond, e.operationsPerSecond),
+      `${e.p50Ms.toFixed(1)} / ${w.p50Ms.toFixed(1)}`,
+      `${e.p99Ms.toFixed(1)} / ${w.p99Ms.toFixed(1)}`,
+      ratio(w.p99Ms, e.p99Ms),
+      `${serverMicrosPerOp(e).toFixed(0)} / ${serverMicrosPerOp(w).toFixed(0)}`,
+      ratio(serverMicrosPerOp(w), serverMicrosPerOp(e)),
+      `${clientMicrosPerOp(e).toFixed(0)} / ${clientMicrosPerOp(w).toFixed(0)}`,
+      `${e.errors} / ${w.errors}`,
+    ]),
+  );
+  return rows.join('\n');
+}
+
+/** One table row per measured case: its name and client count, then `values` of both systems' results. */
+function eachCase(etcd: Results, ward: Results, values: (e: LoadResult, w: LoadResult) => string[]): string[] {
+  const rows: string[] = [];
   for (const workload of WORKLOADS) {
     for (const concurrency of workload.concurrencies) {
-      const e = etcd.get(`${workload.name}@${concurrency}`)!;
-      const w = ward.get(`${workload.name}@${concurrency}`)!;
-      rows.push(
-        cells([
-          workload.name,
-          String(concurrency),
-          e.operationsPerSecond.toFixed(0),
-          w.operationsPerSecond.toFixed(0),
-          ratio(w.operationsPerSecond, e.operationsPerSecond),
-          `${e.p50Ms.toFixed(1)} / ${w.p50Ms.toFixed(1)}`,
-          `${e.p99Ms.toFixed(1)} / ${w.p99Ms.toFixed(1)}`,
-          ratio(w.p99Ms, e.p99Ms),
-          `${serverMicrosPerOp(e).toFixed(0)} / ${serverMicrosPerOp(w).toFixed(0)}`,
-          ratio(serverMicrosPerOp(w), serverMicrosPerOp(e)),
-          `${clientMicrosPerOp(e).toFixed(0)} / ${clientMicrosPerOp(w).toFixed(0)}`,
-          `${e.errors} / ${w.errors}`,
-        ]),
-      );
+      const name = `${workload.name}@${concurrency}`;
+      rows.push(cells([workload.name, String(concurrency), ...values(etcd.get(name)!, ward.get(name)!)]));
     }
   }
-  return rows.join('\n');
+  return rows;
 }
 
 /** Read and write system calls and wake-ups per operation, both systems, with ward's per process. */
@@ -254,22 +258,14 @@ function activityTable(etcd: Results, ward: Results): string {
     cells(['operation', 'clients', 'reads/op etcd / ward', 'writes/op etcd / ward', 'wake-ups/op etcd / ward', ...names.map((name) => `ward ${name} writes / wake-ups`)]),
     cells(['---', '---:', '---:', '---:', '---:', ...names.map(() => '---:')]),
   ];
-  for (const workload of WORKLOADS) {
-    for (const concurrency of workload.concurrencies) {
-      const e = etcd.get(`${workload.name}@${concurrency}`)!;
-      const w = ward.get(`${workload.name}@${concurrency}`)!;
-      rows.push(
-        cells([
-          workload.name,
-          String(concurrency),
-          both(e, w, 'readCalls'),
-          both(e, w, 'writeCalls'),
-          both(e, w, 'wakeups'),
-          ...names.map((name) => `${activityPerOp(w, 'writeCalls', name).toFixed(1)} / ${activityPerOp(w, 'wakeups', name).toFixed(1)}`),
-        ]),
-      );
-    }
-  }
+  rows.push(
+    ...eachCase(etcd, ward, (e, w) => [
+      both(e, w, 'readCalls'),
+      both(e, w, 'writeCalls'),
+      both(e, w, 'wakeups'),
+      ...names.map((name) => `${activityPerOp(w, 'writeCalls', name).toFixed(1)} / ${activityPerOp(w, 'wakeups', name).toFixed(1)}`),
+    ]),
+  );
   return rows.join('\n');
 }
 
