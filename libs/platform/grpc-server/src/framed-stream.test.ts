@@ -176,7 +176,9 @@ describe('FramedStream', () => {
         const timer = setInterval(() => socket.write(every20ms), 20);
         socket.once('close', () => clearInterval(timer));
       });
-      const near = client(port, options({ aliveIntervalMs: 40, silenceLimitMs: 200, maxReceiveBytes: 1 << 20 }));
+      // A limit well above the far side's 20 ms: writing the 32 MiB below holds this event loop a
+      // while (longer on a loaded machine), and the far side's keepalives must be heard after it.
+      const near = client(port, options({ aliveIntervalMs: 40, silenceLimitMs: 1000, maxReceiveBytes: 1 << 20 }));
       const nearSeen = record(near);
       // Far more than the kernel's socket buffers take: the rest waits in this side's.
       const big = 'x'.repeat(1 << 20);
@@ -186,10 +188,10 @@ describe('FramedStream', () => {
     };
     const idle = await flooded(frame(2, Buffer.alloc(0)));
     await until(() => idle.nearSeen.events.length > 0, 'the cut');
-    expect(idle.nearSeen.events).toEqual(['error: nothing taken for 200 ms']);
+    expect(idle.nearSeen.events).toEqual(['error: nothing taken for 1000 ms']);
     // A peer busy answering (it pauses its reads while its own writes wait) is making progress.
     const busy = await flooded(frame(0, Buffer.from('{}')));
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(busy.nearSeen.events).toEqual([]);
     expect(busy.nearSeen.messages.length).toBeGreaterThan(10);
     busy.near.cancel();
