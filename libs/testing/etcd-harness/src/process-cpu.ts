@@ -1,5 +1,6 @@
-// CPU time of other processes, from /proc/<pid>/stat (Linux): what a benchmark reports as server
-// CPU per operation. utime + stime are in clock ticks (sysconf(_SC_CLK_TCK), 100 on Linux).
+// CPU time and activity of other processes, from /proc (Linux): what a benchmark reports as server
+// CPU, system calls and wake-ups per operation. utime + stime (/proc/<pid>/stat) are in clock ticks
+// (sysconf(_SC_CLK_TCK), 100 on Linux).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
