@@ -221,7 +221,7 @@ function table(etcd: Results, ward: Results): string {
     cells(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   rows.push(
-    ...eachCase(etcd, ward, (e, w) => [
+    ...eachCase([etcd, ward], (e, w) => [
       e.operationsPerSecond.toFixed(0),
       w.operationsPerSecond.toFixed(0),
       ratio(w.operationsPerSecond, e.operationsPerSecond),
@@ -237,29 +237,34 @@ function table(etcd: Results, ward: Results): string {
   return rows.join('\n');
 }
 
-/** One table row per measured case: its name and client count, then `values` of both systems' results. */
-function eachCase(etcd: Results, ward: Results, values: (e: LoadResult, w: LoadResult) => string[]): string[] {
+/** One table row per measured case: its name and client count, then `values` of its result in each of `systems`. */
+function eachCase(systems: readonly Results[], values: (...results: LoadResult[]) => string[]): string[] {
   const rows: string[] = [];
   for (const workload of WORKLOADS) {
     for (const concurrency of workload.concurrencies) {
       const name = `${workload.name}@${concurrency}`;
-      rows.push(cells([workload.name, String(concurrency), ...values(etcd.get(name)!, ward.get(name)!)]));
+      rows.push(cells([workload.name, String(concurrency), ...values(...systems.map((results) => results.get(name)!))]));
     }
   }
   return rows;
 }
 
+/** The server processes' names, as the results of one system list them. */
+function serverNames(results: Results): string[] {
+  const first = results.values().next().value as LoadResult | undefined;
+  return first === undefined ? [] : [...first.serverCpuMicros.keys()];
+}
+
 /** Read and write system calls and wake-ups per operation, both systems, with ward's per process. */
 function activityTable(etcd: Results, ward: Results): string {
-  const first = ward.values().next().value as LoadResult | undefined;
-  const names = first === undefined ? [] : [...first.serverActivity.keys()];
+  const names = serverNames(ward);
   const both = (e: LoadResult, w: LoadResult, count: keyof ProcessActivity): string => `${activityPerOp(e, count).toFixed(1)} / ${activityPerOp(w, count).toFixed(1)}`;
   const rows = [
     cells(['operation', 'clients', 'reads/op etcd / ward', 'writes/op etcd / ward', 'wake-ups/op etcd / ward', ...names.map((name) => `ward ${name} writes / wake-ups`)]),
     cells(['---', '---:', '---:', '---:', '---:', ...names.map(() => '---:')]),
   ];
   rows.push(
-    ...eachCase(etcd, ward, (e, w) => [
+    ...eachCase([etcd, ward], (e, w) => [
       both(e, w, 'readCalls'),
       both(e, w, 'writeCalls'),
       both(e, w, 'wakeups'),
@@ -271,15 +276,9 @@ function activityTable(etcd: Results, ward: Results): string {
 
 /** Server CPU µs/op of every process, one system. */
 function processTable(label: string, results: Results): string {
-  const first = results.values().next().value as LoadResult | undefined;
-  const names = first === undefined ? [] : [...first.serverCpuMicros.keys()];
+  const names = serverNames(results);
   const rows = [cells(['operation', 'clients', ...names.map((name) => `${name} µs/op`), 'sum']), cells(['---', '---:', ...names.map(() => '---:'), '---:'])];
-  for (const workload of WORKLOADS) {
-    for (const concurrency of workload.concurrencies) {
-      const result = results.get(`${workload.name}@${concurrency}`)!;
-      rows.push(cells([workload.name, String(concurrency), ...names.map((name) => ((result.serverCpuMicros.get(name) ?? Number.NaN) / succeeded(result)).toFixed(0)), serverMicrosPerOp(result).toFixed(0)]));
-    }
-  }
+  rows.push(...eachCase([results], (result) => [...names.map((name) => ((result.serverCpuMicros.get(name) ?? Number.NaN) / succeeded(result)).toFixed(0)), serverMicrosPerOp(result).toFixed(0)]));
   return `### ${label}\n\n${rows.join('\n')}`;
 }
 

@@ -46,13 +46,16 @@ export interface ProcessActivity {
   readonly wakeups: number;
 }
 
+const SYSCR = /^syscr: (\d+)$/m;
+const SYSCW = /^syscw: (\d+)$/m;
+const VOLUNTARY_SWITCHES = /^voluntary_ctxt_switches:\s+(\d+)$/m;
+
 const NO_ACTIVITY: ProcessActivity = Object.freeze({ readCalls: Number.NaN, writeCalls: Number.NaN, wakeups: Number.NaN });
 
 /** The process's counts so far (NaN when it is gone or /proc/<pid>/io is not readable here). */
 export function processActivity(pid: number): ProcessActivity {
   try {
     const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-    const field = (name: string): number => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? Number.NaN);
     let wakeups = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       let status: string;
@@ -61,9 +64,9 @@ export function processActivity(pid: number): ProcessActivity {
       } catch {
         continue; // the thread exited meanwhile
       }
-      wakeups += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+      wakeups += Number(VOLUNTARY_SWITCHES.exec(status)?.[1] ?? 0);
     }
-    return { readCalls: field('syscr'), writeCalls: field('syscw'), wakeups };
+    return { readCalls: Number(SYSCR.exec(io)?.[1] ?? Number.NaN), writeCalls: Number(SYSCW.exec(io)?.[1] ?? Number.NaN), wakeups };
   } catch {
     return NO_ACTIVITY;
   }
