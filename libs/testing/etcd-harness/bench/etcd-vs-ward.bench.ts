@@ -18,6 +18,10 @@
 //   BENCH_BASELINE_ROOT=<dir>: another checkout of this workspace (e.g. `git worktree add` of an
 //   older commit, node_modules linked) whose build runs as a further cluster, "ward (baseline)",
 //   measured interleaved with the others: an A/B of two builds on one machine state. Writes nothing.
+//   BENCH_ROUNDS (default 1, at most 9): every case is measured this many times, the rounds one
+//   after the other (each interleaved as above); per case the tables show the round whose ratio of
+//   the two systems' throughput is the median (both systems' figures from that same round) and
+//   list every round's ratio, so one run shows its own spread.
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,6 +41,7 @@ import {
 } from '../src/index';
 import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth-flood';
 import { benchGatewayEnv, benchNodeArgs, benchNodeEnv } from './gateway-env';
+import { medianRounds, type Paired, type Results } from './rounds';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3000);
 /**
@@ -55,6 +60,8 @@ const TARGETS = (process.env.BENCH_TARGETS ?? 'etcd,ward').split(',');
 const WORKLOAD_FILTER = process.env.BENCH_WORKLOADS?.split(',');
 const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT || undefined;
 const BASELINE_LABEL = 'ward (baseline)';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 9) throw new RangeError(`BENCH_ROUNDS must be an integer in 1..9, got ${process.env.BENCH_ROUNDS}`);
 const USER = { name: 'bench', password: 'bench-pw-7' } as const;
 /** A user whose role holds WIDE_PERMISSIONS grants (the bench/ prefix among them). */
 const WIDE_USER = { name: 'bench-wide', password: 'bench-pw-8' } as const;
@@ -91,8 +98,6 @@ const AUTH_FLOOD = WORKLOAD_FILTER === undefined || WORKLOAD_FILTER.some((name) 
 const AUTH_FLOOD_OPTIONS = { durationMs: DURATION_MS, attackerClients: 40, kvClients: 8 } as const;
 const authFloodResults = new Map<string, AuthFloodResult>();
 
-type Results = Map<string, LoadResult>;
-
 async function prepare(target: Target): Promise<void> {
   const client = new EtcdGrpcClient(target.clientEndpoint);
   try {
@@ -120,10 +125,11 @@ async function prepare(target: Target): Promise<void> {
 interface System {
   readonly label: string;
   readonly target: Target;
-  readonly results: Results;
+  /** One map per round (BENCH_ROUNDS), by case name. */
+  readonly rounds: Results[];
 }
 
-async function measureCase(system: System, workload: Workload, concurrency: number): Promise<void> {
+async function measureCase(system: System, workload: Workload, concurrency: number, round: number): Promise<void> {
   const result = await runLoad({
     endpoint: system.target.clientEndpoint,
     concurrency,
@@ -133,9 +139,9 @@ async function measureCase(system: System, workload: Workload, concurrency: numb
     operation: workload.operation,
     serverProcesses: system.target.serverProcesses(),
   });
-  system.results.set(`${workload.name}@${concurrency}`, result);
+  (system.rounds[round] ??= new Map()).set(`${workload.name}@${concurrency}`, result);
   console.log(
-    `${system.label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  per op: reads ${activityPerOp(result, 'readCalls').toFixed(1)}, writes ${activityPerOp(result, 'writeCalls').toFixed(1)}, wake-ups ${activityPerOp(result, 'wakeups').toFixed(1)}  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
+    `${ROUNDS > 1 ? `round ${round + 1}  ` : ''}${system.label.padEnd(12)} ${workload.name.padEnd(28)} c=${String(concurrency).padStart(2)}  ${result.operationsPerSecond.toFixed(0).padStart(7)} ops/s  p50 ${result.p50Ms.toFixed(1).padStart(6)} ms  p99 ${result.p99Ms.toFixed(1).padStart(7)} ms  server CPU ${serverMicrosPerOp(result).toFixed(0).padStart(5)} µs/op (${perProcess(result)})  client CPU ${clientMicrosPerOp(result).toFixed(0)} µs/op  per op: reads ${activityPerOp(result, 'readCalls').toFixed(1)}, writes ${activityPerOp(result, 'writeCalls').toFixed(1)}, wake-ups ${activityPerOp(result, 'wakeups').toFixed(1)}  errors ${result.errors}${result.firstError ? ` (${result.firstError})` : ''}`,
   );
 }
 
@@ -156,10 +162,12 @@ async function measure(systems: readonly System[]): Promise<void> {
   for (const system of systems) await prepare(system.target);
   for (const system of systems) await warmUp(system);
   let index = 0;
-  for (const workload of WORKLOADS) {
-    for (const concurrency of workload.concurrencies) {
-      const order = index++ % 2 === 0 ? systems : [...systems].reverse();
-      for (const system of order) await measureCase(system, workload, concurrency);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const workload of WORKLOADS) {
+      for (const concurrency of workload.concurrencies) {
+        const order = index++ % 2 === 0 ? systems : [...systems].reverse();
+        for (const system of order) await measureCase(system, workload, concurrency, round);
+      }
     }
   }
   if (!AUTH_FLOOD) return;
@@ -202,29 +210,33 @@ function perProcess(result: LoadResult): string {
 
 const cells = (values: readonly string[]): string => `| ${values.join(' | ')} |`;
 
+const roundRatios = (ratios: readonly number[] | undefined): string => (ratios ?? []).map((value) => `${value.toFixed(2)}×`).join(', ');
+
 /** This build against the baseline's, case by case (BENCH_BASELINE_ROOT). */
-function printAgainstBaseline(ward: Results, baseline: Results): void {
-  console.log('this build / baseline: ops/s, p50, p99, server CPU per op');
+function printAgainstBaseline({ reference: baseline, other: ward, ratios }: Paired): void {
+  console.log(`this build / baseline: ops/s, p50, p99, server CPU per op${ROUNDS > 1 ? ' (the median round; ops/s of every round)' : ''}`);
   for (const [name, result] of ward) {
     const base = baseline.get(name);
     if (base === undefined) continue;
     const of = (mine: number, theirs: number): string => (theirs > 0 ? `${(mine / theirs).toFixed(2)}×` : 'n/a');
     console.log(
-      `${name.padEnd(32)} ${of(result.operationsPerSecond, base.operationsPerSecond)}  p50 ${of(result.p50Ms, base.p50Ms)}  p99 ${of(result.p99Ms, base.p99Ms)}  CPU ${of(serverMicrosPerOp(result), serverMicrosPerOp(base))}`,
+      `${name.padEnd(32)} ${of(result.operationsPerSecond, base.operationsPerSecond)}  p50 ${of(result.p50Ms, base.p50Ms)}  p99 ${of(result.p99Ms, base.p99Ms)}  CPU ${of(serverMicrosPerOp(result), serverMicrosPerOp(base))}${ROUNDS > 1 ? `  rounds ${roundRatios(ratios.get(name))}` : ''}`,
     );
   }
 }
 
-function table(etcd: Results, ward: Results): string {
+function table({ reference: etcd, other: ward, ratios }: Paired): string {
+  const byRound = ROUNDS > 1 ? ['ward/etcd ops/s by round'] : [];
   const rows = [
-    cells(['operation', 'clients', 'etcd ops/s', 'ward ops/s', 'ward/etcd', 'p50 ms etcd / ward', 'p99 ms etcd / ward', 'ward/etcd p99', 'server CPU µs/op etcd / ward', 'ward/etcd CPU', 'client CPU µs/op etcd / ward', 'errors etcd / ward']),
-    cells(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    cells(['operation', 'clients', 'etcd ops/s', 'ward ops/s', 'ward/etcd', ...byRound, 'p50 ms etcd / ward', 'p99 ms etcd / ward', 'ward/etcd p99', 'server CPU µs/op etcd / ward', 'ward/etcd CPU', 'client CPU µs/op etcd / ward', 'errors etcd / ward']),
+    cells(['---', '---:', '---:', '---:', '---:', ...byRound.map(() => '---:'), '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
   ];
   rows.push(
-    ...eachCase([etcd, ward], (e, w) => [
+    ...eachCase([etcd, ward], (name, e, w) => [
       e.operationsPerSecond.toFixed(0),
       w.operationsPerSecond.toFixed(0),
       ratio(w.operationsPerSecond, e.operationsPerSecond),
+      ...(ROUNDS > 1 ? [roundRatios(ratios.get(name))] : []),
       `${e.p50Ms.toFixed(1)} / ${w.p50Ms.toFixed(1)}`,
       `${e.p99Ms.toFixed(1)} / ${w.p99Ms.toFixed(1)}`,
       ratio(w.p99Ms, e.p99Ms),
@@ -238,12 +250,12 @@ function table(etcd: Results, ward: Results): string {
 }
 
 /** One table row per measured case: its name and client count, then `values` of its result in each of `systems`. */
-function eachCase(systems: readonly Results[], values: (...results: LoadResult[]) => string[]): string[] {
+function eachCase(systems: readonly Results[], values: (name: string, ...results: LoadResult[]) => string[]): string[] {
   const rows: string[] = [];
   for (const workload of WORKLOADS) {
     for (const concurrency of workload.concurrencies) {
       const name = `${workload.name}@${concurrency}`;
-      rows.push(cells([workload.name, String(concurrency), ...values(...systems.map((results) => results.get(name)!))]));
+      rows.push(cells([workload.name, String(concurrency), ...values(name, ...systems.map((results) => results.get(name)!))]));
     }
   }
   return rows;
@@ -264,7 +276,7 @@ function activityTable(etcd: Results, ward: Results): string {
     cells(['---', '---:', '---:', '---:', '---:', ...names.map(() => '---:')]),
   ];
   rows.push(
-    ...eachCase([etcd, ward], (e, w) => [
+    ...eachCase([etcd, ward], (_name, e, w) => [
       both(e, w, 'readCalls'),
       both(e, w, 'writeCalls'),
       both(e, w, 'wakeups'),
@@ -278,7 +290,7 @@ function activityTable(etcd: Results, ward: Results): string {
 function processTable(label: string, results: Results): string {
   const names = serverNames(results);
   const rows = [cells(['operation', 'clients', ...names.map((name) => `${name} µs/op`), 'sum']), cells(['---', '---:', ...names.map(() => '---:'), '---:'])];
-  rows.push(...eachCase([results], (result) => [...names.map((name) => ((result.serverCpuMicros.get(name) ?? Number.NaN) / succeeded(result)).toFixed(0)), serverMicrosPerOp(result).toFixed(0)]));
+  rows.push(...eachCase([results], (_name, result) => [...names.map((name) => ((result.serverCpuMicros.get(name) ?? Number.NaN) / succeeded(result)).toFixed(0)), serverMicrosPerOp(result).toFixed(0)]));
   return `### ${label}\n\n${rows.join('\n')}`;
 }
 
@@ -300,28 +312,28 @@ try {
   if (TARGETS.includes('etcd')) {
     const etcdCluster = await startEtcdCluster({ members: 3 });
     stops.push(() => etcdCluster.stop());
-    systems.push({ label: 'etcd 3.4.23', target: etcdCluster, results: new Map() });
+    systems.push({ label: 'etcd 3.4.23', target: etcdCluster, rounds: [] });
   }
   if (TARGETS.includes('ward')) {
     const wardCluster = await startWardCluster({ nodes: 3, gatewayEnv: benchGatewayEnv(), nodeEnv: benchNodeEnv(), nodeArgs: benchNodeArgs(), ...(process.env.BENCH_CPU_PROF_DIR ? { cpuProfileDir: process.env.BENCH_CPU_PROF_DIR } : {}) });
     stops.push(() => wardCluster.stop());
-    systems.push({ label: 'ward', target: wardCluster, results: new Map() });
+    systems.push({ label: 'ward', target: wardCluster, rounds: [] });
   }
   if (BASELINE_ROOT !== undefined) {
     const baseline = await startWardCluster({ nodes: 3, workspaceRoot: BASELINE_ROOT, gatewayEnv: benchGatewayEnv(), nodeEnv: benchNodeEnv(), nodeArgs: benchNodeArgs() });
     stops.push(() => baseline.stop());
-    systems.push({ label: BASELINE_LABEL, target: baseline, results: new Map() });
+    systems.push({ label: BASELINE_LABEL, target: baseline, rounds: [] });
   }
   await measure(systems);
 } finally {
   for (const stop of stops.reverse()) await stop();
 }
-const etcd = systems.find((system) => system.target.kind === 'etcd')?.results;
-const ward = systems.find((system) => system.label === 'ward')?.results;
+const etcd = systems.find((system) => system.target.kind === 'etcd')?.rounds;
+const ward = systems.find((system) => system.label === 'ward')?.rounds;
 const loadAfter = loadavg().map((value) => value.toFixed(1)).join(' / ');
 if (BASELINE_ROOT !== undefined) {
-  const baseline = systems.find((system) => system.label === BASELINE_LABEL)!.results;
-  if (ward !== undefined) printAgainstBaseline(ward, baseline);
+  const baseline = systems.find((system) => system.label === BASELINE_LABEL)!.rounds;
+  if (ward !== undefined) printAgainstBaseline(medianRounds(baseline, ward));
   console.log(`load average after ${loadAfter}; an A/B run: nothing written`);
   process.exit(0);
 }
@@ -339,7 +351,8 @@ if (WORKLOADS.length === 0 && floodSection !== undefined) {
   console.log(`\n${floodSection}\nwrote the Authenticate flood section of ${OUT}`);
   process.exit(0);
 }
-const rendered = table(etcd, ward);
+const paired = medianRounds(etcd, ward);
+const rendered = table(paired);
 const OWN_SECTIONS = new Set(['Setup', 'Machine and load', 'Results', 'Server CPU per process', 'System calls and wake-ups per operation', ...(floodSection === undefined ? [] : ['Authenticate flood'])]);
 
 /** The page's other sections (other benches' figures, written by hand), kept as they are. */
@@ -378,6 +391,7 @@ refresh this page.
   processes compile their hot code as they run; etcd's was compiled ahead of time); then
   ${DURATION_MS / 1000} s per measurement after a short warm-up; throughput counts successful
   requests only; p99 is the nearest-rank 99th percentile of all request latencies.
+- ${ROUNDS > 1 ? `Every case was measured in ${ROUNDS} rounds, one after the other. Per case, the tables show the round whose ward/etcd throughput ratio is the median (both systems' figures from that round) and the results table lists every round's ratio: the spread within this one run.` : 'Every case was measured once (`BENCH_ROUNDS=1`): on a shared or virtual machine one round can differ from the next by a third; `BENCH_ROUNDS=3` shows the spread.'}
 
 ## Machine and load
 
@@ -402,9 +416,9 @@ ${rendered}
 
 ## Server CPU per process
 
-${processTable('etcd 3.4.23', etcd)}
+${processTable('etcd 3.4.23', paired.reference)}
 
-${processTable('ward', ward)}
+${processTable('ward', paired.other)}
 
 ## System calls and wake-ups per operation
 
@@ -416,7 +430,7 @@ followed by a wake-up). They drift less with the machine's speed than ops/s and 
 the most: Go's runtime parks and wakes its threads as the load comes). On loopback each socket
 write also runs the receiver's side of TCP and wakes it, in the writer's time.
 
-${activityTable(etcd, ward)}
+${activityTable(paired.reference, paired.other)}
 ${floodSection === undefined ? '' : `\n${floodSection}`}${kept}`,
 );
 console.log(`wrote ${OUT}`);
