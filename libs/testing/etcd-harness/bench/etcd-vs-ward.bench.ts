@@ -38,6 +38,7 @@ import {
   type LoadResult,
   type ProcessActivity,
   type Target,
+  waitUntilQuiet,
 } from '../src/index';
 import { authFloodSection, measureAuthFlood, type AuthFloodResult } from './auth-flood';
 import { benchGatewayEnv, benchNodeArgs, benchNodeEnv } from './gateway-env';
@@ -158,6 +159,21 @@ async function warmUp(system: System): Promise<void> {
   }
 }
 
+/**
+ * Between cases: every server process of every system together at most QUIET.maxCoreShare of one
+ * core. A case can leave work behind (Authenticate's password checks still queued when its
+ * clients stopped: tens of ms of bcrypt each), which would otherwise be counted against the next.
+ */
+const QUIET = { windowMs: 300, maxCoreShare: 0.3, timeoutMs: 20_000 } as const;
+
+async function settle(systems: readonly System[]): Promise<void> {
+  const pids = systems.flatMap((system) => system.target.serverProcesses().map((server) => server.pid));
+  const outcome = await waitUntilQuiet(pids, QUIET);
+  if (!outcome.quiet || outcome.waitedMs > 2 * QUIET.windowMs) {
+    console.log(`  (servers ${outcome.quiet ? 'quiet' : 'still busy'} after ${(outcome.waitedMs / 1000).toFixed(1)} s: ${(outcome.lastCoreShare * 100).toFixed(0)}% of a core)`);
+  }
+}
+
 async function measure(systems: readonly System[]): Promise<void> {
   for (const system of systems) await prepare(system.target);
   for (const system of systems) await warmUp(system);
@@ -166,7 +182,10 @@ async function measure(systems: readonly System[]): Promise<void> {
     for (const workload of WORKLOADS) {
       for (const concurrency of workload.concurrencies) {
         const order = index++ % 2 === 0 ? systems : [...systems].reverse();
-        for (const system of order) await measureCase(system, workload, concurrency, round);
+        for (const system of order) {
+          await settle(systems);
+          await measureCase(system, workload, concurrency, round);
+        }
       }
     }
   }
@@ -391,6 +410,9 @@ refresh this page.
   processes compile their hot code as they run; etcd's was compiled ahead of time); then
   ${DURATION_MS / 1000} s per measurement after a short warm-up; throughput counts successful
   requests only; p99 is the nearest-rank 99th percentile of all request latencies.
+- Before each measurement the bench waits until the server processes of both systems together
+  use at most ${QUIET.maxCoreShare * 100}% of one core over ${QUIET.windowMs} ms (at most ${QUIET.timeoutMs / 1000} s): work a case leaves behind
+  (Authenticate's password checks still queued when its clients stop) is not counted against the next.
 - ${ROUNDS > 1 ? `Every case was measured in ${ROUNDS} rounds, one after the other. Per case, the tables show the round whose ward/etcd throughput ratio is the median (both systems' figures from that round) and the results table lists every round's ratio: the spread within this one run.` : 'Every case was measured once (`BENCH_ROUNDS=1`): on a shared or virtual machine one round can differ from the next by a third; `BENCH_ROUNDS=3` shows the spread.'}
 
 ## Machine and load

@@ -14,7 +14,7 @@ export type { RoleSpec, UserSpec } from './auth-setup';
 export { checkExpectation, runScenario } from './scenario';
 export type { CtlStep, Expectation, Scenario, ScenarioRun, Step, StepRecord, WatchEndStep, WatchStartStep } from './scenario';
 export type { ServerProcess, Target } from './target';
-export { processActivity, processCpuMicros, type ProcessActivity } from './process-cpu';
+export { processActivity, processCpuMicros, waitUntilQuiet, type ProcessActivity, type QuietOptions, type QuietOutcome } from './process-cpu';
 export { EQUAL_SCENARIOS } from './scenarios/index';
 export { DENIED, TEST_PASSWORDS, TEST_ROLE, TEST_USER, USER_EMPTY } from './scenarios/common';
 export { GRPC_SCENARIOS } from './grpc-scenarios/index';

@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { processActivity, processCpuMicros } from './process-cpu';
+import { processActivity, processCpuMicros, waitUntilQuiet } from './process-cpu';
 
 describe('processActivity', () => {
   it("counts this process's read and write system calls and its threads' sleeps", async () => {
@@ -26,5 +27,35 @@ describe('processActivity', () => {
     const gone = processActivity(2 ** 22 + 1); // above the kernel's largest pid
     expect([gone.readCalls, gone.writeCalls, gone.wakeups].every(Number.isNaN)).toBe(true);
     expect(processCpuMicros(2 ** 22 + 1)).toBeNaN();
+  });
+});
+
+describe('waitUntilQuiet', () => {
+  const busyFor = (ms: number) => spawn(process.execPath, ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end); setTimeout(() => {}, 60000);`], { stdio: 'ignore' });
+
+  it('returns once a process that was busy has gone idle, and not before', async () => {
+    const child = busyFor(1200);
+    try {
+      const outcome = await waitUntilQuiet([child.pid!], { windowMs: 200, maxCoreShare: 0.1, timeoutMs: 10_000 });
+      expect(outcome.quiet).toBe(true);
+      expect(outcome.lastCoreShare).toBeLessThanOrEqual(0.1);
+      // Busy for 1.2 s from its start (a Node.js start-up included): no quiet sample before ~1 s.
+      expect(outcome.waitedMs).toBeGreaterThanOrEqual(1000);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('gives up at its timeout while the process stays busy', async () => {
+    const child = busyFor(60_000);
+    try {
+      const outcome = await waitUntilQuiet([child.pid!], { windowMs: 200, maxCoreShare: 0.1, timeoutMs: 800 });
+      expect(outcome.quiet).toBe(false);
+      expect(outcome.lastCoreShare).toBeGreaterThan(0.1);
+      expect(outcome.waitedMs).toBeGreaterThanOrEqual(800);
+      expect(outcome.waitedMs).toBeLessThan(3000);
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -71,3 +71,45 @@ export function processActivity(pid: number): ProcessActivity {
     return NO_ACTIVITY;
   }
 }
+
+export interface QuietOptions {
+  /** Length of each sample (ms). */
+  readonly windowMs: number;
+  /** Quiet: the processes together used at most this share of one core over a sample. */
+  readonly maxCoreShare: number;
+  /** Gives up after this long (ms). */
+  readonly timeoutMs: number;
+}
+
+export interface QuietOutcome {
+  readonly quiet: boolean;
+  readonly waitedMs: number;
+  /** The processes' share of one core over the last sample. */
+  readonly lastCoreShare: number;
+}
+
+/**
+ * Waits until `pids` together stay under `maxCoreShare` of one core over a sample of `windowMs`
+ * (a process that is gone counts as idle), or `timeoutMs` passed. A benchmark calls it between
+ * cases so that work a case left behind (requests still queued when its clients stopped) is not
+ * counted against the next one.
+ */
+export async function waitUntilQuiet(pids: readonly number[], options: QuietOptions): Promise<QuietOutcome> {
+  const started = performance.now();
+  const used = (): number => {
+    let total = 0;
+    for (const pid of pids) {
+      const micros = processCpuMicros(pid);
+      if (!Number.isNaN(micros)) total += micros;
+    }
+    return total;
+  };
+  for (;;) {
+    const before = used();
+    const sampleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, options.windowMs));
+    const share = (used() - before) / ((performance.now() - sampleStarted) * 1000);
+    const waitedMs = performance.now() - started;
+    if (share <= options.maxCoreShare || waitedMs >= options.timeoutMs) return { quiet: share <= options.maxCoreShare, waitedMs, lastCoreShare: share };
+  }
+}
