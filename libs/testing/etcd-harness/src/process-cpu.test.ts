@@ -31,31 +31,31 @@ describe('processActivity', () => {
 });
 
 describe('waitUntilQuiet', () => {
-  const busyFor = (ms: number) => spawn(process.execPath, ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end); setTimeout(() => {}, 60000);`], { stdio: 'ignore' });
-
-  it('returns once a process that was busy has gone idle, and not before', async () => {
-    const child = busyFor(1200);
+  /** Runs `check` against a child that spins for `busyMs` from its start, then idles. */
+  async function withBusyChild(busyMs: number, check: (pid: number) => Promise<void>): Promise<void> {
+    const child = spawn(process.execPath, ['-e', `const end = Date.now() + ${busyMs}; while (Date.now() < end); setTimeout(() => {}, 60000);`], { stdio: 'ignore' });
     try {
-      const outcome = await waitUntilQuiet([child.pid!], { windowMs: 200, maxCoreShare: 0.1, timeoutMs: 10_000 });
+      await check(child.pid!);
+    } finally {
+      child.kill();
+    }
+  }
+
+  it('returns once a process that was busy has gone idle, and not before', () =>
+    withBusyChild(1200, async (pid) => {
+      const outcome = await waitUntilQuiet([pid], { windowMs: 200, maxCoreShare: 0.1, timeoutMs: 10_000 });
       expect(outcome.quiet).toBe(true);
       expect(outcome.lastCoreShare).toBeLessThanOrEqual(0.1);
       // Busy for 1.2 s from its start (a Node.js start-up included): no quiet sample before ~1 s.
       expect(outcome.waitedMs).toBeGreaterThanOrEqual(1000);
-    } finally {
-      child.kill();
-    }
-  });
+    }));
 
-  it('gives up at its timeout while the process stays busy', async () => {
-    const child = busyFor(60_000);
-    try {
-      const outcome = await waitUntilQuiet([child.pid!], { windowMs: 200, maxCoreShare: 0.1, timeoutMs: 800 });
+  it('gives up at its timeout while the process stays busy', () =>
+    withBusyChild(60_000, async (pid) => {
+      const outcome = await waitUntilQuiet([pid], { windowMs: 200, maxCoreShare: 0.1, timeoutMs: 800 });
       expect(outcome.quiet).toBe(false);
       expect(outcome.lastCoreShare).toBeGreaterThan(0.1);
       expect(outcome.waitedMs).toBeGreaterThanOrEqual(800);
       expect(outcome.waitedMs).toBeLessThan(3000);
-    } finally {
-      child.kill();
-    }
-  });
+    }));
 });
