@@ -161,8 +161,8 @@ async function warmUp(system: System): Promise<void> {
 
 /**
  * Between cases: every server process of every system together at most QUIET.maxCoreShare of one
- * core. A case can leave work behind (Authenticate's password checks still queued when its
- * clients stopped: tens of ms of bcrypt each), which would otherwise be counted against the next.
+ * core. A case could leave work behind (password checks still queued when its clients stop: tens
+ * of ms of bcrypt each; a garbage collection), which would otherwise be counted against the next.
  */
 const QUIET = { windowMs: 300, maxCoreShare: 0.3, timeoutMs: 20_000 } as const;
 
@@ -411,8 +411,8 @@ refresh this page.
   ${DURATION_MS / 1000} s per measurement after a short warm-up; throughput counts successful
   requests only; p99 is the nearest-rank 99th percentile of all request latencies.
 - Before each measurement the bench waits until the server processes of both systems together
-  use at most ${QUIET.maxCoreShare * 100}% of one core over ${QUIET.windowMs} ms (at most ${QUIET.timeoutMs / 1000} s): work a case leaves behind
-  (Authenticate's password checks still queued when its clients stop) is not counted against the next.
+  use at most ${QUIET.maxCoreShare * 100}% of one core over ${QUIET.windowMs} ms (at most ${QUIET.timeoutMs / 1000} s): work a case could leave behind
+  (password checks still queued when its clients stop) is not counted against the next.
 - ${ROUNDS > 1 ? `Every case was measured in ${ROUNDS} rounds, one after the other. Per case, the tables show the round whose ward/etcd throughput ratio is the median (both systems' figures from that round) and the results table lists every round's ratio: the spread within this one run.` : 'Every case was measured once (`BENCH_ROUNDS=1`): on a shared or virtual machine one round can differ from the next by a third; `BENCH_ROUNDS=3` shows the spread.'}
 
 ## Machine and load
