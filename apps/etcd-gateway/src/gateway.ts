@@ -33,6 +33,7 @@ import { createTokenSetup, type TokenSetup } from './identity/token-setup';
 import type { TokenVerifier } from './identity/token-verifier';
 import { InFlightBounds } from './requests/in-flight';
 import { RequestExecutor, membersOnly } from './requests/request-executor';
+import { NODE_MAX_MESSAGE_BYTES } from '@ward/etcd/node-calls';
 import { ReadReplica } from './replica/read-replica';
 import { ReplicaReads } from './replica/replica-reads';
 import { RequestIds } from './requests/request-ids';
@@ -99,7 +100,8 @@ function createCluster(config: GatewayConfig, logger: Logger, clock: Clock, rng:
     resolveTokenTimeoutMs: config.resolveTokenTimeoutMs,
     retry: { maxAttemptsCount: config.retryMaxAttemptsCount, baseDelayMs: config.retryBaseDelayMs, maxDelayMs: config.retryMaxDelayMs },
     connection: {
-      maxReceiveBytes: config.grpcMaxSendBytes,
+      // What a member may send in one message, whatever this gateway's bound on a client's answer.
+      maxReceiveBytes: NODE_MAX_MESSAGE_BYTES,
       maxSendBytes: grpcMaxReceiveBytes(config) + 64 * 1024,
       keepaliveTimeMs: config.grpcKeepaliveTimeMs,
       keepaliveTimeoutMs: config.grpcKeepaliveTimeoutMs,

@@ -3,7 +3,7 @@
 // /healthz /readyz /metrics.
 import { mkdir, readdir } from 'node:fs/promises';
 import { GRPC_OVERHEAD_BYTES } from '@ward/etcd/api-mapping';
-import { EXCHANGE_FRAMES } from '@ward/etcd/node-calls';
+import { EXCHANGE_FRAMES, NODE_MAX_MESSAGE_BYTES } from '@ward/etcd/node-calls';
 import { wardNodeServiceDefinition } from '@ward/etcd/proto';
 import { HTTP2_PREFACE, createGrpcServer, loadTlsMaterial, startSharedListener, tlsChannelCredentials, type TlsMaterial } from '@ward/platform/grpc-server';
 import { createHttpServer } from '@ward/platform/http-server';
@@ -198,7 +198,7 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
     host: config.apiListen.host,
     port: config.apiListen.port,
     maxReceiveMessageBytes: maxReceiveBytes,
-    maxSendMessageBytes: 256 * MIB,
+    maxSendMessageBytes: NODE_MAX_MESSAGE_BYTES,
     keepaliveTimeMs: API_KEEPALIVE_TIME_MS,
     keepaliveTimeoutMs: API_KEEPALIVE_TIMEOUT_MS,
     maxConcurrentStreams: config.maxGrpcStreamsCount,

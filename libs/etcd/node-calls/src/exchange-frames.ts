@@ -11,6 +11,14 @@ export const EXCHANGE_ALIVE_INTERVAL_MS = 5_000;
 /** A side that hears nothing for this long (three intervals) cuts the connection. */
 export const EXCHANGE_SILENCE_LIMIT_MS = 15_000;
 
+/**
+ * The largest message a member's API sends (its gRPC server's send bound): one answer (a big
+ * Range), or a batch of Exchange answers. A gateway takes any such message from a member: its own
+ * bound on a client's answer (GATEWAY_GRPC_MAX_SEND_BYTES) applies to each answer alone, later, so
+ * an answer or a batch over it costs no call but the one answer over it.
+ */
+export const NODE_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
 export interface ExchangeCodecs {
   readonly serializeCalls: (message: ExchangeCalls) => Buffer;
   readonly deserializeCalls: (bytes: Buffer) => ExchangeCalls__Output;
