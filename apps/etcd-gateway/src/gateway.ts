@@ -288,7 +288,7 @@ function startReadReplica(w: Wiring): ReadReplica {
   const replica = new ReadReplica({
     open: (from) => w.cluster.openFollow(from),
     // Entries the members applied and sent: any that fits the channel's message limit decodes.
-    maxEntryBytes: w.config.grpcMaxSendBytes,
+    maxEntryBytes: NODE_MAX_MESSAGE_BYTES,
     maxSnapshotBytes: w.config.readReplicaMaxBytes,
     maxWaiting: MAX_REPLICA_WAITING_READS,
     minRetryMs: 100,

@@ -2,7 +2,8 @@
 // (GATEWAY_GRPC_MAX_SEND_BYTES): a member writes the answers of one turn as one Exchange message, up
 // to its own message bound (NODE_MAX_MESSAGE_BYTES). A gateway with a small bound
 // answers every call of such a message, and refuses only the one answer over its bound, with
-// grpc-js's RESOURCE_EXHAUSTED, instead of losing the connection and every call on it.
+// grpc-js's RESOURCE_EXHAUSTED, instead of losing the connection and every call on it; its read
+// replica applies an entry over that bound like any other, instead of starting again from a snapshot.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdGrpcClient, startWardCluster, type WardCluster } from '../src/index';
 
@@ -10,21 +11,21 @@ const MIB = 1024 * 1024;
 const KEYS = 16;
 const VALUE_BYTES = 400 * 1024;
 
-let ward: WardCluster;
-let client: EtcdGrpcClient;
+describe('a gateway with a 1 MiB answer bound, reading from the members', () => {
+  let ward: WardCluster;
+  let client: EtcdGrpcClient;
 
-beforeAll(async () => {
-  // Reads go to the members (no replica), so each answer crosses the Exchange.
-  ward = await startWardCluster({ nodes: 3, gatewayEnv: { GATEWAY_GRPC_MAX_SEND_BYTES: String(MIB), GATEWAY_READ_REPLICA: 'false' } });
-  client = new EtcdGrpcClient(ward.clientEndpoint);
-}, 120_000);
+  beforeAll(async () => {
+    // Reads go to the members (no replica), so each answer crosses the Exchange.
+    ward = await startWardCluster({ nodes: 3, gatewayEnv: { GATEWAY_GRPC_MAX_SEND_BYTES: String(MIB), GATEWAY_READ_REPLICA: 'false' } });
+    client = new EtcdGrpcClient(ward.clientEndpoint);
+  }, 120_000);
 
-afterAll(async () => {
-  client?.close();
-  await ward?.stop();
-});
+  afterAll(async () => {
+    client?.close();
+    await ward?.stop();
+  });
 
-describe('a gateway with a 1 MiB answer bound', () => {
   it('answers reads whose answers together exceed it, sent at once', async () => {
     for (let i = 0; i < KEYS; i++) {
       const put = await client.call('KV', 'Put', { key: Buffer.from(`big/${i}`), value: Buffer.alloc(VALUE_BYTES, i) });
@@ -51,3 +52,34 @@ describe('a gateway with a 1 MiB answer bound', () => {
     expect(after.ok).toBe(true);
   });
 });
+
+describe('a gateway with a 1 MiB answer bound and its read replica', () => {
+  let ward: WardCluster;
+  let client: EtcdGrpcClient;
+
+  beforeAll(async () => {
+    ward = await startWardCluster({ nodes: 3, gatewayEnv: { GATEWAY_GRPC_MAX_SEND_BYTES: String(MIB) } });
+    client = new EtcdGrpcClient(ward.clientEndpoint);
+  }, 120_000);
+
+  afterAll(async () => {
+    client?.close();
+    await ward?.stop();
+  });
+
+  const metric = async (name: string): Promise<number> => {
+    const text = await (await fetch(`${ward.jsonGatewayUrl}/metrics`)).text();
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  };
+
+  it('applies an entry over the bound without starting again from a snapshot', async () => {
+    expect(await client.call('KV', 'Put', { key: Buffer.from('small'), value: Buffer.from('1') })).toMatchObject({ ok: true });
+    await expect.poll(() => metric('ward_gateway_replica_synced'), { timeout: 20_000 }).toBe(1);
+    expect(await client.call('KV', 'Put', { key: Buffer.from('huge'), value: Buffer.alloc(MIB + 1024, 1) })).toMatchObject({ ok: true });
+    const after = await client.call<{ kvs: { value: Buffer }[] }>('KV', 'Range', { key: Buffer.from('small'), serializable: true });
+    expect(after).toMatchObject({ ok: true });
+    expect(await metric('ward_gateway_replica_resyncs')).toBe(0);
+    expect(await metric('ward_gateway_replica_synced')).toBe(1);
+  });
+});
+
