@@ -9,6 +9,7 @@ import { createPasswordTier, redisConnectionFromUrl } from '@ward/auth/password-
 import { createAuthAdmission, type AuthAdmission } from '@ward/auth/password-admission';
 import { CryptoRng, DEFAULT_JWT_MAX_TOKEN_LENGTH_CHARS } from '@ward/auth/tokens';
 import { DEFAULT_KV_REQUEST_LIMITS } from '@ward/etcd/api-mapping';
+import { NODE_MAX_MESSAGE_BYTES } from '@ward/etcd/node-calls';
 import { createGrpcServer, type GrpcServer, type TlsMaterial, type Cancellation } from '@ward/platform/grpc-server';
 import { cachedProbe, createHttpServer, type Readiness } from '@ward/platform/http-server';
 import { createLogger, unexpectedErrorLog, type Logger, type UnexpectedErrorLog } from '@ward/platform/logging';
@@ -33,7 +34,6 @@ import { createTokenSetup, type TokenSetup } from './identity/token-setup';
 import type { TokenVerifier } from './identity/token-verifier';
 import { InFlightBounds } from './requests/in-flight';
 import { RequestExecutor, membersOnly } from './requests/request-executor';
-import { NODE_MAX_MESSAGE_BYTES } from '@ward/etcd/node-calls';
 import { ReadReplica } from './replica/read-replica';
 import { ReplicaReads } from './replica/replica-reads';
 import { RequestIds } from './requests/request-ids';
