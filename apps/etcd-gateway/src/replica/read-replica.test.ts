@@ -3,24 +3,39 @@ import { describe, expect, it } from 'vitest';
 import { Applier, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import type { FollowMessage__Output } from '@ward/etcd/proto';
 import { createLogger } from '@ward/platform/logging';
-import { ReadReplica, type FollowFrom, type FollowStream } from './read-replica';
+import { ReadReplica, type FollowFrom, type FollowStream, type ReadReplicaOptions } from './read-replica';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const put = (key: string, value: string): ApplyOperation => ({ type: 'put', request: { key: utf8(key), value: utf8(value) } });
 const get = (key: string): ApplyOperation => ({ type: 'range', request: { key: utf8(key) } });
 const entry = (index: number, operation: ApplyOperation) => ({ index: String(index), data: Buffer.from(encodeApplyRequest({ header: { id: BigInt(index), username: '', authRevision: 0 }, operation })) });
 
+/** A Follow stream whose messages the test sends; paused, it holds them back (as a Readable does) unless told not to. */
 class FakeStream extends EventEmitter {
   cancelled = false;
+  paused = false;
+  private held: FollowMessage__Output[] = [];
+  constructor(private readonly ignorePause = false) {
+    super();
+  }
   cancel(): void {
     this.cancelled = true;
   }
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+    while (!this.paused && this.held.length > 0) this.emit('data', this.held.shift());
+  }
   send(message: Partial<FollowMessage__Output>): void {
-    this.emit('data', { cluster_id: '7', member_id: '2', raft_term: '3', applied_index: '0', applied_term: '0', snapshot: null, entries: [], ...message });
+    const whole = { cluster_id: '7', member_id: '2', raft_term: '3', applied_index: '0', applied_term: '0', snapshot: null, entries: [], ...message };
+    if (this.paused && !this.ignorePause) this.held.push(whole);
+    else this.emit('data', whole);
   }
 }
 
-function replicaWith(streams: FakeStream[], maxSnapshotBytes = 1 << 20, froms: (FollowFrom | undefined)[] = []): ReadReplica {
+function replicaWith(streams: FakeStream[], maxSnapshotBytes = 1 << 20, froms: (FollowFrom | undefined)[] = [], extra: Partial<ReadReplicaOptions> = {}): ReadReplica {
   let next = 0;
   return new ReadReplica({
     open: async (from) => {
@@ -33,7 +48,14 @@ function replicaWith(streams: FakeStream[], maxSnapshotBytes = 1 << 20, froms: (
     minRetryMs: 1,
     maxRetryMs: 2,
     logger: createLogger({ name: 'test', level: 'silent' }),
+    ...extra,
   });
+}
+
+/** A clock that moves 1 ms each time it is read: a turn of `applyTurnMs` applies that many entries. */
+function steppingClock(): () => number {
+  let ms = 0;
+  return () => ++ms;
 }
 
 function valueOf(replica: ReadReplica, key: string): string | undefined {
@@ -89,6 +111,8 @@ describe('ReadReplica', () => {
     stream.send({ applied_index: '3000', entries: writes });
     const compact: ApplyOperation = { type: 'compact', request: { revision: 3001, physical: false } };
     stream.send({ applied_index: '3001', entries: [entry(3001, compact)] });
+    // The 3,000 puts may take more than a turn: both messages are applied once the index is reached.
+    expect(await replica.waitApplied(3001, 5000)).toBe('reached');
     // Whole for every answer at once: a read below the compaction is refused.
     const old = replica.read({ header: { id: 1n, username: '', authRevision: 0 }, operation: { type: 'range', request: { key: utf8('k/1'), revision: 10 } } });
     expect(old).toMatchObject({ ok: false, error: { message: 'etcdserver: mvcc: required revision has been compacted' } });
@@ -227,5 +251,63 @@ describe('ReadReplica', () => {
     expect(replica.appliedIndex).toBe(300);
     expect(valueOf(replica, 'key/123')).toBe('value 123'.repeat(20));
     replica.stop();
+  });
+  describe('a message of many entries', () => {
+    const synced = async (stream: FakeStream, replica: ReadReplica): Promise<void> => {
+      replica.start();
+      await tick();
+      stream.send({ applied_index: '1', applied_term: '2', snapshot: { index: '1', limits: null, chunk: Buffer.from(Applier.create().snapshot()), last: true } });
+      expect(replica.ready).toBe(true);
+    };
+    const puts = (from: number, count: number) => Array.from({ length: count }, (_, i) => entry(from + i, put(`k/${from + i}`, `v${from + i}`)));
+
+    for (const ignorePause of [false, true]) {
+      it(`is applied in turns, the stream paused meanwhile, and what came behind it after (${ignorePause ? 'a stream that delivers while paused' : 'a stream that holds back'})`, async () => {
+        const stream = new FakeStream(ignorePause);
+        const replica = replicaWith([stream], 1 << 20, [], { applyTurnMs: 3, now: steppingClock() });
+        await synced(stream, replica);
+        const whole = replica.waitApplied(25, 1000);
+        // Resolved in a later turn, when the replica is at that turn's end: still short of the message's end.
+        const halfway = replica.waitApplied(8, 1000).then((outcome) => [outcome, replica.appliedIndex]);
+        stream.send({ applied_index: '21', applied_term: '2', entries: puts(2, 20) });
+        // One turn's worth applied, not the message: reads see a prefix of the log.
+        const first = replica.appliedIndex;
+        expect(first).toBeGreaterThan(1);
+        expect(first).toBeLessThan(21);
+        expect(stream.paused).toBe(true);
+        expect(valueOf(replica, `k/${first}`)).toBe(`v${first}`);
+        expect(valueOf(replica, `k/${first + 1}`)).toBeUndefined();
+        stream.send({ applied_index: '25', applied_term: '3', entries: puts(22, 3) });
+        expect(replica.appliedIndex).toBe(first);
+        const [outcome, atHalfway] = await halfway;
+        expect(outcome).toBe('reached');
+        expect(atHalfway).toBeGreaterThanOrEqual(8);
+        expect(atHalfway).toBeLessThan(21);
+        expect(await whole).toBe('reached');
+        expect(replica.appliedIndex).toBe(25);
+        expect(stream.paused).toBe(false);
+        for (const i of [2, 13, 21, 24]) expect(valueOf(replica, `k/${i}`)).toBe(`v${i}`);
+        replica.stop();
+      });
+    }
+
+    it('is applied whole when the stream ends halfway, and the state is kept at the message\'s index and term', async () => {
+      const streams = [new FakeStream(), new FakeStream()];
+      const froms: (FollowFrom | undefined)[] = [];
+      const replica = replicaWith(streams, 1 << 20, froms, { applyTurnMs: 3, now: steppingClock() });
+      await synced(streams[0]!, replica);
+      streams[0]!.send({ applied_index: '22', applied_term: '5', entries: puts(2, 20) });
+      expect(replica.appliedIndex).toBeLessThan(21);
+      streams[0]!.emit('error', new Error('member gone'));
+      expect(replica.ready).toBe(false);
+      await tick(20);
+      // Kept at the message's end: the feed said that index's term.
+      expect(froms).toEqual([undefined, { index: 22, term: 5 }]);
+      streams[1]!.send({ applied_index: '23', applied_term: '5', entries: [entry(23, put('k/2', 'again'))] });
+      expect(replica.resumeCount).toBe(1);
+      expect(valueOf(replica, 'k/21')).toBe('v21');
+      expect(valueOf(replica, 'k/2')).toBe('again');
+      replica.stop();
+    });
   });
 });

@@ -31,7 +31,21 @@ export interface ReadReplicaOptions {
   readonly minRetryMs: number;
   readonly maxRetryMs: number;
   readonly logger: Logger;
+  /** Longest one turn of applying a feed message's entries holds the event loop (default APPLY_TURN_MS). */
+  readonly applyTurnMs?: number;
+  /** Monotonic ms (default performance.now). */
+  readonly now?: () => number;
 }
+
+/**
+ * Longest a turn of applying entries holds the gateway's event loop: a message of the feed can
+ * carry thousands of puts (a bulk load's txns), whose apply in one piece held every client of the
+ * gateway for up to ~100 ms at a million keys. The rest of the message is applied in the next
+ * turns, the stream paused meanwhile (the member keeps what it has not sent, within its bound).
+ */
+export const APPLY_TURN_MS = 5;
+/** Feed messages taken while one is still being applied (the stream is paused), at most. */
+const MAX_QUEUED_MESSAGES = 1024;
 
 /** Where a replica that keeps its state asks a new stream to go on from. */
 export interface FollowFrom {
@@ -46,6 +60,13 @@ interface Waiter {
   readonly index: number;
   readonly resolve: (outcome: WaitOutcome) => void;
   readonly timer: NodeJS.Timeout;
+}
+
+/** A feed message being applied in turns: its entries from `next` on are not applied yet. */
+interface Backlog {
+  readonly stream: FollowStream;
+  readonly message: FollowMessage__Output;
+  next: number;
 }
 
 interface Synced {
@@ -79,6 +100,11 @@ export class ReadReplica {
   private decoder: ApplierDecoder | undefined;
   private snapshotBytes = 0;
   private waiters: Waiter[] = [];
+  private backlog: Backlog | undefined;
+  /** Messages the stream delivered while one was applied in turns (before its pause took hold). */
+  private queued: FollowMessage__Output[] = [];
+  private readonly applyTurnMs: number;
+  private readonly now: () => number;
   private retryMs: number;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -91,6 +117,9 @@ export class ReadReplica {
 
   constructor(private readonly options: ReadReplicaOptions) {
     this.retryMs = options.minRetryMs;
+    this.applyTurnMs = options.applyTurnMs ?? APPLY_TURN_MS;
+    this.now = options.now ?? (() => performance.now());
+    if (!(this.applyTurnMs > 0)) throw new TypeError(`ReadReplica: applyTurnMs must be positive, got ${this.applyTurnMs}`);
   }
 
   /** The replica holds a state it can serve reads from. */
@@ -181,13 +210,11 @@ export class ReadReplica {
     this.stream = stream;
     stream.on('data', (message: FollowMessage__Output) => {
       if (this.stream !== stream) return;
-      try {
-        this.onMessage(message);
-      } catch (error) {
-        // Never expected: the member applied exactly these entries. Start again from a snapshot.
-        this.options.logger.error({ err: error }, 'read replica could not apply its feed; starting again');
-        this.restart(stream, 'drop');
-      }
+      this.guarded(stream, () => {
+        if (this.backlog === undefined) return this.onMessage(stream, message);
+        if (this.queued.length >= MAX_QUEUED_MESSAGES) throw new Error(`more than ${MAX_QUEUED_MESSAGES} feed messages delivered while paused`);
+        this.queued.push(message);
+      });
     });
     const ended = (): void => {
       if (this.stream === stream) this.restart(stream, 'keep');
@@ -196,7 +223,18 @@ export class ReadReplica {
     stream.on('end', ended);
   }
 
-  private onMessage(message: FollowMessage__Output): void {
+  /** Runs a step of the feed; one that throws ends the stream and drops the state. */
+  private guarded(stream: FollowStream, step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      // Never expected: the member applied exactly these entries. Start again from a snapshot.
+      this.options.logger.error({ err: error }, 'read replica could not apply its feed; starting again');
+      this.restart(stream, 'drop');
+    }
+  }
+
+  private onMessage(stream: FollowStream, message: FollowMessage__Output): void {
     const snapshot = message.snapshot;
     if (snapshot) {
       // The member could not go on from the kept state: it goes now, not after the new one is whole.
@@ -220,13 +258,62 @@ export class ReadReplica {
       return;
     }
     if (this.synced === undefined && this.retained !== undefined) this.resumeFrom(this.retained, message);
+    if (this.synced === undefined) throw new Error('entries before the snapshot');
+    const backlog: Backlog = { stream, message, next: 0 };
+    if (this.applyEntries(backlog, this.now() + this.applyTurnMs)) return;
+    // The turn is over with entries left: the rest in the next turns, the stream paused meanwhile.
+    this.backlog = backlog;
+    stream.pause();
+    this.release();
+    setImmediate(() => this.nextTurn(backlog));
+  }
+
+  /**
+   * The next turn of a message applied in turns, then of the messages queued behind it; once all
+   * are applied, the stream is resumed.
+   */
+  private nextTurn(backlog: Backlog): void {
+    if (this.backlog !== backlog) return;
+    const { stream } = backlog;
+    this.guarded(stream, () => {
+      const until = this.now() + this.applyTurnMs;
+      let current = backlog;
+      while (this.applyEntries(current, until)) {
+        const message = this.queued.shift();
+        if (message === undefined) {
+          this.backlog = undefined;
+          stream.resume();
+          return;
+        }
+        if (message.snapshot) throw new Error('a snapshot after entries');
+        current = { stream, message, next: 0 };
+        this.backlog = current;
+        if (this.now() >= until) break;
+      }
+      this.release();
+      setImmediate(() => this.nextTurn(current));
+    });
+  }
+
+  /**
+   * Applies the message's entries from `backlog.next` until `until` (at least one entry); when all
+   * are, takes its applied index, term and header: true. False when entries are left.
+   */
+  private applyEntries(backlog: Backlog, until: number): boolean {
     const synced = this.synced;
     if (synced === undefined) throw new Error('entries before the snapshot');
-    for (const entry of message.entries) {
+    const { message } = backlog;
+    const entries = message.entries;
+    while (backlog.next < entries.length) {
+      const entry = entries[backlog.next]!;
+      backlog.next += 1;
       const index = Number(entry.index);
       if (index <= this.appliedIndexValue) continue;
       synced.applier.apply(index, decodeApplyRequest(entry.data, { maxEntryBytes: this.options.maxEntryBytes }));
       this.appliedIndexValue = index;
+      // The term of an entry inside a message is not sent: not known until the message is whole.
+      this.appliedTermValue = 0;
+      if (backlog.next < entries.length && this.now() >= until) return false;
     }
     const appliedIndex = Number(message.applied_index);
     if (appliedIndex >= this.appliedIndexValue) {
@@ -236,6 +323,7 @@ export class ReadReplica {
     if (Number(message.raft_term) !== synced.context.raftTerm) this.synced = { applier: synced.applier, context: contextOf(message) };
     this.compaction.kick();
     this.release();
+    return true;
   }
 
   /** The stream's first message is not a snapshot: it goes on from the kept state. */
@@ -285,10 +373,17 @@ export class ReadReplica {
       stream.on('error', () => undefined);
       stream.cancel();
     }
+    const backlog = this.backlog;
+    const queued = this.queued;
+    this.backlog = undefined;
+    this.queued = [];
+    // A message half applied: the rest now (and what was queued behind it), so that the kept
+    // state is at an index whose term the feed said (the member applied these entries already).
+    const keep = state === 'keep' && (backlog === undefined || this.finish(backlog, queued));
     const synced = this.synced;
-    if (state === 'keep' && synced !== undefined && this.appliedTermValue > 0) {
+    if (keep && synced !== undefined && this.appliedTermValue > 0) {
       this.retained = { applier: synced.applier, clusterId: synced.context.clusterId, from: { index: this.appliedIndexValue, term: this.appliedTermValue } };
-    } else if (state === 'drop') {
+    } else if (!keep) {
       this.retained = undefined;
     }
     this.synced = undefined;
@@ -301,6 +396,21 @@ export class ReadReplica {
     for (const waiter of waiters) {
       clearTimeout(waiter.timer);
       waiter.resolve('refused');
+    }
+  }
+
+  /** Applies the rest of a backlog and the messages queued behind it in one piece; false when that fails. */
+  private finish(backlog: Backlog, queued: readonly FollowMessage__Output[]): boolean {
+    try {
+      this.applyEntries(backlog, Number.POSITIVE_INFINITY);
+      for (const message of queued) {
+        if (message.snapshot) throw new Error('a snapshot after entries');
+        this.applyEntries({ stream: backlog.stream, message, next: 0 }, Number.POSITIVE_INFINITY);
+      }
+      return true;
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'read replica could not apply its feed; starting again');
+      return false;
     }
   }
 
