@@ -14,7 +14,8 @@ export interface EventLoopStalls {
  * The longest the event loop was blocked since the last `reset`, from perf_hooks' delay histogram
  * (not reset by scrapes, unlike prom-client's lag gauges): the `event_loop_longest_stall_seconds`
  * gauge, and `event_loop_longest_stall_recent_seconds` since the previous scrape; and the longest
- * garbage-collection pause meanwhile, `gc_longest_pause_seconds`.
+ * garbage-collection pause meanwhile, `gc_longest_pause_seconds` (`gc_longest_pause_recent_seconds`
+ * since the previous scrape of that gauge).
  */
 export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
   const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_PROBE_RESOLUTION_MS });
@@ -39,8 +40,12 @@ export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
   });
   // Garbage collection is one cause of a stall: its longest pause, to tell it from the others.
   let longestGcMs = 0;
+  let recentGcMs = 0;
   const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) longestGcMs = Math.max(longestGcMs, entry.duration);
+    for (const entry of list.getEntries()) {
+      longestGcMs = Math.max(longestGcMs, entry.duration);
+      recentGcMs = Math.max(recentGcMs, entry.duration);
+    }
   });
   gc.observe({ entryTypes: ['gc'] });
   metrics.gauge({
@@ -48,11 +53,22 @@ export function watchEventLoopStalls(metrics: Metrics): EventLoopStalls {
     help: 'Longest garbage-collection pause since the process started serving.',
     collect: (gauge) => gauge.set(longestGcMs / 1000),
   });
+  // Beside the recent stall: a phase's longest stall against its longest pause says whether the
+  // collector made it.
+  metrics.gauge({
+    name: 'gc_longest_pause_recent_seconds',
+    help: 'Longest garbage-collection pause since the previous scrape of this gauge.',
+    collect: (gauge) => {
+      gauge.set(recentGcMs / 1000);
+      recentGcMs = 0;
+    },
+  });
   return {
     reset: () => {
       histogram.reset();
       recent.reset();
       longestGcMs = 0;
+      recentGcMs = 0;
     },
     disable: () => {
       histogram.disable();

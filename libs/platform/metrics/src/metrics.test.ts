@@ -56,6 +56,13 @@ describe('Metrics', () => {
       for (let round = 0; round < 20; round++) kept = Array.from({ length: 200_000 }, (_, i) => ({ i, s: `v${i}` }));
       expect(kept).toHaveLength(200_000);
       await new Promise((resolve) => setTimeout(resolve, 30));
+      const recentGc = (text: string): number => Number(/^ward_test_gc_longest_pause_recent_seconds (\S+)$/m.exec(text)?.[1]);
+      const text = await metrics.render();
+      expect(Number(/^ward_test_gc_longest_pause_seconds (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+      // The recent pause is the same pause, and each scrape starts it again.
+      expect(recentGc(text)).toBe(Number(/^ward_test_gc_longest_pause_seconds (\S+)$/m.exec(text)?.[1]));
+      // (A collection of the little garbage made since may be seen; not one as long as before.)
+      expect(recentGc(await metrics.render())).toBeLessThan(recentGc(text));
       expect(await gcPause()).toBeGreaterThan(0);
       stalls.reset();
       expect(await gcPause()).toBe(0);

@@ -70,11 +70,17 @@ interface Measured {
   readonly stallSeconds: readonly number[] | undefined;
   /** Longest garbage-collection pause per member (ward only), seconds. */
   readonly gcPauseSeconds: readonly number[] | undefined;
-  /** Longest event-loop stall of each member, then of the gateway, during a phase (ward only), seconds. */
-  readonly phaseStalls: { readonly load: readonly number[]; readonly range: readonly number[]; readonly soak: readonly number[] } | undefined;
+  /** Longest event-loop stalls and GC pauses during a phase (ward only). */
+  readonly phaseStalls: { readonly load: PhaseStalls; readonly range: PhaseStalls; readonly soak: PhaseStalls } | undefined;
   readonly soak: Soak;
   /** Wall time of the whole run of this system at this key count. */
   readonly wallSeconds: number;
+}
+
+/** Longest event-loop stall and longest garbage-collection pause of each member, then of the gateway, over a phase, seconds. */
+interface PhaseStalls {
+  readonly stalls: readonly number[];
+  readonly gcPauses: readonly number[];
 }
 
 /** `etcdctl snapshot save` through the client endpoint. */
@@ -83,8 +89,8 @@ interface SnapshotSave {
   readonly fileBytes: number;
   /** Highest RSS of the member serving it (sampled every SAVE_SAMPLE_MS) above its RSS before. */
   readonly rssGrowthBytes: number;
-  /** Longest event-loop stall of each member, then of the gateway, during the save (ward only). */
-  readonly stalls: readonly number[] | undefined;
+  /** Longest event-loop stalls and GC pauses during the save (ward only). */
+  readonly stalls: PhaseStalls | undefined;
 }
 
 /** Memory over the overwrite soak. */
@@ -120,10 +126,10 @@ interface System {
   /** Longest event-loop stall and GC pause of member `index` so far, seconds (undefined: not measured). */
   stall(index: number): Promise<{ readonly stall: number; readonly gcPause: number } | undefined>;
   /**
-   * Longest event-loop stall of each member, then of the gateway, since the previous call (a
-   * scrape resets it), seconds; undefined when not measured. Called at a phase's start and end.
+   * Longest event-loop stall and GC pause of each member, then of the gateway, since the previous
+   * call (a scrape resets them); undefined when not measured. Called at a phase's start and end.
    */
-  recentStalls(): Promise<number[] | undefined>;
+  recentStalls(): Promise<PhaseStalls | undefined>;
   stop(): Promise<void>;
 }
 
@@ -289,13 +295,14 @@ async function measure(system: System, count: number): Promise<Measured> {
     gcPauses[index] = Math.max(gcPauses[index]!, read.gcPause);
   };
   const ms = (seconds: readonly number[]): string => seconds.map((s) => (s * 1000).toFixed(0)).join(' / ');
+  const stallText = (phase: PhaseStalls): string => `${ms(phase.stalls)} ms (GC pauses ${ms(phase.gcPauses)} ms)`;
   const note = (text: string): void => console.log(`${system.label.padEnd(12)} ${count} keys: ${text} (${elapsedSeconds(runStarted).toFixed(1)} s into the run)`);
 
   await system.recentStalls();
   const loadSeconds = await writeKeys(system.clientEndpoint, 0, count, VALUE);
   const keysPerSecond = count / loadSeconds;
   const loadStalls = await system.recentStalls();
-  note(`bulk load ${keysPerSecond.toFixed(0)} keys/s${loadStalls === undefined ? '' : `, longest stall members / gateway ${ms(loadStalls)} ms`}`);
+  note(`bulk load ${keysPerSecond.toFixed(0)} keys/s${loadStalls === undefined ? '' : `, longest stall members / gateway ${stallText(loadStalls)}`}`);
   await sleep(2000);
   const rss = Array.from({ length: system.members }, (_, i) => rssBytes(system.pid(i)));
   const disk = Array.from({ length: system.members }, (_, i) => diskBytes(system.dataDir(i)));
@@ -305,11 +312,11 @@ async function measure(system: System, count: number): Promise<Measured> {
   const range = await rangeAll(system.clientEndpoint);
   const rangeStalls = await system.recentStalls();
   if (range.keys !== count) throw new Error(`${system.label}: the range saw ${range.keys} keys, not ${count}`);
-  note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s${rangeStalls === undefined ? '' : `, longest stall members / gateway ${ms(rangeStalls)} ms`}`);
+  note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s${rangeStalls === undefined ? '' : `, longest stall members / gateway ${stallText(rangeStalls)}`}`);
 
   const save = await snapshotSave(system);
   note(
-    `etcdctl snapshot save: ${save.seconds.toFixed(2)} s, ${(save.fileBytes / 1e6).toFixed(0)} MB, serving member's RSS +${(save.rssGrowthBytes / 1e6).toFixed(0)} MB${save.stalls === undefined ? '' : `, longest stall members / gateway ${ms(save.stalls)} ms`}`,
+    `etcdctl snapshot save: ${save.seconds.toFixed(2)} s, ${(save.fileBytes / 1e6).toFixed(0)} MB, serving member's RSS +${(save.rssGrowthBytes / 1e6).toFixed(0)} MB${save.stalls === undefined ? '' : `, longest stall members / gateway ${stallText(save.stalls)}`}`,
   );
 
   for (let i = 0; i < system.members; i++) await readStall(i);
@@ -324,7 +331,7 @@ async function measure(system: System, count: number): Promise<Measured> {
   await pollUntil(`${system.label} to serve after a full restart`, () => serves(system.clientEndpoint));
   const restartSeconds = elapsedSeconds(restartStarted);
   const restartStalls = await system.recentStalls();
-  note(`full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s${restartStalls === undefined ? '' : `, longest stall since the range, members / gateway ${ms(restartStalls)} ms`}`);
+  note(`full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s${restartStalls === undefined ? '' : `, longest stall since the range, members / gateway ${stallText(restartStalls)}`}`);
 
   const followerWrites = Math.min(FOLLOWER_WRITES, count);
   const leader = await system.leader();
@@ -340,13 +347,13 @@ async function measure(system: System, count: number): Promise<Measured> {
   await pollUntil(`${system.label}'s follower to catch up to ${target}`, async () => ((await system.appliedIndex(follower)) ?? -1) >= target);
   const catchUpSeconds = elapsedSeconds(catchUpStarted);
   const catchUpStalls = await system.recentStalls();
-  note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s${catchUpStalls === undefined ? '' : `, longest stall members / gateway ${ms(catchUpStalls)} ms`}`);
+  note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s${catchUpStalls === undefined ? '' : `, longest stall members / gateway ${stallText(catchUpStalls)}`}`);
   for (let i = 0; i < system.members; i++) await readStall(i);
   if (stallMeasured) note(`longest event-loop stall per member: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
   await system.recentStalls();
   const soak = await overwriteSoak(system, count);
   const soakStalls = await system.recentStalls();
-  if (soakStalls !== undefined) note(`soak: longest stall members / gateway ${ms(soakStalls)} ms`);
+  if (soakStalls !== undefined) note(`soak: longest stall members / gateway ${stallText(soakStalls)}`);
   const soakMb = (bytes: readonly number[]): string => bytes.map((b) => (b / 1e6).toFixed(0)).join(' / ');
   note(
     `soak of ${SOAK_SECONDS} s (${soak.keysWritten} keys overwritten, ${soak.compactions} compactions): RSS at the midpoint ${soakMb(soak.atMidpoint)} MB, at the end ${soakMb(soak.atEnd)} MB, peak ${soakMb(soak.peak)} MB`,
@@ -423,12 +430,15 @@ function wardSystem(cluster: WardCluster): System {
       return undefined;
     }
   };
-  // Every scrape resets a process's recent-stall gauge, the bench's own polling too: each scrape's
-  // reading is kept here until recentStalls() takes them (members, then the gateway).
+  // Every scrape resets a process's recent-stall and recent-pause gauges, the bench's own polling
+  // too: each scrape's readings are kept here until recentStalls() takes them (members, then the gateway).
   const recentMax = Array.from({ length: cluster.nodes.length + 1 }, () => 0);
+  const recentGcMax = Array.from({ length: cluster.nodes.length + 1 }, () => 0);
   const keepRecent = (slot: number, values: Map<string, number> | undefined): Map<string, number> | undefined => {
     const recent = values?.get('event_loop_longest_stall_recent_seconds');
     if (recent !== undefined) recentMax[slot] = Math.max(recentMax[slot]!, recent);
+    const gc = values?.get('gc_longest_pause_recent_seconds');
+    if (gc !== undefined) recentGcMax[slot] = Math.max(recentGcMax[slot]!, gc);
     return values;
   };
   const metrics = async (index: number): Promise<Map<string, number> | undefined> => keepRecent(index, await scrape(cluster.nodeHttpUrls[index]!, 'ward_raft_node_'));
@@ -461,10 +471,11 @@ function wardSystem(cluster: WardCluster): System {
     recentStalls: async () => {
       const gateway = cluster.nodes.length;
       const all = await Promise.all([...cluster.nodes.map((_, i) => metrics(i)), scrape(cluster.jsonGatewayUrl, 'ward_gateway_').then((values) => keepRecent(gateway, values))]);
-      const answered = all.every((values) => values?.has('event_loop_longest_stall_recent_seconds'));
-      const stalls = [...recentMax];
+      const answered = all.every((values) => values?.has('event_loop_longest_stall_recent_seconds') && values.has('gc_longest_pause_recent_seconds'));
+      const phase = { stalls: [...recentMax], gcPauses: [...recentGcMax] };
       recentMax.fill(0);
-      return answered ? stalls : undefined;
+      recentGcMax.fill(0);
+      return answered ? phase : undefined;
     },
     stop: () => cluster.stop(),
   };
@@ -490,7 +501,8 @@ const range = (values: readonly number[], format: (value: number) => string): st
 };
 const ratio = (ward: number, etcd: number): string => (etcd > 0 && Number.isFinite(ward) ? `${(ward / etcd).toFixed(2)}×` : 'n/a');
 
-const stallsWithGateway = (stalls: readonly number[]): string => `${stalls.slice(0, -1).map((s) => (s * 1000).toFixed(0)).join(' / ')} / gateway ${(stalls.at(-1)! * 1000).toFixed(0)}`;
+const withGateway = (seconds: readonly number[]): string => `${seconds.slice(0, -1).map((s) => (s * 1000).toFixed(0)).join(' / ')} / gateway ${(seconds.at(-1)! * 1000).toFixed(0)}`;
+const stallsWithGateway = (phase: PhaseStalls): string => `${withGateway(phase.stalls)} (GC ${withGateway(phase.gcPauses)})`;
 const phase = (measured: Measured, name: 'load' | 'range' | 'soak'): string => {
   const stalls = measured.phaseStalls?.[name];
   return stalls === undefined ? 'n/a' : stallsWithGateway(stalls);
@@ -572,7 +584,9 @@ applied index reaches the leader's. ward's stall is each member's \`event_loop_l
 (the longest event-loop delay since it started serving), the maximum of its readings before each
 stop and at the end; the stalls during the bulk load, the range and the soak are each process's
 \`event_loop_longest_stall_recent_seconds\` scraped at the phase's start and end (members, then the
-gateway, whose read replica answers the range); beside them, \`gc_longest_pause_seconds\`, the longest garbage-collection pause
+gateway, whose read replica answers the range), each with the process's longest garbage-collection
+pause over the phase in parentheses (\`gc_longest_pause_recent_seconds\`: a stall as long as its pause
+was the collector's); beside the members' stalls, \`gc_longest_pause_seconds\`, the longest pause
 over the same time. The soak then overwrites every key again, cycling through the key space, for
 ${SOAK_SECONDS} s (\`BENCH_SCALE_SOAK_SECONDS\`) with the same clients and txns, compacts every
 ${SOAK_COMPACT_MS / 1000} s to the revision the previous compaction saw as current (not \`physical\`: etcd removes
