@@ -276,23 +276,34 @@ export class ReadReplica {
     if (this.backlog !== backlog) return;
     const { stream } = backlog;
     this.guarded(stream, () => {
-      const until = this.now() + this.applyTurnMs;
-      let current = backlog;
-      while (this.applyEntries(current, until)) {
-        const message = this.queued.shift();
-        if (message === undefined) {
-          this.backlog = undefined;
-          stream.resume();
-          return;
-        }
-        if (message.snapshot) throw new Error('a snapshot after entries');
-        current = { stream, message, next: 0 };
-        this.backlog = current;
-        if (this.now() >= until) break;
+      if (this.drain(backlog, this.now() + this.applyTurnMs)) {
+        stream.resume();
+        return;
       }
       this.release();
-      setImmediate(() => this.nextTurn(current));
+      const next = this.backlog;
+      if (next !== undefined) setImmediate(() => this.nextTurn(next));
     });
+  }
+
+  /**
+   * Applies the backlog's message, then the messages queued behind it, until `until` (at least one
+   * entry): true once all are (no backlog left), false when some are left for another turn.
+   */
+  private drain(backlog: Backlog, until: number): boolean {
+    let current = backlog;
+    for (;;) {
+      if (!this.applyEntries(current, until)) return false;
+      const message = this.queued.shift();
+      if (message === undefined) {
+        this.backlog = undefined;
+        return true;
+      }
+      if (message.snapshot) throw new Error('a snapshot after entries');
+      current = { stream: current.stream, message, next: 0 };
+      this.backlog = current;
+      if (this.now() >= until) return false;
+    }
   }
 
   /**
@@ -373,13 +384,11 @@ export class ReadReplica {
       stream.on('error', () => undefined);
       stream.cancel();
     }
-    const backlog = this.backlog;
-    const queued = this.queued;
-    this.backlog = undefined;
-    this.queued = [];
     // A message half applied: the rest now (and what was queued behind it), so that the kept
     // state is at an index whose term the feed said (the member applied these entries already).
-    const keep = state === 'keep' && (backlog === undefined || this.finish(backlog, queued));
+    const keep = state === 'keep' && this.finish();
+    this.backlog = undefined;
+    this.queued = [];
     const synced = this.synced;
     if (keep && synced !== undefined && this.appliedTermValue > 0) {
       this.retained = { applier: synced.applier, clusterId: synced.context.clusterId, from: { index: this.appliedIndexValue, term: this.appliedTermValue } };
@@ -399,15 +408,11 @@ export class ReadReplica {
     }
   }
 
-  /** Applies the rest of a backlog and the messages queued behind it in one piece; false when that fails. */
-  private finish(backlog: Backlog, queued: readonly FollowMessage__Output[]): boolean {
+  /** Applies what is left of a backlog in one piece (drain without a turn's end); false when that fails. */
+  private finish(): boolean {
+    if (this.backlog === undefined) return true;
     try {
-      this.applyEntries(backlog, Number.POSITIVE_INFINITY);
-      for (const message of queued) {
-        if (message.snapshot) throw new Error('a snapshot after entries');
-        this.applyEntries({ stream: backlog.stream, message, next: 0 }, Number.POSITIVE_INFINITY);
-      }
-      return true;
+      return this.drain(this.backlog, Number.POSITIVE_INFINITY);
     } catch (error) {
       this.options.logger.error({ err: error }, 'read replica could not apply its feed; starting again');
       return false;
