@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GcPauses } from './event-loop-stalls';
 import { LATENCY_BUCKETS_SECONDS, createMetrics, watchEventLoopStalls } from './index';
 
 describe('Metrics', () => {
@@ -69,5 +70,27 @@ describe('Metrics', () => {
     } finally {
       stalls.disable();
     }
+  });
+
+  it('counts a garbage-collection pause by when it began, not by when Node delivers it', () => {
+    const pauses = new GcPauses(1000);
+    pauses.add(990, 50); // began before the window: a boot's pause delivered late
+    expect(pauses.longestMs).toBe(0);
+    pauses.add(1010, 20);
+    expect(pauses.longestMs).toBe(20);
+    // A scrape at 1100 takes the recent one; a pause that began before it, delivered after it,
+    // counts for the longest and not again for the next interval.
+    expect(pauses.takeRecentMs(1100)).toBe(20);
+    pauses.add(1090, 40);
+    pauses.add(1150, 5);
+    expect(pauses.longestMs).toBe(40);
+    expect(pauses.takeRecentMs(1200)).toBe(5);
+    // A reset at 1300 forgets all of it, and a pause from before it delivered afterwards.
+    pauses.reset(1300);
+    pauses.add(1250, 70);
+    expect(pauses.longestMs).toBe(0);
+    expect(pauses.takeRecentMs(1400)).toBe(0);
+    pauses.add(1350, 3);
+    expect(pauses.longestMs).toBe(3);
   });
 });
