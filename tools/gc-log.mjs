@@ -63,7 +63,7 @@ function summarise(dir) {
     }
     const parts = [...byKind].map(([kind, pauses]) => {
       const total = pauses.reduce((sum, pause) => sum + pause, 0);
-      return `${kind} ${pauses.length} (mean ${(total / pauses.length).toFixed(1)} ms, longest ${Math.max(...pauses).toFixed(1)}, ${pauses.filter((pause) => pause > 10).length} over 10 ms)`;
+      return `${kind} ${pauses.length} (mean ${(total / pauses.length).toFixed(1)} ms, longest ${pauses.reduce((longest, pause) => Math.max(longest, pause), 0).toFixed(1)}, ${pauses.filter((pause) => pause > 10).length} over 10 ms)`;
     });
     const scavenges = byKind.get('minor')?.length ?? 0;
     const faults = lastFaults - (firstFaults ?? 0);

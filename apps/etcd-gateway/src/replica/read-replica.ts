@@ -276,33 +276,33 @@ export class ReadReplica {
     if (this.backlog !== backlog) return;
     const { stream } = backlog;
     this.guarded(stream, () => {
-      if (this.drain(backlog, this.now() + this.applyTurnMs)) {
+      const left = this.drain(backlog, this.now() + this.applyTurnMs);
+      if (left === undefined) {
         stream.resume();
         return;
       }
       this.release();
-      const next = this.backlog;
-      if (next !== undefined) setImmediate(() => this.nextTurn(next));
+      setImmediate(() => this.nextTurn(left));
     });
   }
 
   /**
    * Applies the backlog's message, then the messages queued behind it, until `until` (at least one
-   * entry): true once all are (no backlog left), false when some are left for another turn.
+   * entry): the backlog left for another turn (also `this.backlog`), undefined once all are.
    */
-  private drain(backlog: Backlog, until: number): boolean {
+  private drain(backlog: Backlog, until: number): Backlog | undefined {
     let current = backlog;
     for (;;) {
-      if (!this.applyEntries(current, until)) return false;
+      if (!this.applyEntries(current, until)) return current;
       const message = this.queued.shift();
       if (message === undefined) {
         this.backlog = undefined;
-        return true;
+        return undefined;
       }
       if (message.snapshot) throw new Error('a snapshot after entries');
       current = { stream: current.stream, message, next: 0 };
       this.backlog = current;
-      if (this.now() >= until) return false;
+      if (this.now() >= until) return current;
     }
   }
 
@@ -412,7 +412,7 @@ export class ReadReplica {
   private finish(): boolean {
     if (this.backlog === undefined) return true;
     try {
-      return this.drain(this.backlog, Number.POSITIVE_INFINITY);
+      return this.drain(this.backlog, Number.POSITIVE_INFINITY) === undefined;
     } catch (error) {
       this.options.logger.error({ err: error }, 'read replica could not apply its feed; starting again');
       return false;
