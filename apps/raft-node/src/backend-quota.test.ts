@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { BackendQuota, DEFAULT_QUOTA_BYTES, effectiveQuotaBytes } from './backend-quota';
+import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
+import { BackendQuota, DEFAULT_QUOTA_BYTES, MAX_QUOTA_BYTES, SNAPSHOT_HEADROOM_BYTES, effectiveQuotaBytes } from './backend-quota';
 
 describe('effectiveQuotaBytes', () => {
   it('takes a positive setting as given, -1 as none, and 0 as etcd 2 GiB capped at a quarter of the heap', () => {
     expect(effectiveQuotaBytes(1000, 4e9)).toBe(1000);
     expect(effectiveQuotaBytes(-1, 4e9)).toBeUndefined();
-    expect(effectiveQuotaBytes(0, 16 * 1024 ** 3)).toBe(DEFAULT_QUOTA_BYTES);
+    expect(effectiveQuotaBytes(0, 6 * 1024 ** 3)).toBe(1.5 * 1024 ** 3);
     expect(effectiveQuotaBytes(0, 4_000_000_000)).toBe(1_000_000_000);
+  });
+
+  it('never goes above what a snapshot holds, less the headroom for the state it does not measure', () => {
+    expect(MAX_QUOTA_BYTES).toBe(MAX_SNAPSHOT_BYTES - SNAPSHOT_HEADROOM_BYTES);
+    expect(effectiveQuotaBytes(8 * 1024 ** 3, 16 * 1024 ** 3)).toBe(MAX_QUOTA_BYTES);
+    expect(effectiveQuotaBytes(MAX_QUOTA_BYTES - 1, 16 * 1024 ** 3)).toBe(MAX_QUOTA_BYTES - 1);
+    expect(effectiveQuotaBytes(0, 64 * 1024 ** 3)).toBe(Math.min(DEFAULT_QUOTA_BYTES, MAX_QUOTA_BYTES));
   });
 });
 

@@ -62,8 +62,8 @@ class Network {
   }
 }
 
-async function boot(net: Network, id: bigint, dir: string, snapshotEntries: number, snapshotBytes = 1 << 30): Promise<Member> {
-  const booted = await RaftPersistence.open({ dir, metadata: memberWalMetadata(CLUSTER, id), bootstrapConfState: votersConfState(IDS), catchUpEntries: 5 });
+async function boot(net: Network, id: bigint, dir: string, snapshotEntries: number, snapshotBytes = 1 << 30, maxSnapshotBytes?: number): Promise<Member> {
+  const booted = await RaftPersistence.open({ dir, metadata: memberWalMetadata(CLUSTER, id), bootstrapConfState: votersConfState(IDS), catchUpEntries: 5, ...(maxSnapshotBytes === undefined ? {} : { maxSnapshotBytes }) });
   const stateMachine = StateMachine.boot(
     { applier: {}, maxEntryBytes: 1 << 20, onUndecodable: () => undefined, initialMembers: INITIAL_MEMBERS, initialConfState: votersConfState(IDS), clusterId: CLUSTER },
     booted.snapshot,
@@ -132,11 +132,11 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
 }
 
 /** Three members, each over a fresh directory, joined by one in-memory network. */
-async function startMembers(snapshotEntries: number, snapshotBytes?: number): Promise<{ net: Network; roots: string[]; members: Member[] }> {
+async function startMembers(snapshotEntries: number, snapshotBytes?: number, maxSnapshotBytes?: number): Promise<{ net: Network; roots: string[]; members: Member[] }> {
   const net = new Network();
   const roots = await Promise.all(IDS.map(() => mkdtemp(join(tmpdir(), 'ward-driver-'))));
   dirs.push(...roots);
-  const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, snapshotEntries, snapshotBytes)));
+  const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, snapshotEntries, snapshotBytes, maxSnapshotBytes)));
   return { net, roots, members };
 }
 
@@ -253,6 +253,35 @@ describe('RaftDriver', () => {
 describe('RaftDriver snapshot triggers', () => {
   const bigPut = (i: number): Uint8Array =>
     encodeApplyRequest({ header: { id: BigInt(i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`k${i}`), value: new Uint8Array(1000).fill(i) } } });
+
+  it('writes no snapshot of a state larger than a snapshot may be and applies on; snapshots again once the state is small', async () => {
+    // A snapshot every 3 entries, at most 4,000 bytes: four 1,000-byte values no longer fit.
+    const { members } = await startMembers(3, undefined, 4000);
+    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
+    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
+    for (let i = 1; i <= 12; i++) {
+      await proposeAtLeader(members, bigPut(i));
+      await until(() => members.every((m) => revision(m) === 1 + i));
+    }
+    // Every member applied all twelve and stopped for none; each snapshot it wrote held a state
+    // small enough (at most three of the values).
+    expect(members.flatMap((m) => m.violations)).toEqual([]);
+    for (const m of members) {
+      expect(m.snapshots.length).toBeGreaterThan(0);
+      for (const s of m.snapshots) expect(s.bytes).toBeLessThan(4000);
+      expect(Math.max(...m.snapshots.map((s) => s.revision))).toBeLessThanOrEqual(4);
+    }
+    // Deleted and compacted, the state is small again: the next snapshots are written.
+    const before = members.map((m) => m.snapshots.length);
+    const del = encodeApplyRequest({ header: { id: 200n, username: '', authRevision: 0 }, operation: { type: 'deleteRange', request: { key: new TextEncoder().encode('k'), rangeEnd: new TextEncoder().encode('l') } } });
+    await proposeAtLeader(members, del);
+    await until(() => members.every((m) => revision(m) === 14));
+    await proposeAtLeader(members, encodeApplyRequest({ header: { id: 201n, username: '', authRevision: 0 }, operation: { type: 'compact', request: { revision: 14 } } }));
+    for (let i = 0; i < 12; i++) await proposeAtLeader(members, put(100 + i));
+    await until(() => members.every((m, k) => m.snapshots.length > before[k]!));
+    expect(members.flatMap((m) => m.violations)).toEqual([]);
+    await stopAll(members);
+  });
 
   it('commits and applies on while a local snapshot is being written: a slow snapshot disk never holds the log', async () => {
     const { members } = await startMembers(5);

@@ -8,7 +8,7 @@
 // everything that arrives meanwhile (proposals, acks) is batched into the next Ready, which is
 // where group commit comes from.
 import { isEmptySnapshot, NO_NODE, Role, type ConfChangeV2, type Entry, type ProgressStatus, type Message, type NodeId, type RawNode, type ReadState, type Ready, type Snapshot, type Storage } from '@ward/raft/core';
-import type { RaftPersistence } from '@ward/raft/storage';
+import { SnapshotTooLargeError, type RaftPersistence } from '@ward/raft/storage';
 import type { Logger } from '@ward/platform/logging';
 import type { AppliedMembershipChange, AppliedRequest, NodeSnapshotTask, StateMachine } from './state-machine';
 import { PooledSnapshot, SnapshotGivenUp } from './snapshot-turns';
@@ -83,6 +83,8 @@ export class RaftDriver {
   private bytesSinceSnapshot = 0;
   /** Size of the last snapshot's state-machine data (sets the byte trigger's floor). */
   private lastSnapshotBytes: number;
+  /** The applied index of the last state found too large for a snapshot (0: none); entries count from there. */
+  private refusedSnapshotIndex = 0;
   /**
    * A membership change that adds a member was applied: snapshot at once, so that the snapshot a
    * new member may need lists it (a node refuses a snapshot that does not).
@@ -302,15 +304,16 @@ export class RaftDriver {
    * is encoded, through a few reused buffers (SNAPSHOT_TURN_BYTES at most in flight), never held
    * whole. The core's log learns of the snapshot once its file is durable. One snapshot is taken at
    * a time; one given up (the member stopping, a snapshot from the leader replacing the state, a
-   * compaction cutting records it still had to write) leaves no file; a failed write stops the
-   * member.
+   * compaction cutting records it still had to write) leaves no file; so does a state larger than
+   * a snapshot may be (see snapshotRefused); a failed write stops the member.
    */
   private maybeSnapshot(): void {
     if (this.stopped || this.snapshotWrite !== undefined || this.snapshotTaking !== undefined) return;
     const index = this.options.stateMachine.appliedIndex;
     const due = this.snapshotDue && index > this.lastSnapshotIndex;
     const byteTrigger = Math.max(this.options.snapshotBytes, this.lastSnapshotBytes);
-    if (!due && index - this.lastSnapshotIndex < this.options.snapshotEntries && this.bytesSinceSnapshot < byteTrigger) return;
+    const entriesSince = index - Math.max(this.lastSnapshotIndex, this.refusedSnapshotIndex);
+    if (!due && entriesSince < this.options.snapshotEntries && this.bytesSinceSnapshot < byteTrigger) return;
     if (index <= this.lastSnapshotIndex) return;
     this.snapshotDue = false;
     // The state, its applied index and its configuration belong to the same moment.
@@ -348,6 +351,7 @@ export class RaftDriver {
         if (error.reason === 'stale') this.snapshotStale(taking);
         return;
       }
+      if (error instanceof SnapshotTooLargeError) return this.snapshotRefused(taking, error);
       this.fail(error);
     }
   }
@@ -359,6 +363,24 @@ export class RaftDriver {
     this.options.logger.info({ index: taking.snapshot.task.index }, 'local snapshot dropped: a compaction was applied while it was taken; taking another');
     // After this write's promise has settled (maybeSnapshot waits for none to be in flight).
     setImmediate(() => this.maybeSnapshot());
+  }
+
+  /**
+   * The state encodes to more than a snapshot may hold (found when it is sized, before anything is
+   * written): the member goes on without one, its log not compacted (the backend quota keeps a
+   * store below the bound; this is for a member without a quota, or one whose non-key state
+   * outgrew it). Tried again after as many entries or bytes as a snapshot is taken after, and as
+   * many bytes as the state had.
+   */
+  private snapshotRefused(taking: SnapshotTaking, error: SnapshotTooLargeError): void {
+    const { index } = taking.snapshot.task;
+    this.refusedSnapshotIndex = Math.max(this.refusedSnapshotIndex, index);
+    this.lastSnapshotBytes = Math.max(this.lastSnapshotBytes, error.sizeBytes);
+    this.bytesSinceSnapshot = Math.max(0, this.bytesSinceSnapshot - taking.bytesAtStart);
+    this.options.logger.error(
+      { index, bytes: error.sizeBytes, limitBytes: error.limitBytes },
+      'local snapshot not written: the state is larger than a snapshot may be; the log is kept (compact and delete keys, or lower RAFT_NODE_QUOTA_BACKEND_BYTES)',
+    );
   }
 
   /** Persisting failed: the log is closed for good, so nothing more is handled. */

@@ -52,6 +52,7 @@ export type { DecodeLimits } from './codec/codec';
 export {
   CONF_CHANGE_CODEC_VERSION,
   DEFAULT_DECODE_LIMITS,
+  MAX_SNAPSHOT_BYTES,
   MESSAGE_CODEC_VERSION,
   decodeConfChange,
   decodeConfChangeEntry,

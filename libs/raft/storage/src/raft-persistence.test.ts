@@ -3,6 +3,7 @@ import { DEFAULT_DECODE_LIMITS, RawNode, votersConfState, type Entry, type Ready
 import { SeededRng } from '@ward/shared/clock';
 import { hasCode } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata, type RaftPersistenceOptions } from './raft-persistence';
+import { SnapshotTooLargeError } from './errors';
 import { makeTempDir, type TempDir } from './testing';
 
 let dir: TempDir;
@@ -157,7 +158,7 @@ describe('RaftPersistence', () => {
   it('a streamed local snapshot is written before the core learns of it; boot restores from it; one given up leaves nothing', async () => {
     const { readdir } = await import('node:fs/promises');
     const snapFiles = async (): Promise<string[]> => (await readdir(`${dir.path}/snap`).catch(() => [] as string[])).sort();
-    const member = await Member.boot({ snapshotDataInMemory: false });
+    const member = await Member.boot({ snapshotDataInMemory: false, maxSnapshotBytes: 16_000 });
     await member.elect();
     await member.propose(1, 40);
     const appliedIndex = member.applied.at(-1)!.index;
@@ -178,6 +179,18 @@ describe('RaftPersistence', () => {
     }
     await expect(member.persistence.createSnapshotStreamed(appliedIndex, undefined, 200, short())).rejects.toThrow('100 bytes, not the 200 announced');
     expect(await snapFiles()).toEqual(filesBefore);
+    // Announced larger than the store takes: refused before a byte is asked for or written.
+    let asked = 0;
+    async function* neverTaken(): AsyncGenerator<Uint8Array> {
+      asked++;
+      yield new Uint8Array(1);
+    }
+    const tooLarge = member.persistence.createSnapshotStreamed(appliedIndex, undefined, 20_000, neverTaken());
+    await expect(tooLarge).rejects.toBeInstanceOf(SnapshotTooLargeError);
+    await expect(tooLarge).rejects.toMatchObject({ limitBytes: 16_000 });
+    expect(asked).toBe(0);
+    expect(await snapFiles()).toEqual(filesBefore);
+    expect(member.persistence.storage.snapshot().metadata.index).toBe(before);
 
     // Whole: the core learns of it only once the file is durable (checked from inside the stream).
     const pieces = [new Uint8Array(3000).fill(1), new Uint8Array(0), new Uint8Array(5000).fill(2)];

@@ -16,7 +16,7 @@ import {
 } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
 import { chunksByteLength, joinChunks } from '@ward/shared/binary';
-import { SnapshotCorruptError, StateUnrecoverableError } from './errors';
+import { SnapshotCorruptError, SnapshotTooLargeError, StateUnrecoverableError } from './errors';
 import { RAFT_STORAGE_DEFAULTS, RaftStorage, chunksOf, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
 
@@ -157,16 +157,20 @@ export class RaftPersistence {
    * `pieces` (the caller giving the snapshot up) leaves nothing behind. Returns undefined, having
    * recorded nothing, when the core already has a snapshot at or past `index`, or has one by the
    * time the file is written (a snapshot from the leader was installed meanwhile: the file,
-   * without its marker in the log, is not trusted at boot and is purged).
+   * without its marker in the log, is not trusted at boot and is purged). A snapshot larger than
+   * the store takes fails with SnapshotTooLargeError before anything is written or consumed.
    */
   async createSnapshotStreamed(index: Index, confState: ConfState | undefined, dataBytes: number, pieces: AsyncIterable<Uint8Array>): Promise<Snapshot | undefined> {
     assert(Number.isSafeInteger(dataBytes) && dataBytes >= 0, 'createSnapshotStreamed: dataBytes must be a non-negative integer');
     if (index <= this.storage.snapshot().metadata.index) return undefined;
     const term = this.storage.term(index);
     const metadata = { index, term, confState: confState ?? this.storage.snapshot().metadata.confState };
+    const head = encodeSnapshotHead(metadata, dataBytes);
+    const maxBytes = this.disk.snapshots.maxSnapshotBytes;
+    if (head.length + dataBytes > maxBytes) throw new SnapshotTooLargeError(head.length + dataBytes, maxBytes);
     const kept: Uint8Array[] | undefined = this.dataInMemory ? [] : undefined;
     async function* file(): AsyncGenerator<Uint8Array> {
-      yield encodeSnapshotHead(metadata, dataBytes);
+      yield head;
       let written = 0;
       for await (const piece of pieces) {
         written += piece.length;

@@ -15,7 +15,7 @@ export interface RaftStorageOptions {
   readonly metadata: Uint8Array;
   /** Log tuning (segment size, preallocation, limits, hooks). */
   readonly wal?: Omit<WalOptions, 'dir' | 'metadata'>;
-  /** Largest snapshot written or loaded. Default 1 GiB. */
+  /** Largest snapshot written or loaded. Default MAX_SNAPSHOT_BYTES (@ward/raft/core). */
   readonly maxSnapshotBytes?: number;
   /** Snapshot files kept after a new one is saved. Default 2. */
   readonly retainSnapshots?: number;

@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '@ward/shared/checksum';
+import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
 import { SnapshotCorruptError, SnapshotTooLargeError } from './errors';
 import { fsyncDirectory, fsyncFile, writeFully } from './fs-io';
 import {
@@ -17,7 +18,7 @@ import {
 export interface SnapshotStoreOptions {
   /** Directory of the snapshot files; created when missing. */
   readonly dir: string;
-  /** Largest snapshot data written or read. Default 1 GiB. */
+  /** Largest snapshot data written or read. Default MAX_SNAPSHOT_BYTES (@ward/raft/core). */
   readonly maxSnapshotBytes?: number;
 }
 
@@ -31,7 +32,7 @@ export interface StoredSnapshot extends SnapshotPosition {
   readonly data: Uint8Array;
 }
 
-export const DEFAULT_MAX_SNAPSHOT_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_SNAPSHOT_BYTES = MAX_SNAPSHOT_BYTES;
 /** Bytes read per piece when a snapshot's data is streamed from its file. */
 const READ_PIECE_BYTES = 1024 * 1024;
 const TEMP_SUFFIX = '.tmp';

@@ -1,4 +1,5 @@
 import { DEFAULT_BACKOFF, checkBackoff, type BackoffOptions } from './backoff';
+import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
 
 /** Limits of the transport; every queue and frame is bounded. */
 export interface TransportLimits {
@@ -18,7 +19,7 @@ export interface TransportLimits {
   readonly maxBatchMessages: number;
   /** Payload bytes per batch frame (a single larger message still travels alone). Default 1 MiB. */
   readonly maxBatchBytes: number;
-  /** Largest snapshot sent or received. Default 1 GiB. */
+  /** Largest snapshot sent or received. Default MAX_SNAPSHOT_BYTES (@ward/raft/core), the snapshot store's bound. */
   readonly maxSnapshotBytes: number;
   /** Snapshot data per chunk frame. Default 1 MiB. */
   readonly snapshotChunkBytes: number;
@@ -37,7 +38,7 @@ export const DEFAULT_LIMITS: TransportLimits = Object.freeze({
   maxMessageBytes: 16 * 1024 * 1024,
   maxBatchMessages: 512,
   maxBatchBytes: 1024 * 1024,
-  maxSnapshotBytes: 1024 * 1024 * 1024,
+  maxSnapshotBytes: MAX_SNAPSHOT_BYTES,
   snapshotChunkBytes: 1024 * 1024,
   maxSnapshotMetadataBytes: 1024 * 1024,
   maxInboundSnapshots: 2,

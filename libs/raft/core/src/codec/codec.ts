@@ -33,7 +33,7 @@ export interface DecodeLimits {
   readonly maxDataBytes: number;
   /**
    * Largest state-machine data of a snapshot decoded on its own (a member's snapshot file at boot).
-   * Default 1 GiB, the snapshot store's and the transport's own bound.
+   * Default MAX_SNAPSHOT_BYTES, the snapshot store's and the transport's own bound.
    */
   readonly maxSnapshotBytes: number;
   /** Most entries in one message. Default 1,000,000. */
@@ -42,9 +42,17 @@ export interface DecodeLimits {
   readonly maxMembers: number;
 }
 
+/**
+ * The largest snapshot a member writes, sends, receives or loads: a member reads its snapshot file
+ * whole at boot, and Node.js reads no file over 2 GiB - 1 bytes in one piece; 1 MiB is left for
+ * the file's header and the snapshot's metadata. A state that would encode to more is not written
+ * (the member logs it and keeps its log); the backend quota keeps a store below it.
+ */
+export const MAX_SNAPSHOT_BYTES = 2 * 1024 ** 3 - 1024 ** 2;
+
 export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
   maxDataBytes: 64 * 1024 * 1024,
-  maxSnapshotBytes: 1024 * 1024 * 1024,
+  maxSnapshotBytes: MAX_SNAPSHOT_BYTES,
   maxEntries: 1_000_000,
   maxMembers: 10_000,
 });
