@@ -13,6 +13,9 @@
 //   BENCH_SCALE_KEYS (default 1000000): key counts, comma-separated (e.g. 1000000,10000000).
 //   BENCH_SCALE_FOLLOWER_WRITES (default 100000, at most the key count): writes while a follower is down.
 //   BENCH_SCALE_SOAK_SECONDS (default 300; the issue's hour is 3600): length of the overwrite soak.
+//   BENCH_SCALE_RANGE_SECONDS (default 900): the range over all keys stops after this long and the
+//     table shows how far it got (etcd 3.4 reads every key of the range for each page, so its paged
+//     range grows with the square of the key count: 74 s at 1M keys, hours at 10M).
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing; BENCH_OUT: the page.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync } from 'node:child_process';
@@ -27,6 +30,7 @@ import { EtcdGrpcClient, httpOk, runEtcdctl, startEtcdCluster, startWardCluster,
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
 const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_000);
 const SOAK_SECONDS = Number(process.env.BENCH_SCALE_SOAK_SECONDS ?? 300);
+const RANGE_LIMIT_SECONDS = Number(process.env.BENCH_SCALE_RANGE_SECONDS ?? 900);
 const SOAK_COMPACT_MS = 30_000;
 const SOAK_SAMPLE_MS = 10_000;
 /** The soak logs every sixth sample (a minute). */
@@ -51,6 +55,7 @@ const SAVE_SAMPLE_MS = 100;
 const PREFIX = 'scale/';
 const PREFIX_END = 'scale0';
 
+if (!Number.isSafeInteger(RANGE_LIMIT_SECONDS) || RANGE_LIMIT_SECONDS <= 0) throw new Error(`BENCH_SCALE_RANGE_SECONDS: ${RANGE_LIMIT_SECONDS} is not a positive whole number of seconds`);
 if (!Number.isSafeInteger(SOAK_SECONDS) || SOAK_SECONDS < 2 * SOAK_COMPACT_MS / 1000) throw new Error(`BENCH_SCALE_SOAK_SECONDS: ${SOAK_SECONDS} is not a whole number of seconds of at least ${(2 * SOAK_COMPACT_MS) / 1000}`);
 for (const count of KEY_COUNTS) if (!Number.isSafeInteger(count) || count < PUTS_PER_TXN || count > 100_000_000) throw new Error(`BENCH_SCALE_KEYS: ${count} is not a key count in [${PUTS_PER_TXN}, 100000000]`);
 
@@ -61,6 +66,8 @@ interface Measured {
   readonly rssBytes: readonly number[];
   readonly diskBytes: readonly number[];
   readonly rangeSeconds: number;
+  /** Keys the range read before it ended: the key count, or fewer when it hit RANGE_LIMIT_SECONDS. */
+  readonly rangeKeys: number;
   readonly save: SnapshotSave;
   readonly restartSeconds: number;
   readonly membersReadySeconds: number;
@@ -147,7 +154,10 @@ async function pollUntil(what: string, condition: () => Promise<boolean>): Promi
   }
 }
 
-/** Reads every key of the prefix, PAGE_KEYS per Range (linearizable); returns seconds and the keys seen. */
+/**
+ * Reads every key of the prefix, PAGE_KEYS per Range (linearizable), for at most
+ * RANGE_LIMIT_SECONDS; returns seconds and the keys seen.
+ */
 async function rangeAll(endpoint: string): Promise<{ seconds: number; keys: number }> {
   const client = new EtcdGrpcClient(endpoint);
   const started = process.hrtime.bigint();
@@ -158,7 +168,7 @@ async function rangeAll(endpoint: string): Promise<{ seconds: number; keys: numb
       const outcome = await client.call<{ kvs: { key: Buffer }[]; more: boolean }>('KV', 'Range', { key: start, range_end: Buffer.from(PREFIX_END), limit: PAGE_KEYS }, { deadlineMs: 60_000 });
       if (!outcome.ok) throw new Error(`range from ${start.toString()} failed: ${outcome.code} ${outcome.details}`);
       keys += outcome.response.kvs.length;
-      if (!outcome.response.more || outcome.response.kvs.length === 0) break;
+      if (!outcome.response.more || outcome.response.kvs.length === 0 || elapsedSeconds(started) >= RANGE_LIMIT_SECONDS) break;
       start = Buffer.concat([outcome.response.kvs.at(-1)!.key, Buffer.from([0])]);
     }
   } finally {
@@ -311,8 +321,9 @@ async function measure(system: System, count: number): Promise<Measured> {
   await system.recentStalls();
   const range = await rangeAll(system.clientEndpoint);
   const rangeStalls = await system.recentStalls();
-  if (range.keys !== count) throw new Error(`${system.label}: the range saw ${range.keys} keys, not ${count}`);
-  note(`range of all keys in pages of ${PAGE_KEYS}: ${range.seconds.toFixed(2)} s${rangeStalls === undefined ? '' : `, longest stall members / gateway ${stallText(rangeStalls)}`}`);
+  const rangeComplete = range.keys === count;
+  if (!rangeComplete && (range.keys > count || range.seconds < RANGE_LIMIT_SECONDS)) throw new Error(`${system.label}: the range saw ${range.keys} keys, not ${count}`);
+  note(`range of all keys in pages of ${PAGE_KEYS}: ${rangeComplete ? '' : `stopped after ${range.keys} keys, `}${range.seconds.toFixed(2)} s${rangeStalls === undefined ? '' : `, longest stall members / gateway ${stallText(rangeStalls)}`}`);
 
   const save = await snapshotSave(system);
   note(
@@ -364,6 +375,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     rssBytes: rss,
     diskBytes: disk,
     rangeSeconds: range.seconds,
+    rangeKeys: range.keys,
     save,
     restartSeconds,
     membersReadySeconds,
@@ -507,6 +519,14 @@ const phase = (measured: Measured, name: 'load' | 'range' | 'soak'): string => {
   const stalls = measured.phaseStalls?.[name];
   return stalls === undefined ? 'n/a' : stallsWithGateway(stalls);
 };
+/** A range that hit RANGE_LIMIT_SECONDS shows how far it got. */
+const rangeTime = (measured: Measured, count: number): string =>
+  measured.rangeKeys === count ? measured.rangeSeconds.toFixed(2) : `over ${measured.rangeSeconds.toFixed(0)} (stopped: ${measured.rangeKeys.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} keys read)`;
+/** Against a range that was stopped, the ratio is a bound. */
+const rangeRatio = (ward: Measured, etcd: Measured, count: number): string => {
+  if (ward.rangeKeys !== count) return etcd.rangeKeys === count ? `over ${ratio(ward.rangeSeconds, etcd.rangeSeconds)}` : 'n/a';
+  return etcd.rangeKeys === count ? ratio(ward.rangeSeconds, etcd.rangeSeconds) : `under ${ratio(ward.rangeSeconds, etcd.rangeSeconds)}`;
+};
 const soakMembers = (soak: Soak): string => soak.atMidpoint.map((b, i) => `${mb(b)} → ${mb(soak.atEnd[i]!)}`).join(', ');
 const growth = (soak: Soak): string => {
   const worst = Math.max(...soak.atMidpoint.map((b, i) => soak.atEnd[i]! / b));
@@ -519,7 +539,7 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['bulk load (keys/s, higher is better)', etcd.keysPerSecond.toFixed(0), ward.keysPerSecond.toFixed(0), ratio(ward.keysPerSecond, etcd.keysPerSecond)],
     ['memory per member (RSS, MB)', range(etcd.rssBytes, mb), range(ward.rssBytes, mb), ratio(average(ward.rssBytes), average(etcd.rssBytes))],
     ['data on disk per member (MB)', range(etcd.diskBytes, mb), range(ward.diskBytes, mb), ratio(average(ward.diskBytes), average(etcd.diskBytes))],
-    [`range over all keys, pages of ${PAGE_KEYS} (s)`, etcd.rangeSeconds.toFixed(2), ward.rangeSeconds.toFixed(2), ratio(ward.rangeSeconds, etcd.rangeSeconds)],
+    [`range over all keys, pages of ${PAGE_KEYS} (s)`, rangeTime(etcd, count), rangeTime(ward, count), rangeRatio(ward, etcd, count)],
     ['etcdctl snapshot save (s)', etcd.save.seconds.toFixed(2), ward.save.seconds.toFixed(2), ratio(ward.save.seconds, etcd.save.seconds)],
     ['snapshot file (MB)', mb(etcd.save.fileBytes), mb(ward.save.fileBytes), ratio(ward.save.fileBytes, etcd.save.fileBytes)],
     ['RSS growth of the member serving the save (MB)', mb(etcd.save.rssGrowthBytes), mb(ward.save.rssGrowthBytes), ''],
@@ -548,6 +568,17 @@ function table(count: number, etcd: Measured, ward: Measured): string {
   ].join('\n');
 }
 
+/** The commit measured, and whether the tree held changes beside it. */
+function wardVersion(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: WORKSPACE_ROOT, encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: WORKSPACE_ROOT, encoding: 'utf8' }).trim() !== '';
+    return changed ? `${commit} with uncommitted changes` : commit;
+  } catch {
+    return 'an unknown commit';
+  }
+}
+const measuredVersion = wardVersion();
 const loadBefore = loadavg().map((value) => value.toFixed(1)).join(' / ');
 const results: { count: number; etcd: Measured | undefined; ward: Measured | undefined }[] = [];
 for (const count of KEY_COUNTS) {
@@ -561,25 +592,49 @@ if (results.some((r) => r.etcd === undefined || r.ward === undefined)) {
   process.exit(0);
 }
 const cpu = cpus();
+const settings = [
+  process.env.BENCH_GATEWAY_ENV ? `ward's gateway with \`${process.env.BENCH_GATEWAY_ENV}\` (\`BENCH_GATEWAY_ENV\`)` : '',
+  benchNodeArgs().length > 0 ? `every ward process with \`${benchNodeArgs().join(' ')}\` (\`BENCH_NODE_ARGS\`, after \`NODE_OPTIONS\`)` : '',
+].filter((text) => text !== '');
+const provenance = [
+  `Measured ${new Date().toISOString()} on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; load average before ${loadBefore}, after ${loadAfter} (ward at ${measuredVersion})`,
+  settings.length > 0 ? `; ${settings.join(', ')}` : '',
+  '.',
+].join('');
+const subsection = (r: (typeof results)[number]): string => table(r.count, r.etcd!, r.ward!).replace('\n\n', `\n\n${provenance}\n\n`);
+const page = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '# Benchmarks: ward vs etcd 3.4.23\n';
+const [head, ...sections] = page.split(/\n(?=## )/);
+const others = sections.filter((text) => !text.startsWith('## Scale\n'));
+// Key counts not measured in this run keep the subsection an earlier run wrote.
+const measuredHeadings = new Set(results.map((r) => `### ${r.count.toLocaleString('en-US')} keys`));
+const kept = (sections.find((text) => text.startsWith('## Scale\n')) ?? '')
+  .split(/\n(?=### )/)
+  .slice(1)
+  .map((text) => text.trimEnd())
+  .filter((text) => !measuredHeadings.has(text.split('\n')[0]!));
+const keyCountOf = (text: string): number => Number(/^### ([\d,]+) keys/.exec(text)?.[1]?.replaceAll(',', '') ?? Number.MAX_SAFE_INTEGER);
+const subsections = [...kept, ...results.map(subsection)].sort((a, b) => keyCountOf(a) - keyCountOf(b));
 const section = `## Scale
 
 Produced by \`libs/testing/etcd-harness/bench/scale.bench.ts\` (also part of \`npm run bench\`; alone:
-\`BENCH_SCALE_KEYS=1000000 npx tsx libs/testing/etcd-harness/bench/scale.bench.ts\`), ${new Date().toISOString()},
-on ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM; load average before ${loadBefore}, after ${loadAfter}.
+\`BENCH_SCALE_KEYS=1000000 npx tsx libs/testing/etcd-harness/bench/scale.bench.ts\`); each key count's
+table says when and on what it was measured (a run replaces the tables of the key counts it measures).
 
 3 members each, one system after the other. Keys \`scale/<9 digits>\` with 256-byte values, written
 by ${CLIENTS} clients with txns of ${PUTS_PER_TXN} puts (through etcd's first member; through ward's gateway).
 etcd runs with \`--quota-backend-bytes ${ETCD_QUOTA_BYTES}\`, ward's members with the same quota
-(\`RAFT_NODE_QUOTA_BACKEND_BYTES\`), \`NODE_OPTIONS=${WARD_NODE_ENV.NODE_OPTIONS}\` (the store lives in the
+(\`RAFT_NODE_QUOTA_BACKEND_BYTES\`; a member keeps its quota below what its snapshot holds, 1,919 MiB of
+key + value + 256 bytes per version, since 1cb1fed), \`NODE_OPTIONS=${WARD_NODE_ENV.NODE_OPTIONS}\` (the store lives in the
 heap) and otherwise their defaults (a snapshot per 64 MiB of applied entries or 10,000 entries). RSS and disk (\`du\`, allocated blocks) are read 2 s
-after the load. The range reads every key (values included, linearizable) ${PAGE_KEYS} per request.
+after the load. The range reads every key (values included, linearizable) ${PAGE_KEYS} per request, for
+at most \`BENCH_SCALE_RANGE_SECONDS\` (900 s by default; a range stopped there shows how far it got).
 \`etcdctl snapshot save\` then writes a backup through the client endpoint (etcd's first member streams
 its database; ward's gateway asks the leader, which streams a backup of its state), the serving
 member's RSS sampled every ${SAVE_SAMPLE_MS} ms. The
 full restart stops all three members (SIGTERM) and times from starting them again until every
 member reports ready (etcd \`/health\`, ward's raft-node \`/readyz\`), and until a linearizable Range
 answers through the client endpoint (ward's gateway keeps running). Then a follower (not the first member) is stopped, the first
-${Math.min(FOLLOWER_WRITES, Math.min(...KEY_COUNTS)).toLocaleString('en-US')} keys are overwritten, and the catch-up is timed from its start until its
+keys are overwritten (\`BENCH_SCALE_FOLLOWER_WRITES\`, 100,000 by default), and the catch-up is timed from its start until its
 applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
 (the longest event-loop delay since it started serving), the maximum of its readings before each
 stop and at the end; the stalls during the bulk load, the range and the soak are each process's
@@ -588,7 +643,7 @@ gateway, whose read replica answers the range), each with the process's longest 
 pause over the phase in parentheses (\`gc_longest_pause_recent_seconds\`: a stall as long as its pause
 was the collector's); beside the members' stalls, \`gc_longest_pause_seconds\`, the longest pause
 over the same time. The soak then overwrites every key again, cycling through the key space, for
-${SOAK_SECONDS} s (\`BENCH_SCALE_SOAK_SECONDS\`) with the same clients and txns, compacts every
+\`BENCH_SCALE_SOAK_SECONDS\` (300 s by default; each table gives it) with the same clients and txns, compacts every
 ${SOAK_COMPACT_MS / 1000} s to the revision the previous compaction saw as current (not \`physical\`: etcd removes
 the history in the background, in batches, and at a million keys under this load that outlasts a
 60 s deadline; ward, too, answers a compaction once applied and cuts the versions it drops afterwards, in
@@ -598,10 +653,7 @@ in: the history kept then is what compaction keeps) to the last. A txn that fail
 \`request timed out\` under this load in a run) is tried again, at most 5 times, as in the bulk load;
 the table counts them.
 
-${results.map((r) => table(r.count, r.etcd!, r.ward!)).join('\n\n')}
+${subsections.join('\n\n')}
 `;
-const page = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '# Benchmarks: ward vs etcd 3.4.23\n';
-const [head, ...sections] = page.split(/\n(?=## )/);
-const others = sections.filter((text) => !text.startsWith('## Scale\n'));
 writeFileSync(OUT, `${[head, ...others].map((part) => part!.trimEnd()).join('\n\n')}\n\n${section}`);
 console.log(`\n${section}\nwrote the Scale section of ${OUT}`);
