@@ -286,7 +286,7 @@ const MAX_REPLICA_WAITING_READS = 16_384;
 /** The read replica, following a member from now on (reads go to the members until it syncs). */
 function startReadReplica(w: Wiring): ReadReplica {
   const replica = new ReadReplica({
-    open: (from) => w.cluster.openFollow(from),
+    open: (from) => w.cluster.openFollow(from, w.config.readReplicaMaxBytes),
     // Entries the members applied and sent: any that fits the channel's message limit decodes.
     maxEntryBytes: NODE_MAX_MESSAGE_BYTES,
     maxSnapshotBytes: w.config.readReplicaMaxBytes,

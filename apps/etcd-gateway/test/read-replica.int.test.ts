@@ -21,9 +21,9 @@ const gateways: Gateway[] = [];
 const clients: EtcdTestClient[] = [];
 const logLines: string[] = [];
 
-async function addGateway(): Promise<Gateway> {
+async function addGateway(extra: { readReplicaMaxBytes?: number } = {}): Promise<Gateway> {
   const destination = new Writable({ write: (chunk, _encoding, done) => (logLines.push(String(chunk)), done()) });
-  const config = gatewayConfig({ grpcPort: 0, httpPort: 0, nodeEndpoints: cluster.members.map((m) => m.apiAddress), bcryptCost: 4, logLevel: 'info' });
+  const config = gatewayConfig({ grpcPort: 0, httpPort: 0, nodeEndpoints: cluster.members.map((m) => m.apiAddress), bcryptCost: 4, logLevel: 'info', ...extra });
   const gateway = await createGateway(config, { logger: createLogger({ name: 'etcd-gateway', level: 'info', destination }) });
   gateways.push(gateway);
   return gateway;
@@ -164,5 +164,28 @@ describe('read replica', () => {
     expect(mine.ok && fromMembers.ok).toBe(true);
     if (mine.ok && fromMembers.ok) expect(mine.value.kvs).toEqual(fromMembers.value.kvs);
     expect(await metric(late, 'ward_gateway_replica_reads{served="replica"}')).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a gateway whose replica takes less than the state is refused it by the member, asks no more for a while, and reads go to the members', async () => {
+    const writer = clientOf(gateways[0]!);
+    const value = Buffer.alloc(1024, 'v');
+    for (let i = 0; i < 1100; i++) expect(await writer.call('KV', 'Put', { key: bytes(`big/${String(i).padStart(4, '0')}`), value })).toMatchObject({ ok: true });
+    const offBefore = logLines.filter((l) => l.includes('read replica off')).length;
+    const small = await addGateway({ readReplicaMaxBytes: 1024 * 1024 });
+    const deadline = Date.now() + 20_000;
+    while (logLines.filter((l) => l.includes('read replica off')).length === offBefore) {
+      if (Date.now() > deadline) throw new Error('the replica was not turned down');
+      await sleep(50);
+    }
+    const off = logLines.filter((l) => l.includes('read replica off'));
+    // The member refused it once sized: nothing of the state was sent.
+    expect(off.at(-1)).toContain('more than the 1048576 the replica takes');
+    await sleep(2000);
+    expect(logLines.filter((l) => l.includes('read replica off')).length).toBe(off.length);
+    expect(await metric(small, 'ward_gateway_replica_synced')).toBe(0);
+    const reader = clientOf(small);
+    const read = await reader.call<{ count: string }>('KV', 'Range', { key: bytes('big/'), range_end: bytes('big0'), serializable: true, count_only: true });
+    expect(read.ok && read.value.count).toBe('1100');
+    expect(await metric(small, 'ward_gateway_replica_reads{served="members"}')).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -203,13 +203,15 @@ export class ClusterClient {
   /**
    * Opens a Follow stream (a read replica's feed) at the first reachable member, starting with the
    * current target (the leader when known: it applies first), on the member's stream channel,
-   * asking to go on from `from` (an applied index and its entry's term) when given.
+   * asking to go on from `from` (an applied index and its entry's term) when given, and for no
+   * state larger than `maxSnapshotBytes` (0: any).
    */
-  async openFollow(from?: { readonly index: number; readonly term: number }): Promise<ClientReadableStream<FollowMessage__Output>> {
+  async openFollow(from: { readonly index: number; readonly term: number } | undefined, maxSnapshotBytes: number): Promise<ClientReadableStream<FollowMessage__Output>> {
     this.assertOpen();
+    const request = { ...(from === undefined ? {} : { from_index: from.index, from_term: from.term }), max_snapshot_bytes: maxSnapshotBytes };
     for (let tries = 0; tries < this.options.endpoints.length; tries++) {
       const connection = this.connectionTo(this.currentTarget);
-      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS, 'streams')) return connection.streamClient.Follow(from === undefined ? {} : { from_index: from.index, from_term: from.term });
+      if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS, 'streams')) return connection.streamClient.Follow(request);
       this.moveOn(connection);
     }
     throw wireError('Unhealthy');

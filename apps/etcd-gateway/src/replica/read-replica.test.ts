@@ -220,6 +220,40 @@ describe('ReadReplica', () => {
     replica.stop();
   });
 
+  it('asks for a state too large again only after tooLargeRetryMs, whether the member refused it or sent it anyway', async () => {
+    const refused = new FakeStream();
+    const sent = new FakeStream();
+    const last = new FakeStream();
+    const opened: number[] = [];
+    let next = 0;
+    const streams = [refused, sent, last];
+    const replica = replicaWith([], 16, [], {
+      tooLargeRetryMs: 80,
+      open: async () => {
+        opened.push(performance.now());
+        return streams[next++] as unknown as FollowStream;
+      },
+    });
+    replica.start();
+    await tick();
+    // The member's answer to a state over the bound it was told.
+    refused.emit('error', Object.assign(new Error('9 FAILED_PRECONDITION: the state is 40 bytes'), { code: 9, details: 'the state is 40 bytes' }));
+    await tick(20);
+    expect(opened.length).toBe(1);
+    await tick(100);
+    expect(opened.length).toBe(2);
+    // A member that does not know the bound sends more than it: cancelled, asked again as late.
+    sent.send({ applied_index: '1', snapshot: { index: '1', limits: null, chunk: Buffer.alloc(32), last: false } });
+    expect(sent.cancelled).toBe(true);
+    await tick(20);
+    expect(opened.length).toBe(2);
+    await tick(100);
+    expect(opened.length).toBe(3);
+    expect(opened[2]! - opened[1]!).toBeGreaterThanOrEqual(75);
+    expect(replica.ready).toBe(false);
+    replica.stop();
+  });
+
   it('decodes a snapshot chunk by chunk; a damaged chunk ends the feed, and the next stream starts afresh', async () => {
     const source = Applier.create();
     for (let i = 1; i <= 300; i++) source.apply(i, { header: { id: BigInt(i), username: '', authRevision: 0 }, operation: put(`key/${String(i).padStart(3, '0')}`, `value ${i}`.repeat(20)) });

@@ -7,7 +7,7 @@
 // new stream asks to go on from the replica's applied index and that entry's term; a member whose
 // log holds that entry with that term sends the entries since (the replica keeps its state), any
 // other answer starts with a snapshot (the replica drops its state at the first chunk).
-import type { ClientReadableStream } from '@grpc/grpc-js';
+import { status as Status, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import type { ResponseContext } from '@ward/etcd/api-mapping';
 import { Applier, CompactionTurns, decodeApplyRequest, type ApplierDecoder, type ApplierOptions, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
 import type { ApplierLimits__Output, FollowMessage__Output } from '@ward/etcd/proto';
@@ -23,8 +23,13 @@ export interface ReadReplicaOptions {
   readonly open: (from: FollowFrom | undefined) => Promise<FollowStream>;
   /** Decoding bound of an entry: at least the members' own (they decoded it first). */
   readonly maxEntryBytes: number;
-  /** Largest snapshot the replica takes (bytes); a larger state is not replicated here. */
+  /**
+   * Largest snapshot the replica takes (bytes; the member is told, and refuses a larger state once
+   * sized); a larger state is not replicated here, and asked for again after `tooLargeRetryMs`.
+   */
   readonly maxSnapshotBytes: number;
+  /** Delay before asking again for a state that was too large (default TOO_LARGE_RETRY_MS). */
+  readonly tooLargeRetryMs?: number;
   /** Reads waiting for the replica to reach an index; beyond, they are not served here. */
   readonly maxWaiting: number;
   /** Delay before opening a new stream after one ended (doubles up to `maxRetryMs`). */
@@ -44,6 +49,11 @@ export interface ReadReplicaOptions {
  * turns, the stream paused meanwhile (the member keeps what it has not sent, within its bound).
  */
 export const APPLY_TURN_MS = 5;
+/**
+ * How long a replica whose state was too large waits before it asks again: each ask costs a member
+ * the sizing of its whole state (tens of ms at a million keys, in turns).
+ */
+export const TOO_LARGE_RETRY_MS = 60_000;
 /** Feed messages taken while one is still being applied (the stream is paused), at most. */
 const MAX_QUEUED_MESSAGES = 1024;
 
@@ -216,11 +226,14 @@ export class ReadReplica {
         this.queued.push(message);
       });
     });
-    const ended = (): void => {
-      if (this.stream === stream) this.restart(stream, 'keep');
+    const ended = (error?: ServiceError): void => {
+      if (this.stream !== stream) return;
+      // The member's answer to a state larger than the replica takes.
+      if (error?.code === Status.FAILED_PRECONDITION) return this.tooLarge(stream, error.details);
+      this.restart(stream, 'keep');
     };
     stream.on('error', ended);
-    stream.on('end', ended);
+    stream.on('end', () => ended());
   }
 
   /** Runs a step of the feed; one that throws ends the stream and drops the state. */
@@ -240,7 +253,8 @@ export class ReadReplica {
       // The member could not go on from the kept state: it goes now, not after the new one is whole.
       this.retained = undefined;
       this.snapshotBytes += snapshot.chunk.length;
-      if (this.snapshotBytes > this.options.maxSnapshotBytes) throw new Error(`snapshot larger than ${this.options.maxSnapshotBytes} bytes`);
+      // A member that does not know the replica's bound sends the state anyway.
+      if (this.snapshotBytes > this.options.maxSnapshotBytes) return this.tooLarge(stream, `more than ${this.options.maxSnapshotBytes} bytes sent`);
       // Each chunk is decoded as it comes (a bounded piece of work per message; the member sends
       // the state at the reader's pace), so the event loop is never held for the whole state.
       this.decoder ??= Applier.decoder(applierOptions(snapshot.limits));
@@ -374,6 +388,20 @@ export class ReadReplica {
   }
 
   /**
+   * The state is larger than the replica takes: reads go to the members, and the replica asks
+   * again only after tooLargeRetryMs (the state may have shrunk by then).
+   */
+  private tooLarge(stream: FollowStream, detail: string): void {
+    stream.removeAllListeners('data');
+    this.reset('drop');
+    this.resyncCount += 1;
+    const delayMs = this.options.tooLargeRetryMs ?? TOO_LARGE_RETRY_MS;
+    this.options.logger.warn({ detail, maxSnapshotBytes: this.options.maxSnapshotBytes, retryInMs: delayMs }, 'read replica off: the state is larger than GATEWAY_READ_REPLICA_MAX_BYTES; reads go to the members');
+    this.retryMs = this.options.minRetryMs;
+    this.connectIn(delayMs);
+  }
+
+  /**
    * Stops serving: reads go to the members until a new stream syncs. 'keep' keeps a synced state
    * (with the term of its applied index known) for the next stream to go on from.
    */
@@ -420,9 +448,13 @@ export class ReadReplica {
   }
 
   private retryLater(): void {
-    if (this.stopped) return;
     const delayMs = this.retryMs;
     this.retryMs = Math.min(this.options.maxRetryMs, this.retryMs * 2);
+    this.connectIn(delayMs);
+  }
+
+  private connectIn(delayMs: number): void {
+    if (this.stopped) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.connect();

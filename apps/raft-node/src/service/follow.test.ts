@@ -11,7 +11,7 @@ import type { NodeCore } from './node-core';
 /** A Follow stream whose writes are taken only when the test says so (`take`). */
 class FakeCall extends EventEmitter {
   readonly written: FollowMessage[] = [];
-  constructor(readonly request: { from_index: string; from_term: string } = { from_index: '0', from_term: '0' }) {
+  constructor(readonly request: { from_index: string; from_term: string; max_snapshot_bytes?: string } = { from_index: '0', from_term: '0' }) {
     super();
   }
   private untaken: (() => void)[] = [];
@@ -242,6 +242,20 @@ describe('FollowFeeds', () => {
     await expect(served).rejects.toThrow('compaction');
     expect(call.written).toEqual([]);
     expect(f.followerCount).toBe(0);
+  });
+
+  it('ends the stream FAILED_PRECONDITION, sending nothing, when the state is larger than the replica takes', async () => {
+    const f = feeds();
+    const call = new FakeCall({ from_index: '0', from_term: '0', max_snapshot_bytes: '19' });
+    const served = f.serve(fakeCore(3, fixedState([new Uint8Array(12), new Uint8Array(8)])), call as never);
+    await expect(served).rejects.toMatchObject({ grpcCode: 9, message: 'the state is 20 bytes, more than the 19 the replica takes' });
+    expect(call.written).toEqual([]);
+    expect(f.followerCount).toBe(0);
+    // At its bound it is sent.
+    const fits = new FakeCall({ from_index: '0', from_term: '0', max_snapshot_bytes: '20' });
+    void f.serve(fakeCore(3, fixedState([new Uint8Array(12), new Uint8Array(8)])), fits as never);
+    await takeUntil(fits, () => fits.written.some((m) => m.snapshot?.last === true));
+    expect(fits.written.reduce((sum, m) => sum + (m.snapshot?.chunk?.length ?? 0), 0)).toBe(20);
   });
 
   it('streams a large state through reused buffers at the stream\'s pace', async () => {

@@ -19,6 +19,9 @@
 // replica the entries it missed, not the whole state (hundreds of MB at a million keys, decoded in
 // one piece on the gateway).
 //
+// A replica names the largest state it takes: a larger one ends its stream with FAILED_PRECONDITION
+// once sized, before any of it is encoded or sent.
+//
 // Bounds: at most `maxFollowers` streams; a follower whose stream holds more than
 // `maxBufferedBytes` (or `maxBufferedMessages`) of batches unsent (written and not yet taken by
 // the stream, or waiting behind its snapshot) loses it and starts again from a new snapshot.
@@ -90,6 +93,8 @@ interface Follower {
   unsentBytes: number;
   /** The snapshot still being sent, undefined once it is out. */
   snapshot: SnapshotInFlight | undefined;
+  /** The largest state the follower takes (bytes; 0: any). */
+  readonly maxSnapshotBytes: number;
   /** Settles the handler: resolved ends the stream OK, rejected with the status. */
   readonly finished: (error?: Error) => void;
 }
@@ -111,7 +116,8 @@ export class FollowFeeds {
       return Promise.reject(new GrpcStatusError(GrpcStatus.RESOURCE_EXHAUSTED, 'etcdserver: too many requests'));
     }
     return new Promise<void>((resolve, reject) => {
-      const follower: Follower = { call, unsentBytes: 0, snapshot: undefined, finished: (error) => (error === undefined ? resolve() : reject(error)) };
+      const maxSnapshotBytes = Number(call.request?.max_snapshot_bytes ?? 0);
+      const follower: Follower = { call, unsentBytes: 0, snapshot: undefined, maxSnapshotBytes, finished: (error) => (error === undefined ? resolve() : reject(error)) };
       const gone = (): void => this.drop(follower);
       call.on('cancelled', gone);
       call.on('error', gone);
@@ -217,6 +223,10 @@ export class FollowFeeds {
       (result) => {
         if (result === 'dropped') return;
         if (result === 'stale') return this.snapshotStale(follower);
+        const bytes = taken.task.sizeBytes!;
+        if (follower.maxSnapshotBytes > 0 && bytes > follower.maxSnapshotBytes) {
+          return this.end(follower, GrpcStatus.FAILED_PRECONDITION, `the state is ${bytes} bytes, more than the ${follower.maxSnapshotBytes} the replica takes`);
+        }
         snapshot.pieces = taken.pieces(dropped);
         void this.sendSnapshotChunks(core, follower);
       },

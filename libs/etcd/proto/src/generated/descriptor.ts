@@ -2793,6 +2793,10 @@ export const etcdDescriptor = {
             "from_term": {
               "type": "uint64",
               "id": 2
+            },
+            "max_snapshot_bytes": {
+              "type": "uint64",
+              "id": 3
             }
           }
         },

@@ -7,9 +7,11 @@ import type { Long } from '@grpc/proto-loader';
 export interface FollowRequest {
   'from_index'?: (number | string | Long);
   'from_term'?: (number | string | Long);
+  'max_snapshot_bytes'?: (number | string | Long);
 }
 
 export interface FollowRequest__Output {
   'from_index': (string);
   'from_term': (string);
+  'max_snapshot_bytes': (string);
 }
