@@ -1,0 +1,60 @@
+// A snapshot over the old 1 GiB bound, on a real disk: written streamed (never whole in memory)
+// and loaded by a boot, which reads the file whole (Node's bound for that is 2 GiB - 1 bytes,
+// MAX_SNAPSHOT_BYTES stays below it).
+import { afterEach, expect, it } from 'vitest';
+import { MAX_SNAPSHOT_BYTES, RawNode, votersConfState, type Ready } from '@ward/raft/core';
+import { SeededRng } from '@ward/shared/clock';
+import { RaftPersistence, memberWalMetadata } from '../src/raft-persistence';
+import { makeTempDir, type TempDir } from '../src/testing';
+
+let dir: TempDir | undefined;
+afterEach(async () => {
+  await dir?.remove();
+  dir = undefined;
+});
+
+it('writes a local snapshot of 1.1 GB from pieces and boots from it', async () => {
+  dir = await makeTempDir('ward-large-snapshot-');
+  const options = { dir: dir.path, metadata: memberWalMetadata(0xc1n, 1n), bootstrapConfState: votersConfState([1n]), snapshotDataInMemory: false };
+  const booted = await RaftPersistence.open(options);
+  const node = new RawNode({ id: 1n, storage: booted.storage, rng: new SeededRng(1), applied: 0 });
+  const drain = async (): Promise<void> => {
+    while (node.hasReady()) {
+      const ready: Ready = node.ready();
+      await booted.persistence.persist(ready);
+      node.advance();
+    }
+  };
+  node.campaign();
+  await drain();
+  node.propose(new TextEncoder().encode('entry'));
+  await drain();
+  const index = booted.persistence.storage.lastIndex();
+  const total = 1_100_000_000;
+  expect(total).toBeGreaterThan(1024 ** 3);
+  expect(total).toBeLessThan(MAX_SNAPSHOT_BYTES);
+  const piece = new Uint8Array(4 * 1024 * 1024);
+  async function* pieces(): AsyncGenerator<Uint8Array> {
+    for (let sent = 0; sent < total; ) {
+      const length = Math.min(piece.length, total - sent);
+      // Each piece marked by its position, so the boot's bytes can be checked where they landed.
+      piece.fill(sent / piece.length + 1, 0, length);
+      sent += length;
+      yield piece.subarray(0, length);
+    }
+  }
+  const snapshot = await booted.persistence.createSnapshotStreamed(index, undefined, total, pieces());
+  expect(snapshot?.metadata.index).toBe(index);
+  await booted.persistence.close();
+
+  const again = await RaftPersistence.open(options);
+  try {
+    expect(again.snapshot?.metadata.index).toBe(index);
+    const data = again.snapshot!.data;
+    expect(data.length).toBe(total);
+    const last = Math.floor((total - 1) / piece.length);
+    expect([data[0], data[piece.length], data[total - 1]]).toEqual([1, 2, (last + 1) & 0xff]);
+  } finally {
+    await again.persistence.close();
+  }
+}, 120_000);
