@@ -284,7 +284,7 @@ async function snapshotSave(system: System): Promise<SnapshotSave> {
     const started = process.hrtime.bigint();
     const result = await runEtcdctl({ endpoints: [system.clientEndpoint], args: ['snapshot', 'save', file], timeoutMs: WAIT_LIMIT_MS }).finally(() => clearInterval(sampler));
     const seconds = elapsedSeconds(started);
-    if (result.exitCode !== 0) throw new Error(`${system.label}: etcdctl snapshot save failed (${result.exitCode}): ${result.stderr.slice(0, 500)}`);
+    if (result.exitCode !== 0) throw new Error(`${system.label}: etcdctl snapshot save failed (${result.exitCode}): ${result.stderr.slice(-1500)}`);
     const stalls = await system.recentStalls();
     return { seconds, fileBytes: statSync(file).size, rssGrowthBytes: Math.max(0, peak - before), stalls };
   } finally {
