@@ -21,7 +21,7 @@ import { Lessor, minLeaseTtlSeconds } from './lessor';
 import { formatMemberId } from './members';
 import { createNodeMetrics, type NodeMetrics } from './node-metrics';
 import { ProposalWaiters } from './proposals';
-import { BackendQuota, MAX_QUOTA_BYTES, effectiveQuotaBytes } from './backend-quota';
+import { BackendQuota, effectiveQuotaBytes } from './backend-quota';
 import { RaftDriver } from './raft-driver';
 import { ReadIndexBatcher } from './read-index';
 import { RequestIdGenerator } from './request-ids';
@@ -113,10 +113,7 @@ export class Member implements NodeCore {
     this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, peerTls);
     this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
-    this.quota = new BackendQuota(effectiveQuotaBytes(config.quotaBackendBytes, getHeapStatistics().heap_size_limit), () => this.stateMachine.applier.keySpaceView.retainedBytes);
-    if (config.quotaBackendBytes > MAX_QUOTA_BYTES) {
-      this.logger.warn({ configuredBytes: config.quotaBackendBytes, quotaBytes: MAX_QUOTA_BYTES }, 'RAFT_NODE_QUOTA_BACKEND_BYTES is above what a snapshot holds; the quota in force is lower');
-    }
+    this.quota = new BackendQuota(effectiveQuotaBytes(config.quotaBackendBytes, getHeapStatistics().heap_size_limit), () => this.stateMachine.applier.keySpaceView);
     this.applied = new AppliedWaiters(config.maxPendingReadsCount, () => this.stateMachine.appliedIndex);
     this.tokens = new TokenTtlKeeper({ ttlMs: config.simpleTokenTtlSeconds * 1000, maxTokens: config.maxSimpleTokensCount, maxTokensPerProposal: 1000, reproposeAfterMs: 10_000 });
     this.ids = new RequestIdGenerator(config.memberId, clock.nowMs());

@@ -214,7 +214,7 @@ export class Applier {
   }
 
   /** The key space, for Watch and lease queries served by the node. */
-  get keySpaceView(): Pick<KVStore, 'readEvents' | 'currentRevision' | 'compactRevision' | 'oldestEventRevision' | 'leaseKeys' | 'range' | 'hashKv' | 'retainedBytes'> {
+  get keySpaceView(): Pick<KVStore, 'readEvents' | 'currentRevision' | 'compactRevision' | 'oldestEventRevision' | 'leaseKeys' | 'range' | 'hashKv' | 'retainedBytes' | 'snapshotBoundBytes'> {
     return this.kv;
   }
 

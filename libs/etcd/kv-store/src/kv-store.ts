@@ -131,6 +131,11 @@ export class KVStore {
     return this.space.digest.retainedBytes;
   }
 
+  /** An upper bound of the bytes the key space's snapshot takes (its head aside), kept in step like `retainedBytes`. */
+  get snapshotBoundBytes(): number {
+    return this.space.digest.snapshotBoundBytes;
+  }
+
   /** Number of events the Watch log holds. */
   get eventCount(): number {
     return this.space.history.size;

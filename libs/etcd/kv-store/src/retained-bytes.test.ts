@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KVStore } from './kv-store';
-import { RECORD_OVERHEAD_BYTES } from './state-digest';
+import { RECORD_OVERHEAD_BYTES, RECORD_SNAPSHOT_OVERHEAD_BYTES } from './state-digest';
+import { SeededRng } from '@ward/shared/clock';
 import { b, newStore, testOptions } from './testing';
 
 const cost = (key: string, value?: string): number => RECORD_OVERHEAD_BYTES + key.length + (value?.length ?? 0);
@@ -47,5 +48,31 @@ describe('KVStore.retainedBytes (the backend quota measure)', () => {
       failure: [],
     });
     expect(store.retainedBytes).toBe(cost('a/1', 'x') + cost('a/2', 'y') + cost('a/1') + cost('a/2') + cost('b', 'zzz'));
+  });
+
+  it('bounds the snapshot from above: every record with its key, its value and RECORD_SNAPSHOT_OVERHEAD_BYTES', () => {
+    const rng = new SeededRng(20);
+    const store = newStore();
+    const text = (length: number): Uint8Array => b('k'.repeat(length));
+    for (let round = 0; round < 3000; round++) {
+      const key = text(1 + rng.nextInt(300));
+      const choice = rng.nextInt(10);
+      if (choice === 0) store.deleteRange({ key });
+      else store.put({ key, value: new Uint8Array(rng.nextInt(600)).fill(118), ...(choice < 4 ? { lease: 0x7fffffffffffffffn } : {}) });
+      if (round === 2000) {
+        store.compact(store.currentRevision - 500);
+        while (store.compactionStep() !== true);
+      }
+    }
+    const bytes = store.snapshot().length;
+    // The head (magic, format, four varints) and the trailer are the rest.
+    expect(bytes).toBeLessThanOrEqual(store.snapshotBoundBytes + 64);
+    // Not loose where keys are many and values large: a million such keys bound at 1.2x their snapshot.
+    const wide = newStore();
+    for (let i = 0; i < 2000; i++) wide.put({ key: b(`scale/${String(i).padStart(9, '0')}`), value: new Uint8Array(256) });
+    expect(wide.snapshot().length).toBeLessThanOrEqual(wide.snapshotBoundBytes + 64);
+    expect(wide.snapshotBoundBytes).toBeLessThan(wide.snapshot().length * 1.2);
+    expect(RECORD_SNAPSHOT_OVERHEAD_BYTES).toBeLessThan(RECORD_OVERHEAD_BYTES);
+    expect(KVStore.restore(store.snapshot(), testOptions()).snapshotBoundBytes).toBe(store.snapshotBoundBytes);
   });
 });

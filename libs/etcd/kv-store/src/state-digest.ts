@@ -111,6 +111,13 @@ export function recordDigest(key: ByteString, record: KeyRecord): [number, numbe
  */
 export const RECORD_OVERHEAD_BYTES = 256;
 
+/**
+ * The most a retained record adds to a key-space snapshot beyond its key and value bytes: its
+ * flags, revisions, version, lease and value length (at most 51 bytes), and its key's length and
+ * record count when it is the key's first.
+ */
+export const RECORD_SNAPSHOT_OVERHEAD_BYTES = 64;
+
 export function recordSizeBytes(key: ByteString, record: KeyRecord): number {
   return RECORD_OVERHEAD_BYTES + key.length + (record.value === null ? 0 : record.value.length);
 }
@@ -129,6 +136,7 @@ export class StateDigest {
   private laneA = 0;
   private laneB = 0;
   private bytes = 0;
+  private records = 0;
   private lanesKnown = true;
 
   /** A digest whose sums are not kept until `sumLanes` is called; sizes are. */
@@ -141,6 +149,11 @@ export class StateDigest {
   /** The summed `recordSizeBytes` of every retained record. */
   get retainedBytes(): number {
     return this.bytes;
+  }
+
+  /** At least the bytes a snapshot of the key space takes (its records with RECORD_SNAPSHOT_OVERHEAD_BYTES each). */
+  get snapshotBoundBytes(): number {
+    return this.bytes - this.records * (RECORD_OVERHEAD_BYTES - RECORD_SNAPSHOT_OVERHEAD_BYTES);
   }
 
   /** False while the sums are deferred: `sumLanes` must run before `hex`. */
@@ -162,11 +175,13 @@ export class StateDigest {
 
   add(key: ByteString, record: KeyRecord): void {
     this.bytes += recordSizeBytes(key, record);
+    this.records += 1;
     if (this.lanesKnown) this.sum(key, record, 1);
   }
 
   remove(key: ByteString, record: KeyRecord): void {
     this.bytes -= recordSizeBytes(key, record);
+    this.records -= 1;
     if (this.lanesKnown) this.sum(key, record, -1);
   }
 
