@@ -113,8 +113,8 @@ export const RECORD_OVERHEAD_BYTES = 256;
 
 /**
  * The most a retained record adds to a key-space snapshot beyond its key and value bytes: its
- * flags, revisions, version, lease and value length (at most 51 bytes), and its key's length and
- * record count when it is the key's first.
+ * flags, revisions, version, lease and value length (at most 43 bytes), and its key's length and
+ * record count when it is the key's first (at most 8 more).
  */
 export const RECORD_SNAPSHOT_OVERHEAD_BYTES = 64;
 
