@@ -380,11 +380,14 @@ export class ReadReplica {
     this.waiters = still;
   }
 
-  private restart(stream: FollowStream, state: 'keep' | 'drop'): void {
+  /** Leaves the stream and follows again: after the backoff, or after `delayMs` when given. */
+  private restart(stream: FollowStream, state: 'keep' | 'drop', delayMs?: number): void {
     stream.removeAllListeners('data');
     this.reset(state);
     this.resyncCount += 1;
-    this.retryLater();
+    if (delayMs === undefined) return this.retryLater();
+    this.retryMs = this.options.minRetryMs;
+    this.connectIn(delayMs);
   }
 
   /**
@@ -392,13 +395,9 @@ export class ReadReplica {
    * again only after tooLargeRetryMs (the state may have shrunk by then).
    */
   private tooLarge(stream: FollowStream, detail: string): void {
-    stream.removeAllListeners('data');
-    this.reset('drop');
-    this.resyncCount += 1;
     const delayMs = this.options.tooLargeRetryMs ?? TOO_LARGE_RETRY_MS;
     this.options.logger.warn({ detail, maxSnapshotBytes: this.options.maxSnapshotBytes, retryInMs: delayMs }, 'read replica off: the state is larger than GATEWAY_READ_REPLICA_MAX_BYTES; reads go to the members');
-    this.retryMs = this.options.minRetryMs;
-    this.connectIn(delayMs);
+    this.restart(stream, 'drop', delayMs);
   }
 
   /**

@@ -17,7 +17,7 @@
 //   ..      zero padding up to the next multiple of 512
 //   end-32  SHA-256 of every byte before it
 import { createHash, type Hash } from 'node:crypto';
-import { DEFAULT_MAX_SNAPSHOT_BYTES } from '@ward/raft/storage';
+import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
 import { chunksByteLength } from '@ward/shared/binary';
 
 const BACKUP_MAGIC = 'WARDBKUP';
@@ -28,7 +28,7 @@ export const BACKUP_HEADER_BYTES = 64;
 export const BACKUP_ALIGN_BYTES = 512;
 export const BACKUP_CHECKSUM_BYTES = 32;
 /** Largest state a backup may hold (the snapshot store's own limit). */
-export const MAX_BACKUP_STATE_BYTES = DEFAULT_MAX_SNAPSHOT_BYTES;
+export const MAX_BACKUP_STATE_BYTES = MAX_SNAPSHOT_BYTES;
 
 export interface BackupInfo {
   /** Raft index (applied) the state was taken at. */

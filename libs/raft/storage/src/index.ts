@@ -22,7 +22,7 @@ export { Wal } from './wal';
 export type { SnapshotPosition } from './snapshot-file';
 export { SNAPSHOT_FORMAT_VERSION, SNAPSHOT_HEADER_BYTES } from './snapshot-file';
 export type { SnapshotFileInfo, SnapshotStoreOptions, StoredSnapshot } from './snapshot-store';
-export { DEFAULT_MAX_SNAPSHOT_BYTES, SnapshotStore } from './snapshot-store';
+export { SnapshotStore } from './snapshot-store';
 export type { BootReport, RaftStorageOptions, RecoveredState } from './raft-storage';
 export { RAFT_STORAGE_DEFAULTS, RaftStorage } from './raft-storage';
 export type { BootedRaft, RaftPersistenceOptions, SnapshotDataStream } from './raft-persistence';

@@ -32,7 +32,6 @@ export interface StoredSnapshot extends SnapshotPosition {
   readonly data: Uint8Array;
 }
 
-export const DEFAULT_MAX_SNAPSHOT_BYTES = MAX_SNAPSHOT_BYTES;
 /** Bytes read per piece when a snapshot's data is streamed from its file. */
 const READ_PIECE_BYTES = 1024 * 1024;
 const TEMP_SUFFIX = '.tmp';
@@ -54,7 +53,7 @@ export class SnapshotStore {
 
   /** Opens the directory and removes temporary files of interrupted saves (returned). */
   static async open(options: SnapshotStoreOptions): Promise<{ store: SnapshotStore; removedTempFiles: string[] }> {
-    const maxSnapshotBytes = options.maxSnapshotBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES;
+    const maxSnapshotBytes = options.maxSnapshotBytes ?? MAX_SNAPSHOT_BYTES;
     if (!Number.isSafeInteger(maxSnapshotBytes) || maxSnapshotBytes <= 0) throw new TypeError(`SnapshotStore: maxSnapshotBytes must be a positive integer, got ${maxSnapshotBytes}`);
     await mkdir(options.dir, { recursive: true });
     const removedTempFiles = (await readdir(options.dir)).filter((name) => name.endsWith(TEMP_SUFFIX));
