@@ -8,8 +8,8 @@
 //
 // Whatever the quota (none too), a write is refused the same way when the store could then no
 // longer be snapshotted: when the bound of its snapshot (KVStore.snapshotBoundBytes), the pending
-// proposals and this one would reach SNAPSHOT_CEILING_BYTES. A member reads its snapshot whole at
-// boot, so a state past MAX_SNAPSHOT_BYTES could not be snapshotted, and its log would grow for ever.
+// proposals and this one would reach SNAPSHOT_CEILING_BYTES. A state past MAX_SNAPSHOT_BYTES could
+// not be snapshotted (nor sent to a follower), and its log would grow for ever.
 
 import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
 

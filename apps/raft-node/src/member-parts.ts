@@ -1,6 +1,7 @@
 // The parts of a member built from its configuration and what boot found on disk.
 import { randomInt } from 'node:crypto';
 import type { ChannelCredentials } from '@grpc/grpc-js';
+import type { ApplierOptions } from '@ward/etcd/apply';
 import type { TlsMaterial } from '@ward/platform/grpc-server';
 import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
@@ -12,7 +13,7 @@ import type { RaftNodeConfig } from './config';
 import { formatMemberId, type MemberSpec } from './members';
 import type { NodeMetrics } from './node-metrics';
 import { ENTRY_OVERHEAD_BYTES } from './service/decode-entry';
-import { StateMachine } from './state-machine';
+import { StateMachine, type RestoredState } from './state-machine';
 
 const MIB = 1024 * 1024;
 
@@ -21,14 +22,25 @@ export function maxEntryBytesOf(config: RaftNodeConfig): number {
   return config.maxRequestBytes + ENTRY_OVERHEAD_BYTES;
 }
 
-export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, metrics: NodeMetrics, logger: Logger): StateMachine {
-  return StateMachine.boot(
+/** The state machine's limits (every member of a cluster must share them: they decide outcomes). */
+function applierOptionsOf(config: RaftNodeConfig): ApplierOptions {
+  return {
+    kv: { maxTxnOps: config.maxTxnOpsCount, eventHistoryMaxEvents: config.eventHistoryEventsCount, snapshotFormat: config.snapshotFormat === '1' ? 1 : 2 },
+    maxSimpleTokens: config.maxSimpleTokensCount,
+    maxSimpleTokensPerUser: config.maxSimpleTokensPerUserCount,
+  };
+}
+
+/** The state of the snapshot the member booted from (if any), decoded as its file is read. */
+export async function restoreBootSnapshot(config: RaftNodeConfig, booted: BootedRaft): Promise<RestoredState | undefined> {
+  if (booted.snapshot === undefined) return undefined;
+  return StateMachine.decodeStreamed(applierOptionsOf(config), booted.snapshot.metadata, await booted.persistence.snapshotData(booted.snapshot));
+}
+
+export function createStateMachine(config: RaftNodeConfig, restored: RestoredState | undefined, metrics: NodeMetrics, logger: Logger): StateMachine {
+  return StateMachine.fromRestored(
     {
-      applier: {
-        kv: { maxTxnOps: config.maxTxnOpsCount, eventHistoryMaxEvents: config.eventHistoryEventsCount, snapshotFormat: config.snapshotFormat === '1' ? 1 : 2 },
-        maxSimpleTokens: config.maxSimpleTokensCount,
-        maxSimpleTokensPerUser: config.maxSimpleTokensPerUserCount,
-      },
+      applier: applierOptionsOf(config),
       maxEntryBytes: maxEntryBytesOf(config),
       onUndecodable: (index, error) => {
         metrics.undecodableEntry();
@@ -40,7 +52,7 @@ export function createStateMachine(config: RaftNodeConfig, booted: BootedRaft, m
       initialConfState: votersConfState(config.initialMemberIds),
       clusterId: config.clusterId,
     },
-    booted.snapshot,
+    restored,
   );
 }
 

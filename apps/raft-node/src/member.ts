@@ -26,7 +26,7 @@ import { RaftDriver } from './raft-driver';
 import { ReadIndexBatcher } from './read-index';
 import { RequestIdGenerator } from './request-ids';
 import { responseContext, type NodeCore } from './service/node-core';
-import type { AppliedMembershipChange, AppliedRequest, StateMachine } from './state-machine';
+import type { AppliedMembershipChange, AppliedRequest, RestoredState, StateMachine } from './state-machine';
 import { TokenTtlKeeper } from './token-ttl';
 import { WatchHub } from './watch/watch-hub';
 import { DEFAULT_FOLLOW_FEEDS, FollowFeeds } from './service/follow';
@@ -47,6 +47,8 @@ const LEASE_REPROPOSE_AFTER_MS = 3000;
 export interface MemberInputs {
   readonly config: RaftNodeConfig;
   readonly booted: BootedRaft;
+  /** The state of the snapshot the member booted from (restoreBootSnapshot), if any. */
+  readonly restored: RestoredState | undefined;
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly clock: Clock;
@@ -106,7 +108,7 @@ export class Member implements NodeCore {
     this.clock = clock;
     this.logger = inputs.logger.child({ component: 'raft' });
     this.metrics = createNodeMetrics(inputs.metrics);
-    this.stateMachine = createStateMachine(config, booted, this.metrics, this.logger);
+    this.stateMachine = createStateMachine(config, inputs.restored, this.metrics, this.logger);
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
     const peerTls = inputs.peerTls === undefined ? undefined : { credentials: tlsChannelCredentials(inputs.peerTls), material: inputs.peerTls };
     this.peerCredentials = peerTls?.credentials;
@@ -130,7 +132,7 @@ export class Member implements NodeCore {
     this.watches = this.createWatchHub(inputs.logger);
     this.follows = new FollowFeeds({ ...DEFAULT_FOLLOW_FEEDS, logger: inputs.logger.child({ component: 'follow' }) });
     this.leaderWatches = new LeaderWatches(() => nodeStatus(this));
-    this.snapshotBytes = booted.snapshot?.data.length ?? 0;
+    this.snapshotBytes = booted.snapshotBytes;
     this.fatal = new Promise((resolve) => (this.resolveFatal = resolve));
     this.removal = new Promise((resolve) => (this.resolveRemoval = resolve));
     this.driver = this.createDriver(booted);
@@ -237,7 +239,7 @@ export class Member implements NodeCore {
       snapshotEntries: this.config.snapshotEntriesCount,
       snapshotBytes: this.config.snapshotBytes,
       bootSnapshotIndex: booted.snapshot?.metadata.index ?? 0,
-      bootSnapshotBytes: booted.snapshot?.data.length ?? 0,
+      bootSnapshotBytes: booted.snapshotBytes,
       logger: this.logger,
       hooks: {
         onLeaderChange: (lead, term) => this.onLeaderChange(lead, term),

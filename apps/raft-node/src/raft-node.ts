@@ -15,7 +15,7 @@ import { startPeerServer } from '@ward/raft/transport';
 import { systemClock, type Clock } from '@ward/shared/clock';
 import type { RaftNodeConfig } from './config';
 import { Member } from './member';
-import { maxEntryBytesOf } from './member-parts';
+import { maxEntryBytesOf, restoreBootSnapshot } from './member-parts';
 import { formatMemberId } from './members';
 import { joinedConfig } from './membership/join';
 import { serveExchangeFrames } from './service/exchange';
@@ -119,7 +119,8 @@ function internalTls(config: RaftNodeConfig): TlsMaterial | null {
 }
 
 async function serve(config: RaftNodeConfig, booted: BootedRaft, logger: Logger, metrics: Metrics, clock: Clock, tls: TlsMaterial | null): Promise<RaftNode> {
-  const member = new Member({ config, booted, logger, metrics, clock, ...(tls === null ? {} : { peerTls: tls }) });
+  const restored = await restoreBootSnapshot(config, booted);
+  const member = new Member({ config, booted, restored, logger, metrics, clock, ...(tls === null ? {} : { peerTls: tls }) });
   // What has started so far is stopped again, newest first, when a later step fails (a port in
   // use, say): a member that cannot serve must not linger half-open, holding its other ports.
   const undo: Array<() => Promise<unknown>> = [() => member.stop()];

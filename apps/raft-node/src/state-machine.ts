@@ -5,9 +5,10 @@
 // (`applyConfChange`, which installs it and returns the new ConfState) and updating the member
 // list from the records in the entry's context; snapshots carry both (membership/codec.ts).
 import { Applier, decodeApplyRequest, type ApplierOptions, type ApplierSnapshotTask, type ApplyRequest, type ApplyResult } from '@ward/etcd/apply';
-import { ConfChangeError, EntryType, decodeConfChangeEntry, type ConfChangeV2, type ConfState, type Entry, type Snapshot } from '@ward/raft/core';
+import { ConfChangeError, EntryType, decodeConfChangeEntry, type ConfChangeV2, type ConfState, type Entry, type Snapshot, type SnapshotMetadata } from '@ward/raft/core';
+import type { SnapshotDataStream } from '@ward/raft/storage';
 import type { MemberSpec } from './members';
-import { decodeChangeContext, decodeNodeSnapshot, encodeNodeSnapshotChunks, encodeNodeSnapshotHead, type ChangeContext } from './membership/codec';
+import { NodeSnapshotDecoder, decodeChangeContext, decodeNodeSnapshot, encodeNodeSnapshotChunks, encodeNodeSnapshotHead, type ChangeContext } from './membership/codec';
 import { joinChunks } from '@ward/shared/binary';
 import { MemberList, type MemberListChange } from './membership/member-list';
 import type { SnapshotStepResult, SnapshotStreamOptions } from '@ward/etcd/kv-store';
@@ -32,6 +33,13 @@ export interface StateMachineOptions {
   /** The configuration at index 0 (the initial voters). */
   readonly initialConfState: ConfState;
   readonly clusterId: bigint;
+}
+
+/** A snapshot's state, decoded: the applier, and the member list (undefined: the snapshot predates it). */
+export interface RestoredState {
+  readonly metadata: SnapshotMetadata;
+  readonly applier: Applier;
+  readonly members: MemberList | undefined;
 }
 
 /** Installs a membership change in the Raft core; returns the new configuration (throws if it cannot apply). */
@@ -67,17 +75,29 @@ export class StateMachine {
     this.confStateValue = confState;
   }
 
-  /** Empty, or restored from the snapshot the member booted from. */
+  /** Empty, or restored from the snapshot the member booted from, its data whole. */
   static boot(options: StateMachineOptions, snapshot: Snapshot | undefined): StateMachine {
-    if (snapshot === undefined) return new StateMachine(options, Applier.create(options.applier), 0, MemberList.initial(options.initialMembers), options.initialConfState);
+    if (snapshot === undefined) return StateMachine.fromRestored(options, undefined);
     const decoded = decodeNodeSnapshot(snapshot.data);
-    return new StateMachine(
-      options,
-      Applier.restore(decoded.applier, options.applier),
-      snapshot.metadata.index,
-      decoded.members ?? MemberList.initial(options.initialMembers),
-      snapshot.metadata.confState,
-    );
+    return StateMachine.fromRestored(options, { metadata: snapshot.metadata, applier: Applier.restore(decoded.applier, options.applier), members: decoded.members });
+  }
+
+  /**
+   * The state of a snapshot whose data comes in pieces (a member's file at boot), decoded as they
+   * come: the data is never held whole. Throws for data that is no member snapshot.
+   */
+  static async decodeStreamed(applierOptions: ApplierOptions, metadata: SnapshotMetadata, data: SnapshotDataStream): Promise<RestoredState> {
+    const applier = Applier.decoder(applierOptions);
+    const decoder = new NodeSnapshotDecoder(data.totalBytes, applier);
+    for await (const piece of data.data instanceof Uint8Array ? [data.data] : data.data) decoder.push(piece);
+    const { members } = decoder.finish();
+    return { metadata, applier: applier.finish(), members };
+  }
+
+  /** Empty, or the state of a decoded snapshot (StateMachine.decodeStreamed). */
+  static fromRestored(options: StateMachineOptions, restored: RestoredState | undefined): StateMachine {
+    if (restored === undefined) return new StateMachine(options, Applier.create(options.applier), 0, MemberList.initial(options.initialMembers), options.initialConfState);
+    return new StateMachine(options, restored.applier, restored.metadata.index, restored.members ?? MemberList.initial(options.initialMembers), restored.metadata.confState);
   }
 
   /** The member list at the applied index. */

@@ -113,8 +113,8 @@ class Reader {
   end(): void {
     if (this.offset !== this.buf.length) throw new MembershipCodecError(`${this.buf.length - this.offset} trailing bytes`);
   }
-  get remaining(): number {
-    return this.buf.length - this.offset;
+  get position(): number {
+    return this.offset;
   }
 }
 
@@ -205,23 +205,84 @@ function startsWith(bytes: Uint8Array, magic: Uint8Array): boolean {
   return bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
 }
 
+/** The most bytes a member snapshot's head takes (a full member list of the longest texts). */
+export const NODE_SNAPSHOT_HEAD_MAX_BYTES = SNAPSHOT_MAGIC.length + 1 + 8 + 4 + MAX_MEMBERS * (8 + 1 + 3 * (2 + MAX_TEXT_BYTES)) + 4 + MAX_REMOVED_MEMBERS * 8 + 8;
+
+/** What precedes the applier's state in a member's snapshot data. */
+export interface NodeSnapshotHead {
+  readonly clusterId: bigint | undefined;
+  readonly members: MemberList | undefined;
+  /** Where the applier's state begins. */
+  readonly headBytes: number;
+}
+
 /**
- * Decodes snapshot data. The applier's bytes alone (the format before this one) give
- * `members: undefined`: the caller supplies the configured list.
+ * The head of member snapshot data of `totalBytes` bytes, read from `prefix` (its first bytes,
+ * the whole head at least). The applier's bytes alone (the format before this one) give
+ * `members: undefined` and no head: the caller supplies the configured list.
  */
-export function decodeNodeSnapshot(bytes: Uint8Array): { clusterId: bigint | undefined; members: MemberList | undefined; applier: Uint8Array } {
-  if (startsWith(bytes, APPLIER_MAGIC)) return { clusterId: undefined, members: undefined, applier: bytes };
-  if (!startsWith(bytes, SNAPSHOT_MAGIC)) throw new MembershipCodecError('not a member snapshot (neither WRNS nor WAPL)');
-  const r = new Reader(bytes);
+export function decodeNodeSnapshotHead(prefix: Uint8Array, totalBytes: number): NodeSnapshotHead {
+  if (startsWith(prefix, APPLIER_MAGIC)) return { clusterId: undefined, members: undefined, headBytes: 0 };
+  if (!startsWith(prefix, SNAPSHOT_MAGIC)) throw new MembershipCodecError('not a member snapshot (neither WRNS nor WAPL)');
+  const r = new Reader(prefix);
   r.raw(SNAPSHOT_MAGIC.length, 'magic');
   const version = r.u8('snapshot version');
   if (version !== SNAPSHOT_VERSION) throw new MembershipCodecError(`unknown member snapshot version ${version} (this build reads ${SNAPSHOT_VERSION})`);
   const clusterId = r.u64('cluster id');
   const members = readList(r);
   const length = r.u64('state length');
-  if (length !== BigInt(r.remaining)) throw new MembershipCodecError(`state length ${length} does not match the ${r.remaining} bytes left`);
+  const stateBytes = totalBytes - r.position;
+  if (length !== BigInt(stateBytes)) throw new MembershipCodecError(`state length ${length} does not match the ${stateBytes} bytes left`);
+  return { clusterId, members, headBytes: r.position };
+}
+
+/** Decodes snapshot data whole (see decodeNodeSnapshotHead); the applier's state is a view of it. */
+export function decodeNodeSnapshot(bytes: Uint8Array): { clusterId: bigint | undefined; members: MemberList | undefined; applier: Uint8Array } {
+  const { clusterId, members, headBytes } = decodeNodeSnapshotHead(bytes, bytes.length);
   // A view, not a copy: the state is decoded from it at once (a copy of a large state costs seconds).
-  const applier = r.view(r.remaining, 'state');
-  r.end();
-  return { clusterId, members, applier };
+  return { clusterId, members, applier: bytes.subarray(headBytes) };
+}
+
+/**
+ * Member snapshot data of `totalBytes` bytes pushed in pieces, in order: the head is read once it
+ * is in (at most NODE_SNAPSHOT_HEAD_MAX_BYTES are held for it), and the applier's bytes go on to
+ * `applier` as they come, never joined. MembershipCodecError for bytes that are no such data.
+ */
+export class NodeSnapshotDecoder {
+  private head: NodeSnapshotHead | undefined;
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private received = 0;
+
+  constructor(
+    private readonly totalBytes: number,
+    private readonly applier: { push(piece: Uint8Array): void },
+  ) {}
+
+  push(piece: Uint8Array): void {
+    this.received += piece.length;
+    if (this.received > this.totalBytes) throw new MembershipCodecError(`more than the ${this.totalBytes} bytes announced`);
+    if (this.head !== undefined) {
+      this.applier.push(piece);
+      return;
+    }
+    this.held.push(piece);
+    this.heldBytes += piece.length;
+    if (this.heldBytes >= Math.min(this.totalBytes, NODE_SNAPSHOT_HEAD_MAX_BYTES)) this.readHead();
+  }
+
+  /** The head, once every announced byte was pushed (the applier's own decoder finishes after). */
+  finish(): NodeSnapshotHead {
+    if (this.received !== this.totalBytes) throw new MembershipCodecError(`${this.received} of the ${this.totalBytes} bytes announced`);
+    if (this.head === undefined) this.readHead();
+    return this.head!;
+  }
+
+  private readHead(): void {
+    const prefix = joinChunks(this.held);
+    this.held = [];
+    const head = decodeNodeSnapshotHead(prefix, this.totalBytes);
+    this.head = head;
+    if (prefix.length > head.headBytes) this.applier.push(prefix.subarray(head.headBytes));
+  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Applier } from '@ward/etcd/apply';
 import { ConfChangeError, ConfChangeTransition, ConfChangeType, EntryType, encodeConfChangeV2, votersConfState, type ConfChangeV2, type ConfState } from '@ward/raft/core';
 import { StateMachine, type AppliedMembershipChange } from '../state-machine';
-import { decodeChangeContext, decodeNodeSnapshot, encodeChangeContext, encodeNodeSnapshot, MembershipCodecError } from './codec';
+import { NodeSnapshotDecoder, decodeChangeContext, decodeNodeSnapshot, encodeChangeContext, encodeNodeSnapshot, MembershipCodecError } from './codec';
 import { MemberList, type MemberRecord } from './member-list';
 
 const rec = (id: bigint, isLearner = false): MemberRecord => ({ id, name: `m${id}`, peerAddress: `10.0.0.${id}:2380`, apiAddress: `10.0.0.${id}:2379`, isLearner });
@@ -66,6 +66,30 @@ describe('membership codecs', () => {
     const bytes = encodeNodeSnapshot({ clusterId: 9n, members, applier });
     expect(() => decodeNodeSnapshot(Uint8Array.of(...bytes.subarray(0, 4), 2, ...bytes.subarray(5)))).toThrow(/version 2/);
   });
+
+  it('decodes member snapshot data pushed in pieces of any size, the head held only until it is in', () => {
+    const applier = Applier.create().snapshot();
+    const members = MemberList.of([rec(1n), rec(4n, true)], [2n]);
+    for (const bytes of [encodeNodeSnapshot({ clusterId: 9n, members, applier }), applier]) {
+      const whole = decodeNodeSnapshot(bytes);
+      for (const pieceBytes of [1, 7, 64, bytes.length]) {
+        const received: Uint8Array[] = [];
+        const decoder = new NodeSnapshotDecoder(bytes.length, { push: (piece) => received.push(piece.slice()) });
+        for (let offset = 0; offset < bytes.length; offset += pieceBytes) decoder.push(bytes.subarray(offset, offset + pieceBytes));
+        const head = decoder.finish();
+        expect({ clusterId: head.clusterId, members: head.members }).toEqual({ clusterId: whole.clusterId, members: whole.members });
+        expect(Buffer.concat(received)).toEqual(Buffer.from(whole.applier));
+      }
+    }
+    const bytes = encodeNodeSnapshot({ clusterId: 9n, members, applier });
+    const short = new NodeSnapshotDecoder(bytes.length + 1, { push: () => undefined });
+    short.push(bytes);
+    expect(() => short.finish()).toThrow(/of the .* bytes announced/);
+    expect(() => new NodeSnapshotDecoder(bytes.length - 1, { push: () => undefined }).push(bytes)).toThrow(/more than the/);
+    // A head announcing another state length than follows is refused as the whole decode refuses it.
+    const longer = new NodeSnapshotDecoder(bytes.length + 3, { push: () => undefined });
+    expect(() => longer.push(Uint8Array.of(...bytes, 1, 2, 3))).toThrow(/state length/);
+  });
 });
 
 describe('StateMachine membership', () => {
@@ -92,6 +116,23 @@ describe('StateMachine membership', () => {
     const restored = StateMachine.boot(options, { data: sm.snapshotData(), metadata: { index: 2, term: 1, confState: sm.confState } });
     expect(restored.members.members).toEqual(sm.members.members);
     expect(restored.confState).toEqual(next);
+  });
+
+  it('restores from snapshot data streamed in pieces as from the data whole', async () => {
+    const sm = StateMachine.boot(options, undefined);
+    const next: ConfState = { ...votersConfState([1n, 2n, 3n]), learners: [4n] };
+    sm.apply([entry(1, one(ConfChangeType.AddLearnerNode, 4n, encodeChangeContext({ requestId: 7n, records: [rec(4n, true)] })))], () => next);
+    const data = sm.snapshotData();
+    const metadata = { index: 1, term: 1, confState: sm.confState };
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      for (let offset = 0; offset < data.length; offset += 5) yield data.subarray(offset, offset + 5);
+    }
+    const restored = StateMachine.fromRestored(options, await StateMachine.decodeStreamed(options.applier, metadata, { totalBytes: data.length, data: pieces() }));
+    const whole = StateMachine.boot(options, { data, metadata });
+    expect(restored.snapshotData()).toEqual(whole.snapshotData());
+    expect(restored.members.get(4n)).toEqual(rec(4n, true));
+    expect([restored.appliedIndex, restored.confState]).toEqual([1, next]);
+    await expect(StateMachine.decodeStreamed(options.applier, metadata, { totalBytes: data.length, data: data.subarray(0, data.length - 1) })).rejects.toThrow(/bytes announced/);
   });
 
   it('boots from an older snapshot (applier bytes only) with the configured members', () => {

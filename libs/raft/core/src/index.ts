@@ -73,5 +73,7 @@ export {
   encodeSnapshotChunks,
   encodeSnapshotHead,
   encodeSnapshotMetadata,
+  decodeSnapshotHead,
   messageSizeBytes,
+  snapshotHeadMaxBytes,
 } from './codec/codec';

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DECODE_LIMITS, RawNode, votersConfState, type Entry, type Ready, type Snapshot } from '@ward/raft/core';
+import { DEFAULT_DECODE_LIMITS, RawNode, encodeSnapshotHead, votersConfState, type Entry, type Ready, type Snapshot } from '@ward/raft/core';
 import { SeededRng } from '@ward/shared/clock';
 import { hasCode } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata, type RaftPersistenceOptions } from './raft-persistence';
 import { SnapshotTooLargeError } from './errors';
+import { RaftStorage } from './raft-storage';
 import { makeTempDir, type TempDir } from './testing';
 
 let dir: TempDir;
@@ -147,11 +148,12 @@ describe('RaftPersistence', () => {
     expect(member.persistence.storage.snapshot()).toEqual({ metadata: installed.metadata, data: new Uint8Array(0) });
     expect((await collect(member.persistence, member.persistence.storage.snapshot())).toString()).toBe('leader state');
     await member.persistence.close();
-    // At boot the state machine gets the data, the core its metadata only.
+    // At boot neither holds the data: the state machine streams it from the file, as a follower would.
     const booted = await RaftPersistence.open(options({ snapshotDataInMemory: false }));
-    expect(booted.snapshot).toEqual(installed);
+    expect(booted.snapshot).toEqual({ metadata: installed.metadata, data: new Uint8Array(0) });
+    expect(booted.snapshotBytes).toBe(installed.data.length);
     expect(booted.storage.snapshot().data.length).toBe(0);
-    expect((await collect(booted.persistence, booted.storage.snapshot())).toString()).toBe('leader state');
+    expect((await collect(booted.persistence, booted.snapshot!)).toString()).toBe('leader state');
     await booted.persistence.close();
   });
 
@@ -214,7 +216,11 @@ describe('RaftPersistence', () => {
 
     const booted = await RaftPersistence.open(options({ snapshotDataInMemory: false }));
     expect(booted.snapshot!.metadata.index).toBe(appliedIndex);
-    expect(Buffer.from(booted.snapshot!.data).equals(Buffer.concat(pieces))).toBe(true);
+    expect(booted.snapshotBytes).toBe(8000);
+    const read: Uint8Array[] = [];
+    const { data } = await booted.persistence.snapshotData(booted.snapshot!);
+    for await (const piece of data instanceof Uint8Array ? [data] : data) read.push(piece);
+    expect(Buffer.concat(read).equals(Buffer.concat(pieces))).toBe(true);
     expect(payloads(booted.storage.entries(appliedIndex + 1, booted.storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER))).toEqual(
       Array.from({ length: 5 }, (_, i) => `put k${i + 41} v${i + 41}`),
     );
@@ -231,9 +237,33 @@ describe('RaftPersistence', () => {
     await member.persistence.close();
     const booted = await RaftPersistence.open(options());
     expect(booted.snapshot!.metadata.index).toBe(appliedIndex);
-    expect(booted.snapshot!.data.length).toBe(state.length);
+    expect([booted.snapshot!.data.length, booted.snapshotBytes]).toEqual([state.length, state.length]);
     expect(Buffer.from(booted.snapshot!.data).equals(Buffer.from(state))).toBe(true);
     await booted.persistence.close();
+  });
+
+  it('a snapshot file whose content names another position, or announces other than it holds, fails the boot', async () => {
+    const member = await Member.boot({ snapshotDataInMemory: false });
+    await member.elect();
+    await member.propose(1, 3);
+    const index = member.applied.at(-1)!.index;
+    const term = member.persistence.storage.term(index);
+    const state = new Uint8Array(100).fill(5);
+    const contents = [
+      { head: encodeSnapshotHead({ index: index + 1, term, confState: CONF }, state.length), reason: 'content names another index or term' },
+      { head: encodeSnapshotHead({ index, term, confState: CONF }, state.length + 1), reason: 'content announces 101 data bytes' },
+      { head: encodeSnapshotHead({ index, term, confState: CONF }, state.length).subarray(0, 10), reason: 'content does not decode' },
+    ];
+    await member.persistence.close();
+    for (const { head, reason } of contents) {
+      // Written where the member's own snapshot at that index would be, its marker in the log.
+      const { storage } = await RaftStorage.open(options());
+      await storage.saveSnapshot({ index, term, data: [head, state] });
+      await storage.close();
+      const error = await RaftPersistence.open(options({ snapshotDataInMemory: false })).catch((e: unknown) => e);
+      expect(hasCode(error, 'ERR_STORAGE_SNAPSHOT_CORRUPT')).toBe(true);
+      expect((error as Error).message).toContain(reason);
+    }
   });
 
   it('the catch-up tail behind a snapshot is bounded by bytes as well as by entries; the log segments before it are released', async () => {

@@ -2,7 +2,7 @@ import {
   EntryType,
   MemoryStorage,
   SnapshotOutOfDateError,
-  decodeSnapshot,
+  decodeSnapshotHead,
   encodeSnapshotChunks,
   encodeSnapshotHead,
   isEmptySnapshot,
@@ -13,12 +13,15 @@ import {
   type Index,
   type Ready,
   type Snapshot,
+  type SnapshotMetadata,
+  snapshotHeadMaxBytes,
 } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
 import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 import { SnapshotCorruptError, SnapshotTooLargeError, StateUnrecoverableError } from './errors';
 import { RAFT_STORAGE_DEFAULTS, RaftStorage, chunksOf, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
+import type { VerifiedSnapshot } from './snapshot-store';
 
 export interface RaftPersistenceOptions extends RaftStorageOptions {
   /**
@@ -50,8 +53,14 @@ export interface BootedRaft {
   readonly persistence: RaftPersistence;
   /** The core's Storage, holding the snapshot, the hard state and the log after the snapshot. */
   readonly storage: MemoryStorage;
-  /** The snapshot the state machine must be restored from before applying entries (if any). */
+  /**
+   * The snapshot the state machine must be restored from before applying entries (if any). Its
+   * data is here with snapshotDataInMemory; otherwise it is empty and `persistence.snapshotData`
+   * streams it from the file.
+   */
   readonly snapshot: Snapshot | undefined;
+  /** The length of that snapshot's state-machine data (0 without one). */
+  readonly snapshotBytes: number;
   readonly hardState: HardState | undefined;
   readonly report: BootReport;
 }
@@ -83,11 +92,11 @@ export class RaftPersistence {
     const { storage: disk, state, report } = await RaftStorage.open(options);
     try {
       const dataInMemory = options.snapshotDataInMemory ?? true;
-      const { memory, snapshot } = rebuild(state, options, dataInMemory);
+      const { memory, snapshot, snapshotBytes } = await rebuild(disk, state, options, dataInMemory);
       const catchUpBytes = options.catchUpBytes ?? RAFT_STORAGE_DEFAULTS.catchUpBytes;
       if (!Number.isSafeInteger(catchUpBytes) || catchUpBytes < 0) throw new TypeError(`catchUpBytes must be a non-negative integer, got ${catchUpBytes}`);
       const persistence = new RaftPersistence(disk, memory, options.catchUpEntries ?? RAFT_STORAGE_DEFAULTS.catchUpEntries, catchUpBytes, dataInMemory);
-      return { persistence, storage: memory, snapshot, hardState: state.hardState, report };
+      return { persistence, storage: memory, snapshot, snapshotBytes, hardState: state.hardState, report };
     } catch (error) {
       await disk.close();
       throw error;
@@ -234,21 +243,26 @@ function withoutData(snapshot: Snapshot): Snapshot {
   return { metadata: snapshot.metadata, data: NO_DATA };
 }
 
-function rebuild(state: RecoveredState, options: RaftPersistenceOptions, dataInMemory: boolean): { memory: MemoryStorage; snapshot: Snapshot | undefined } {
+async function rebuild(
+  disk: RaftStorage,
+  state: RecoveredState,
+  options: RaftPersistenceOptions,
+  dataInMemory: boolean,
+): Promise<{ memory: MemoryStorage; snapshot: Snapshot | undefined; snapshotBytes: number }> {
   const memory = new MemoryStorage(options.bootstrapConfState);
-  const decodeLimits = options.decodeLimits;
   let snapshot: Snapshot | undefined;
+  let snapshotBytes = 0;
   if (state.snapshot !== undefined) {
-    const file = `index ${state.snapshot.index} term ${state.snapshot.term}`;
-    try {
-      snapshot = decodeSnapshot(state.snapshot.data, decodeLimits);
-    } catch (error) {
-      throw new SnapshotCorruptError(file, `content does not decode: ${(error as Error).message}`);
+    const { metadata, headBytes, dataBytes } = await readSnapshotHead(disk, state.snapshot, options.decodeLimits);
+    snapshotBytes = dataBytes;
+    let data: Uint8Array = NO_DATA;
+    if (dataInMemory) {
+      const chunks: Uint8Array[] = [];
+      for await (const piece of (await disk.snapshots.readData(state.snapshot, headBytes)).pieces) chunks.push(piece);
+      data = joinChunks(chunks);
     }
-    if (snapshot.metadata.index !== state.snapshot.index || snapshot.metadata.term !== state.snapshot.term) {
-      throw new SnapshotCorruptError(file, 'content names another index or term');
-    }
-    memory.applySnapshot(dataInMemory ? snapshot : withoutData(snapshot));
+    snapshot = { metadata, data };
+    memory.applySnapshot(snapshot);
   }
   if (state.hardState !== undefined) memory.setHardState(state.hardState);
   memory.append(state.entries.map(toEntry));
@@ -256,7 +270,33 @@ function rebuild(state: RecoveredState, options: RaftPersistenceOptions, dataInM
   if (commit > memory.lastIndex()) {
     throw new StateUnrecoverableError(`the hard state commits ${commit}, but the log ends at ${memory.lastIndex()}`);
   }
-  return { memory, snapshot };
+  return { memory, snapshot, snapshotBytes };
+}
+
+/**
+ * The metadata of a verified snapshot file, from the head of its content (the data after it is
+ * read only when asked for); SnapshotCorruptError when the head does not decode, names another
+ * index or term, or announces other than the rest of the file.
+ */
+async function readSnapshotHead(disk: RaftStorage, position: VerifiedSnapshot, limits: DecodeLimits | undefined): Promise<{ metadata: SnapshotMetadata; headBytes: number; dataBytes: number }> {
+  const file = `index ${position.index} term ${position.term}`;
+  const { pieces } = await disk.snapshots.readData(position, 0, snapshotHeadMaxBytes(limits));
+  let prefix: Uint8Array = NO_DATA;
+  for await (const piece of pieces) {
+    prefix = piece;
+    break;
+  }
+  let head: ReturnType<typeof decodeSnapshotHead>;
+  try {
+    head = decodeSnapshotHead(prefix, limits);
+  } catch (error) {
+    throw new SnapshotCorruptError(file, `content does not decode: ${(error as Error).message}`);
+  }
+  if (head.metadata.index !== position.index || head.metadata.term !== position.term) throw new SnapshotCorruptError(file, 'content names another index or term');
+  if (head.headBytes + head.dataBytes !== position.dataBytes) {
+    throw new SnapshotCorruptError(file, `content announces ${head.dataBytes} data bytes after a ${head.headBytes}-byte head, in ${position.dataBytes} bytes`);
+  }
+  return head;
 }
 
 function toEntry(entry: WalEntry): Entry {

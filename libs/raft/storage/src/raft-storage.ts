@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SnapshotCorruptError, StateUnrecoverableError } from './errors';
 import type { WalEntry, WalHardState } from './record';
 import type { SnapshotPosition } from './snapshot-file';
-import { SnapshotStore, type SnapshotFileInfo, type StoredSnapshot } from './snapshot-store';
+import { SnapshotStore, type SnapshotFileInfo, type VerifiedSnapshot } from './snapshot-store';
 import { Wal } from './wal';
 import type { WalOptions } from './wal-options';
 import type { WalRepairReport } from './wal-open';
@@ -35,8 +35,8 @@ export interface RaftStorageOptions {
 /** The durable state rebuilt at boot. */
 export interface RecoveredState {
   readonly metadata: Uint8Array;
-  /** The newest usable snapshot, if any. */
-  readonly snapshot: StoredSnapshot | undefined;
+  /** The newest usable snapshot, if any: verified on disk, its data read from the store in pieces. */
+  readonly snapshot: VerifiedSnapshot | undefined;
   readonly hardState: WalHardState | undefined;
   /** The log after the snapshot: contiguous, starting at snapshot index + 1. */
   readonly entries: readonly WalEntry[];
@@ -77,12 +77,12 @@ export class RaftStorage {
     if (!Number.isSafeInteger(retainSnapshots) || retainSnapshots < 1) throw new TypeError(`retainSnapshots must be a positive integer, got ${retainSnapshots}`);
     if (!Number.isSafeInteger(catchUpEntries) || catchUpEntries < 0) throw new TypeError(`catchUpEntries must be a non-negative integer, got ${catchUpEntries}`);
     const { store, removedTempFiles } = await SnapshotStore.open({ dir: join(options.dir, 'snap'), ...(options.maxSnapshotBytes === undefined ? {} : { maxSnapshotBytes: options.maxSnapshotBytes }) });
-    // The newest snapshot file is read while the log is replayed: at millions of keys both are
-    // hundreds of MB, and the read runs off the event loop. It is used if the log vouches for it.
+    // The newest snapshot file is verified (read in pieces, checksummed) while the log is replayed:
+    // at millions of keys both are hundreds of MB. It is used if the log vouches for it.
     const snapshots = await store.list();
     const newest = snapshots[0];
-    const prefetch = newest === undefined ? undefined : { file: newest.file, read: store.read(newest) };
-    prefetch?.read.catch(() => undefined); // its error is met when (and if) it is used
+    const prefetch = newest === undefined ? undefined : { file: newest.file, verified: store.verify(newest) };
+    prefetch?.verified.catch(() => undefined); // its error is met when (and if) it is used
     const opened = await Wal.open({ ...options.wal, dir: join(options.dir, 'wal'), metadata: options.metadata });
     try {
       const choice = await chooseSnapshot(store, snapshots, opened.state, prefetch);
@@ -157,7 +157,7 @@ export async function* chunksOf(data: Uint8Array | readonly Uint8Array[]): Async
 }
 
 interface SnapshotChoice {
-  readonly snapshot: StoredSnapshot | undefined;
+  readonly snapshot: VerifiedSnapshot | undefined;
   readonly broken: { file: string; reason: string }[];
   readonly skipped: { file: string; reason: string }[];
 }
@@ -171,7 +171,7 @@ async function chooseSnapshot(
   store: SnapshotStore,
   snapshots: readonly SnapshotFileInfo[],
   log: WalReplayState | undefined,
-  prefetch: { file: string; read: Promise<Buffer> } | undefined,
+  prefetch: { file: string; verified: Promise<VerifiedSnapshot> } | undefined,
 ): Promise<SnapshotChoice> {
   const broken: { file: string; reason: string }[] = [];
   const skipped: { file: string; reason: string }[] = [];
@@ -182,7 +182,7 @@ async function chooseSnapshot(
       continue;
     }
     try {
-      return { snapshot: await store.load(info, info.file === prefetch?.file ? prefetch.read : undefined), broken, skipped };
+      return { snapshot: await (info.file === prefetch?.file ? prefetch.verified : store.verify(info)), broken, skipped };
     } catch (error) {
       if (!(error instanceof SnapshotCorruptError)) throw error;
       await store.markBroken(info);
@@ -200,7 +200,7 @@ function whyUnusable(info: SnapshotFileInfo, log: WalReplayState | undefined): s
 }
 
 /** The log after `snapshot`, checked to continue it without a gap. */
-function entriesAfter(log: WalReplayState | undefined, snapshot: StoredSnapshot | undefined): WalEntry[] {
+function entriesAfter(log: WalReplayState | undefined, snapshot: VerifiedSnapshot | undefined): WalEntry[] {
   const base = snapshot?.index ?? 0;
   const all = log?.entries ?? [];
   if (all.length === 0) {

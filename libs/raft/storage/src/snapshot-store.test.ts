@@ -98,7 +98,8 @@ describe('SnapshotStore', () => {
     const damaged = [
       { mutate: (b: Uint8Array) => ((b[SNAPSHOT_HEADER_BYTES + 500]! ^= 1), b), reason: 'checksum mismatch' },
       { mutate: (b: Uint8Array) => b.subarray(0, b.length - 1), reason: 'data bytes' },
-      { mutate: (b: Uint8Array) => ((b[17]! ^= 4), b), reason: 'checksum' },
+      { mutate: (b: Uint8Array) => ((b[17]! ^= 4), b), reason: 'header unlike the file name' }, // a bit of the index
+      { mutate: (b: Uint8Array) => Uint8Array.of(...b, 0), reason: 'file holds 2001' },
       { mutate: (b: Uint8Array) => ((b[0] = 0x58), b), reason: 'magic' },
     ];
     for (let i = 0; i < damaged.length; i++) {

@@ -1,12 +1,12 @@
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { joinChunks } from '@ward/shared/binary';
 import { crc32c } from '@ward/shared/checksum';
 import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
 import { SnapshotCorruptError, SnapshotTooLargeError } from './errors';
 import { fsyncDirectory, fsyncFile, writeFully } from './fs-io';
 import {
   SNAPSHOT_HEADER_BYTES,
-  decodeSnapshotFile,
   decodeSnapshotHeader,
   encodeSnapshotHeader,
   snapshotChecksumMatches,
@@ -27,9 +27,14 @@ export interface SnapshotFileInfo extends SnapshotPosition {
   readonly file: string;
 }
 
-/** A verified snapshot. */
+/** A verified snapshot's data, whole. */
 export interface StoredSnapshot extends SnapshotPosition {
   readonly data: Uint8Array;
+}
+
+/** A snapshot file whose data verified (read with readData). */
+export interface VerifiedSnapshot extends SnapshotPosition {
+  readonly dataBytes: number;
 }
 
 /** Bytes read per piece when a snapshot's data is streamed from its file. */
@@ -107,39 +112,34 @@ export class SnapshotStore {
   }
 
   /**
-   * Reads and verifies a snapshot; throws SnapshotCorruptError naming the file and the reason.
-   * `read`: the file's bytes when they are already being read (see `read`).
+   * Verifies a snapshot file (its header, its name, its size and its data's checksum), reading it
+   * in pieces: never whole in memory, so no file size limits it but maxSnapshotBytes. Throws
+   * SnapshotCorruptError naming the file and the reason.
    */
-  async load(info: SnapshotFileInfo, read: Promise<Buffer> = this.read(info)): Promise<StoredSnapshot> {
-    const file = await read;
-    // A view, not a copy (`new Uint8Array(buffer)` copies element by element).
-    const decoded = decodeSnapshotFile(new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
-    if (!decoded.ok) throw new SnapshotCorruptError(info.file, decoded.reason);
-    if (decoded.position.index !== info.index || decoded.position.term !== info.term) {
-      throw new SnapshotCorruptError(info.file, `header says index ${decoded.position.index} term ${decoded.position.term}, unlike the file name`);
-    }
-    return { ...decoded.position, data: decoded.data };
+  async verify(info: SnapshotPosition | SnapshotFileInfo): Promise<VerifiedSnapshot> {
+    const { totalBytes, pieces } = await this.readData(info, 0);
+    for await (const piece of pieces) void piece;
+    return { index: info.index, term: info.term, dataBytes: totalBytes };
   }
 
-  /** A snapshot file's bytes, unverified; SnapshotCorruptError when it is over maxSnapshotBytes. */
-  async read(info: SnapshotFileInfo): Promise<Buffer> {
-    const path = join(this.dir, info.file);
-    const sizeBytes = (await stat(path)).size;
-    if (sizeBytes - SNAPSHOT_HEADER_BYTES > this.maxSnapshotBytes) {
-      throw new SnapshotCorruptError(info.file, `${sizeBytes} bytes exceed maxSnapshotBytes (${this.maxSnapshotBytes})`);
-    }
-    return readFile(path);
+  /** Reads and verifies a snapshot's data whole (for a small state; a member streams with readData). */
+  async load(info: SnapshotPosition | SnapshotFileInfo): Promise<StoredSnapshot> {
+    const { pieces } = await this.readData(info, 0);
+    const chunks: Uint8Array[] = [];
+    for await (const piece of pieces) chunks.push(piece);
+    return { index: info.index, term: info.term, data: joinChunks(chunks) };
   }
 
   /**
-   * The data of the snapshot file at `position`, after its first `skipBytes`, read in pieces of
-   * at most `pieceBytes` as they are taken (never whole in memory). The whole data's checksum is
-   * checked once the last piece is read: a mismatch, like any read failure, throws from the
-   * iteration (SnapshotCorruptError). A missing or unusable file throws at once.
+   * The data of the snapshot file at `position` (or of the file a SnapshotFileInfo names), after
+   * its first `skipBytes`, read in pieces of at most `pieceBytes` as they are taken (never whole in
+   * memory). The whole data's checksum is checked once the last piece is read: a mismatch, like
+   * any read failure, throws from the iteration (SnapshotCorruptError). A missing or unusable file
+   * throws at once.
    */
-  async readData(position: SnapshotPosition, skipBytes: number, pieceBytes = READ_PIECE_BYTES): Promise<{ totalBytes: number; pieces: AsyncIterable<Uint8Array> }> {
+  async readData(position: SnapshotPosition | SnapshotFileInfo, skipBytes: number, pieceBytes = READ_PIECE_BYTES): Promise<{ totalBytes: number; pieces: AsyncIterable<Uint8Array> }> {
     checkPosition(position);
-    const file = formatSnapshotName(position);
+    const file = 'file' in position ? position.file : formatSnapshotName(position);
     const path = join(this.dir, file);
     const header = new Uint8Array(SNAPSHOT_HEADER_BYTES);
     const opened = await open(path, 'r');
@@ -150,6 +150,8 @@ export class SnapshotStore {
       if (!decoded.ok) throw new SnapshotCorruptError(file, decoded.reason);
       if (decoded.position.index !== position.index || decoded.position.term !== position.term) throw new SnapshotCorruptError(file, 'header unlike the file name');
       if (decoded.dataBytes > this.maxSnapshotBytes) throw new SnapshotCorruptError(file, `${decoded.dataBytes} data bytes exceed maxSnapshotBytes (${this.maxSnapshotBytes})`);
+      const fileBytes = (await opened.stat()).size;
+      if (fileBytes !== SNAPSHOT_HEADER_BYTES + decoded.dataBytes) throw new SnapshotCorruptError(file, `header says ${decoded.dataBytes} data bytes, file holds ${fileBytes - SNAPSHOT_HEADER_BYTES}`);
       if (skipBytes > decoded.dataBytes) throw new SnapshotCorruptError(file, `${decoded.dataBytes} data bytes, fewer than the ${skipBytes} to skip`);
       dataBytes = decoded.dataBytes;
     } finally {

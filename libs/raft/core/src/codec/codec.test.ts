@@ -18,7 +18,10 @@ import {
   encodeMessage,
   encodeSnapshot,
   encodeSnapshotChunks,
+  encodeSnapshotHead,
+  decodeSnapshotHead,
   messageSizeBytes,
+  snapshotHeadMaxBytes,
 } from './codec';
 
 const position = fc.nat({ max: Number.MAX_SAFE_INTEGER });
@@ -83,10 +86,27 @@ describe('binary codec', () => {
         const [head, data] = encodeSnapshotChunks(snap);
         expect(data).toBe(snap.data);
         expect(Uint8Array.from([...head, ...data])).toEqual(encodeSnapshot(snap));
+        // The head read back from any prefix that holds it, however much of the data follows.
+        const whole = encodeSnapshot(snap);
+        expect(decodeSnapshotHead(whole.subarray(0, head.length + (snap.data.length >> 1)))).toEqual({ metadata: snap.metadata, headBytes: head.length, dataBytes: snap.data.length });
+        expect(head.length).toBeLessThanOrEqual(snapshotHeadMaxBytes());
         expect(decodeHardState(encodeHardState({ term, vote, commit }))).toEqual({ term, vote, commit });
       }),
       { numRuns: 1000, seed: 11 },
     );
+  });
+
+  it('a snapshot head cut short, or announcing data over maxSnapshotBytes, is a CodecError', () => {
+    const metadata = { index: 7, term: 2, confState: { voters: [1n, 2n, 3n], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } };
+    const head = encodeSnapshotHead(metadata, 1000);
+    expect(decodeSnapshotHead(head)).toEqual({ metadata, headBytes: head.length, dataBytes: 1000 });
+    expect(() => decodeSnapshotHead(head.subarray(0, head.length - 1))).toThrow(CodecError);
+    const limits = { maxDataBytes: 64, maxSnapshotBytes: 999, maxEntries: 10, maxMembers: 10 };
+    expect(() => decodeSnapshotHead(head, limits)).toThrow(/1000 bytes exceeds the limit of 999/);
+    // The largest head the limits allow fits their bound exactly.
+    const ids = Array.from({ length: 10 }, (_, i) => BigInt(i + 1));
+    const widest = encodeSnapshotHead({ index: 1, term: 1, confState: { voters: ids, learners: ids, votersOutgoing: ids, learnersNext: ids, autoLeave: true } }, 0);
+    expect(widest.length).toBe(snapshotHeadMaxBytes(limits));
   });
 
   it('decoded entry data and context own their bytes, also when the input is a Node Buffer', () => {

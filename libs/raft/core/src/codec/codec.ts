@@ -43,10 +43,11 @@ export interface DecodeLimits {
 }
 
 /**
- * The largest snapshot a member writes, sends, receives or loads: a member reads its snapshot file
- * whole at boot, and Node.js reads no file over 2 GiB - 1 bytes in one piece; 1 MiB is left for
- * the file's header and the snapshot's metadata. A state that would encode to more is not written
- * (the member logs it and keeps its log); the backend quota keeps a store below it.
+ * The largest snapshot a member writes, sends, receives or loads (2 GiB less 1 MiB for the file's
+ * header and the snapshot's metadata). A member boots from its own snapshot file in pieces, but a
+ * snapshot installed from the leader is received into one buffer and restored from it in one step,
+ * beside the state it replaces. A state that would encode to more is not written (the member logs
+ * it and keeps its log); the backend quota keeps a store below it.
  */
 export const MAX_SNAPSHOT_BYTES = 2 * 1024 ** 3 - 1024 ** 2;
 
@@ -270,9 +271,14 @@ function decodeWhole<T>(bytes: Uint8Array, what: string, read: (r: BinaryReader)
     r.expectEnd();
     return value;
   } catch (error) {
-    if (!(error instanceof BinaryDecodeError)) throw error;
-    throw new CodecError(what, error.offset, error.reason === 'invalid-value' ? error.detail : `${error.reason}: ${error.detail}`);
+    throw asCodecError(error, what);
   }
+}
+
+/** A reader's or format rule's BinaryDecodeError as the CodecError of `what`; anything else as is. */
+function asCodecError(error: unknown, what: string): unknown {
+  if (!(error instanceof BinaryDecodeError)) return error;
+  return new CodecError(what, error.offset, error.reason === 'invalid-value' ? error.detail : `${error.reason}: ${error.detail}`);
 }
 
 export function decodeEntry(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Entry {
@@ -301,6 +307,29 @@ export function decodeSnapshot(bytes: Uint8Array, limits: DecodeLimits = DEFAULT
     // A view of the input, not a copy: a snapshot holds a whole state (a copy costs seconds).
     return { metadata, data: readBytesField(r, 'snapshot data', limits.maxSnapshotBytes, true) };
   });
+}
+
+/** Most bytes encodeSnapshotHead writes for metadata within `limits` (four lists of maxMembers ids). */
+export function snapshotHeadMaxBytes(limits: DecodeLimits = DEFAULT_DECODE_LIMITS): number {
+  return 16 + 4 * (4 + 8 * limits.maxMembers) + 1 + 4;
+}
+
+/**
+ * The head of encodeSnapshot's bytes read from `prefix`, their first bytes (any number past the
+ * head): the metadata, the head's length and the data's announced length. A prefix shorter than
+ * the head, or a data length over maxSnapshotBytes, is a CodecError.
+ */
+export function decodeSnapshotHead(prefix: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): { metadata: SnapshotMetadata; headBytes: number; dataBytes: number } {
+  if (!(prefix instanceof Uint8Array)) throw new CodecError('Snapshot', 0, 'input must be a Uint8Array');
+  const r = new BinaryReader(prefix);
+  try {
+    const metadata = readSnapshotMetadata(r, limits);
+    const dataBytes = r.uint32le();
+    if (dataBytes > limits.maxSnapshotBytes) fail(r, `snapshot data of ${dataBytes} bytes exceeds the limit of ${limits.maxSnapshotBytes}`);
+    return { metadata, headBytes: r.offset, dataBytes };
+  } catch (error) {
+    throw asCodecError(error, 'Snapshot');
+  }
 }
 
 /** Decodes a message from the wire; any malformation is a CodecError (never another exception). */
