@@ -71,6 +71,8 @@ interface Measured {
   readonly save: SnapshotSave;
   readonly restartSeconds: number;
   readonly membersReadySeconds: number;
+  /** Each member's peak RSS from its start in the full restart until the cluster served (VmHWM). */
+  readonly restartPeakRssBytes: readonly number[];
   readonly followerWrites: number;
   readonly catchUpSeconds: number;
   /** Longest event-loop stall per member (ward only), seconds. */
@@ -261,9 +263,9 @@ async function serves(endpoint: string): Promise<boolean> {
   }
 }
 
-function rssBytes(pid: number | undefined): number {
+function rssBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   if (pid === undefined) return Number.NaN;
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match === null ? Number.NaN : Number(match[1]) * 1024;
 }
 
@@ -341,8 +343,11 @@ async function measure(system: System, count: number): Promise<Measured> {
   const membersReadySeconds = elapsedSeconds(restartStarted);
   await pollUntil(`${system.label} to serve after a full restart`, () => serves(system.clientEndpoint));
   const restartSeconds = elapsedSeconds(restartStarted);
+  const restartPeakRssBytes = Array.from({ length: system.members }, (_, i) => rssBytes(system.pid(i), 'VmHWM'));
   const restartStalls = await system.recentStalls();
-  note(`full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s${restartStalls === undefined ? '' : `, longest stall since the range, members / gateway ${stallText(restartStalls)}`}`);
+  note(
+    `full restart: members ready ${membersReadySeconds.toFixed(2)} s, serving ${restartSeconds.toFixed(2)} s, peak RSS ${restartPeakRssBytes.map((b) => (b / 1e6).toFixed(0)).join(' / ')} MB${restartStalls === undefined ? '' : `, longest stall since the range, members / gateway ${stallText(restartStalls)}`}`,
+  );
 
   const followerWrites = Math.min(FOLLOWER_WRITES, count);
   const leader = await system.leader();
@@ -379,6 +384,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     save,
     restartSeconds,
     membersReadySeconds,
+    restartPeakRssBytes,
     followerWrites,
     catchUpSeconds,
     stallSeconds: stallMeasured ? stalls : undefined,
@@ -546,6 +552,7 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['longest event-loop stall during the save, members / gateway (ms)', 'n/a (Go)', ward.save.stalls === undefined ? 'n/a' : stallsWithGateway(ward.save.stalls), ''],
     ['full restart until serving (s)', etcd.restartSeconds.toFixed(2), ward.restartSeconds.toFixed(2), ratio(ward.restartSeconds, etcd.restartSeconds)],
     ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
+    ['peak memory per member through the full restart (VmHWM, MB)', range(etcd.restartPeakRssBytes, mb), range(ward.restartPeakRssBytes, mb), ratio(average(ward.restartPeakRssBytes), average(etcd.restartPeakRssBytes))],
     [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
     ['longest event-loop stall per member (ms)', 'n/a (Go)', ward.stallSeconds === undefined ? 'n/a' : ward.stallSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
     ['longest event-loop stall during the bulk load, members / gateway (ms)', 'n/a (Go)', phase(ward, 'load'), ''],
@@ -633,7 +640,8 @@ its database; ward's gateway asks the leader, which streams a backup of its stat
 member's RSS sampled every ${SAVE_SAMPLE_MS} ms. The
 full restart stops all three members (SIGTERM) and times from starting them again until every
 member reports ready (etcd \`/health\`, ward's raft-node \`/readyz\`), and until a linearizable Range
-answers through the client endpoint (ward's gateway keeps running). Then a follower (not the first member) is stopped, the first
+answers through the client endpoint (ward's gateway keeps running); each member's peak memory
+through it is its \`VmHWM\` (\`/proc/<pid>/status\`) read then. Then a follower (not the first member) is stopped, the first
 keys are overwritten (\`BENCH_SCALE_FOLLOWER_WRITES\`, 100,000 by default), and the catch-up is timed from its start until its
 applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
 (the longest event-loop delay since it started serving), the maximum of its readings before each
