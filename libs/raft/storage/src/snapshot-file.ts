@@ -54,10 +54,6 @@ export function encodeSnapshotHeader(position: SnapshotPosition, dataBytes: numb
   return header;
 }
 
-export type SnapshotDecode =
-  | { readonly ok: true; readonly position: SnapshotPosition; readonly data: Uint8Array }
-  | { readonly ok: false; readonly reason: string };
-
 export type SnapshotHeaderDecode =
   | { readonly ok: true; readonly position: SnapshotPosition; readonly dataBytes: number }
   | { readonly ok: false; readonly reason: string };
@@ -82,14 +78,3 @@ export function snapshotChecksumMatches(header: Uint8Array, dataCrc: number): bo
   return crc32c(header, dataCrc, FIELDS_START, SNAPSHOT_HEADER_BYTES) === view.getUint32(12, true);
 }
 
-/** Verifies a whole snapshot file's bytes: magic, version, length, checksum. */
-export function decodeSnapshotFile(bytes: Uint8Array): SnapshotDecode {
-  const header = decodeSnapshotHeader(bytes);
-  if (!header.ok) return header;
-  if (header.dataBytes !== bytes.length - SNAPSHOT_HEADER_BYTES) {
-    return { ok: false, reason: `header says ${header.dataBytes} data bytes, file holds ${bytes.length - SNAPSHOT_HEADER_BYTES}` };
-  }
-  const data = bytes.subarray(SNAPSHOT_HEADER_BYTES);
-  if (!snapshotChecksumMatches(bytes, crc32c(data))) return { ok: false, reason: 'checksum mismatch' };
-  return { ok: true, position: header.position, data };
-}
