@@ -7,7 +7,7 @@ import type { Logger } from '@ward/platform/logging';
 import type { Metrics } from '@ward/platform/metrics';
 import { RawNode, votersConfState, type Message, type NodeId, type Snapshot } from '@ward/raft/core';
 import type { BootedRaft, SnapshotDataStream } from '@ward/raft/storage';
-import { RaftMessenger, transportMetricsHooks } from '@ward/raft/transport';
+import { RaftMessenger, transportMetricsHooks, type SnapshotSink } from '@ward/raft/transport';
 import { SeededRng } from '@ward/shared/clock';
 import type { RaftNodeConfig } from './config';
 import { formatMemberId, type MemberSpec } from './members';
@@ -119,6 +119,7 @@ export function createMessenger(
   members: { readonly members: readonly MemberSpec[]; isRemoved(id: bigint): boolean },
   inbox: () => PeerInbox | undefined,
   snapshotData: (snapshot: Snapshot) => Promise<SnapshotDataStream>,
+  receiveSnapshot: (message: Message, totalBytes: number) => Promise<SnapshotSink>,
   metrics: Metrics,
   logger: Logger,
   tls?: { readonly credentials: ChannelCredentials; readonly material: TlsMaterial },
@@ -132,6 +133,7 @@ export function createMessenger(
     onMessage: (message) => inbox()?.step(message),
     onSnapshotStatus: (to, ok) => inbox()?.reportSnapshot(to, ok),
     snapshotData,
+    receiveSnapshot,
     onUnreachable: (to) => inbox()?.reportUnreachable(to),
     onInvalidMessage: (from, reason) => logger.warn({ from: formatMemberId(from), reason }, 'invalid peer message dropped'),
     limits: { maxMessageBytes: Math.max(16 * MIB, 2 * maxEntryBytesOf(config)) },

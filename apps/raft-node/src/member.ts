@@ -112,7 +112,7 @@ export class Member implements NodeCore {
     this.node = createRawNode(config, booted, this.stateMachine.appliedIndex);
     const peerTls = inputs.peerTls === undefined ? undefined : { credentials: tlsChannelCredentials(inputs.peerTls), material: inputs.peerTls };
     this.peerCredentials = peerTls?.credentials;
-    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), inputs.metrics, this.logger, peerTls);
+    this.messenger = createMessenger(config, this.stateMachine.members, () => this.driver, (snapshot) => booted.persistence.snapshotData(snapshot), (message, totalBytes) => booted.persistence.receiveSnapshot(message.snapshot!.metadata, totalBytes), inputs.metrics, this.logger, peerTls);
     this.peers = new Set(peersOf(config, this.stateMachine.members).map(([id]) => id));
     this.proposals = new ProposalWaiters(config.maxPendingProposalsCount);
     this.quota = new BackendQuota(effectiveQuotaBytes(config.quotaBackendBytes, getHeapStatistics().heap_size_limit), () => this.stateMachine.applier.keySpaceView);
@@ -245,7 +245,7 @@ export class Member implements NodeCore {
         onLeaderChange: (lead, term) => this.onLeaderChange(lead, term),
         onApplied: (batch, index) => this.onApplied(batch, index),
         onMembership: (change) => this.onMembership(change),
-        onRestored: (snapshot) => this.onRestored(snapshot),
+        onRestored: (snapshot, bytes) => this.onRestored(snapshot, bytes),
         onReadStates: (states) => this.reads.onReadStates(states),
         onSnapshot: (index, bytes, ms) => this.onSnapshot(index, bytes, ms),
         onFatal: (error) => {
@@ -325,8 +325,8 @@ export class Member implements NodeCore {
     this.resolveRemoval();
   }
 
-  private onRestored(snapshot: Snapshot): void {
-    this.logger.info({ index: snapshot.metadata.index, term: snapshot.metadata.term, bytes: snapshot.data.length }, 'snapshot installed from the leader');
+  private onRestored(snapshot: Snapshot, bytes: number): void {
+    this.logger.info({ index: snapshot.metadata.index, term: snapshot.metadata.term, bytes }, 'snapshot installed from the leader');
     this.syncPeers(snapshot.metadata.index);
     this.follows.restart('the member installed a snapshot from the leader');
     this.applied.applied(this.stateMachine.appliedIndex);

@@ -27,7 +27,8 @@ export interface RaftDriverHooks {
    */
   readonly onMembership: (applied: AppliedMembershipChange) => void;
   /** The state was replaced by a snapshot from the leader. */
-  readonly onRestored: (snapshot: Snapshot) => void;
+  /** A snapshot from the leader installed; `bytes`: its state-machine data's length. */
+  readonly onRestored: (snapshot: Snapshot, bytes: number) => void;
   readonly onReadStates: (states: readonly ReadState[]) => void;
   /** A local snapshot was written. */
   readonly onSnapshot: (index: number, bytes: number, durationMs: number) => void;
@@ -267,16 +268,30 @@ export class RaftDriver {
     }
     if (hasSnapshot) {
       this.snapshotTaking = undefined; // of the state being replaced
-      this.options.stateMachine.restore(rd.snapshot!);
+      const bytes = await this.restore(rd.snapshot!);
       this.lastSnapshotIndex = rd.snapshot!.metadata.index;
-      this.lastSnapshotBytes = rd.snapshot!.data.length;
+      this.lastSnapshotBytes = bytes;
       this.bytesSinceSnapshot = 0;
-      this.options.hooks.onRestored(rd.snapshot!);
+      this.options.hooks.onRestored(rd.snapshot!, bytes);
     }
     const rest = split === 0 ? rd.committedEntries : rd.committedEntries.slice(split);
     const applied = this.applyEntries(rest);
     this.node.advance();
     if (rest.length > 0) this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
+  }
+
+  /**
+   * Replaces the state by an installed snapshot's; returns its data's length. A snapshot received
+   * into its file (its message carried no data) is decoded as the file is read, never whole.
+   */
+  private async restore(snapshot: Snapshot): Promise<number> {
+    if (snapshot.data.length > 0) {
+      this.options.stateMachine.restore(snapshot);
+      return snapshot.data.length;
+    }
+    const stream = await this.options.persistence.snapshotData(snapshot);
+    await this.options.stateMachine.restoreStreamed(snapshot.metadata, stream);
+    return stream.totalBytes;
   }
 
   private applyEntries(entries: readonly Entry[]): AppliedRequest[] {

@@ -119,13 +119,25 @@ export class StateMachine {
     return this.appliedIndexValue;
   }
 
-  /** Replaces the state by a snapshot installed from the leader. */
+  /** Replaces the state by a snapshot installed from the leader, its data whole. */
   restore(snapshot: Snapshot): void {
     const decoded = decodeNodeSnapshot(snapshot.data);
-    this.applierValue = Applier.restore(decoded.applier, this.options.applier);
-    this.appliedIndexValue = snapshot.metadata.index;
-    this.membersValue = decoded.members ?? MemberList.initial(this.options.initialMembers);
-    this.confStateValue = snapshot.metadata.confState;
+    this.install({ metadata: snapshot.metadata, applier: Applier.restore(decoded.applier, this.options.applier), members: decoded.members });
+  }
+
+  /**
+   * Replaces the state by a snapshot installed from the leader whose data comes in pieces (from its
+   * file): the new state is built aside as they are read, and takes over once whole.
+   */
+  async restoreStreamed(metadata: SnapshotMetadata, data: SnapshotDataStream): Promise<void> {
+    this.install(await StateMachine.decodeStreamed(this.options.applier, metadata, data));
+  }
+
+  private install(restored: RestoredState): void {
+    this.applierValue = restored.applier;
+    this.appliedIndexValue = restored.metadata.index;
+    this.membersValue = restored.members ?? MemberList.initial(this.options.initialMembers);
+    this.confStateValue = restored.metadata.confState;
   }
 
   /**

@@ -1,7 +1,8 @@
 // Restarts: from the member's own snapshot + WAL, through a snapshot installed from the leader
 // when far behind the compacted log, after a torn WAL tail (repaired), and a flipped byte in the
 // middle of the WAL (the member refuses to start, naming file and offset).
-import { open } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@ward/testing/etcd-harness';
 import { LocalCluster, buildRaftNodeBundle, getRequest, putRequest } from '@ward/testing/cluster';
@@ -60,6 +61,12 @@ describe('member restarts', () => {
     await caughtUp(follower, 'far-299');
     const installed = await lastLogLine(cluster.member(follower).logFile, 'snapshot installed from the leader');
     expect(installed?.index).toBeGreaterThan(300);
+    // Received into its file as it came (never joined in memory), then named a snapshot file.
+    expect(installed?.bytes).toBeGreaterThan(0);
+    const snapFiles = await readdir(join(cluster.member(follower).dataDir, 'snap'));
+    const hex = (n: number): string => n.toString(16).padStart(16, '0');
+    expect(snapFiles).toContain(`${hex(installed!.term as number)}-${hex(installed!.index as number)}.snap`);
+    expect(snapFiles.filter((name) => !name.endsWith('.snap'))).toEqual([]);
     console.log(`far behind: installed snapshot at index ${String(installed?.index)}, caught up ${Math.round(performance.now() - started)} ms after spawn`);
     // and everything written while it was down is there
     for (const i of [0, 150, 299]) expect(await localValue(cluster.client(follower), `far-${i}`)).toBe(`far-${i}`);

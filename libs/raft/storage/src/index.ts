@@ -21,7 +21,7 @@ export type { WalAppendOptions, WalOpenResult, WalStats } from './wal';
 export { Wal } from './wal';
 export type { SnapshotPosition } from './snapshot-file';
 export { SNAPSHOT_FORMAT_VERSION, SNAPSHOT_HEADER_BYTES } from './snapshot-file';
-export type { SnapshotFileInfo, SnapshotStoreOptions, StoredSnapshot, VerifiedSnapshot } from './snapshot-store';
+export type { SnapshotFileInfo, SnapshotReceipt, SnapshotStoreOptions, StoredSnapshot, VerifiedSnapshot } from './snapshot-store';
 export { SnapshotStore } from './snapshot-store';
 export type { BootReport, RaftStorageOptions, RecoveredState } from './raft-storage';
 export { RAFT_STORAGE_DEFAULTS, RaftStorage } from './raft-storage';

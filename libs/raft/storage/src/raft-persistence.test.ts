@@ -157,6 +157,40 @@ describe('RaftPersistence', () => {
     await booted.persistence.close();
   });
 
+  it("a leader's snapshot received into its file is installed from it: never joined, read back in pieces, booted from", async () => {
+    const member = await Member.boot({ snapshotDataInMemory: false });
+    await member.elect();
+    await member.propose(1, 3);
+    const state = new Uint8Array(5000).map((_, i) => i % 251);
+    const metadata = { index: 500, term: 9, confState: votersConfState([1n, 2n, 3n]) };
+    // A receipt that ends short is refused and leaves nothing to install.
+    const short = await member.persistence.receiveSnapshot(metadata, state.length);
+    await short.write(state.subarray(0, 100));
+    await expect(short.finish()).rejects.toThrow('100 bytes, not the 5000 announced');
+    const receipt = await member.persistence.receiveSnapshot(metadata, state.length);
+    await expect(receipt.write(new Uint8Array(6000))).rejects.toThrow('more than the 5000 bytes announced');
+    const again = await member.persistence.receiveSnapshot(metadata, state.length);
+    for (let i = 0; i < state.length; i += 999) await again.write(state.subarray(i, i + 999));
+    await again.finish();
+    // The core's Ready carries the snapshot without its data (the message arrived without it).
+    const installed = { metadata, data: new Uint8Array(0) };
+    await member.persistence.persist({ softState: undefined, hardState: { term: 9, vote: 0n, commit: 500 }, readStates: [], entries: [], snapshot: installed, committedEntries: [], messages: [], mustSync: false });
+    expect(member.persistence.storage.snapshot()).toEqual(installed);
+    const read = async (persistence: RaftPersistence, snapshot: Snapshot): Promise<Buffer> => {
+      const { totalBytes, data } = await persistence.snapshotData(snapshot);
+      const pieces: Uint8Array[] = [];
+      for await (const piece of data instanceof Uint8Array ? [data] : data) pieces.push(piece);
+      expect(totalBytes).toBe(state.length);
+      return Buffer.concat(pieces);
+    };
+    expect((await read(member.persistence, installed)).equals(state)).toBe(true);
+    await member.persistence.close();
+    const booted = await RaftPersistence.open(options({ snapshotDataInMemory: false }));
+    expect([booted.snapshot?.metadata, booted.snapshotBytes]).toEqual([metadata, state.length]);
+    expect((await read(booted.persistence, booted.snapshot!)).equals(state)).toBe(true);
+    await booted.persistence.close();
+  });
+
   it('a streamed local snapshot is written before the core learns of it; boot restores from it; one given up leaves nothing', async () => {
     const { readdir } = await import('node:fs/promises');
     const snapFiles = async (): Promise<string[]> => (await readdir(`${dir.path}/snap`).catch(() => [] as string[])).sort();

@@ -21,7 +21,7 @@ import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 import { SnapshotCorruptError, SnapshotTooLargeError, StateUnrecoverableError } from './errors';
 import { RAFT_STORAGE_DEFAULTS, RaftStorage, chunksOf, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
-import type { VerifiedSnapshot } from './snapshot-store';
+import type { SnapshotReceipt, VerifiedSnapshot } from './snapshot-store';
 
 export interface RaftPersistenceOptions extends RaftStorageOptions {
   /**
@@ -75,6 +75,8 @@ const ENTRY_TYPES: ReadonlySet<number> = new Set(Object.values(EntryType));
 export class RaftPersistence {
   /** The local snapshot being written, by index: its data is read from the file once written. */
   private readonly writing = new Map<Index, Promise<unknown>>();
+  /** Positions of the snapshots received from the leader into files (receiveSnapshot). */
+  private readonly received = new Set<string>();
 
   private constructor(
     readonly disk: RaftStorage,
@@ -115,7 +117,14 @@ export class RaftPersistence {
       const { index, term } = snapshot.metadata;
       const hardState = ready.hardState;
       assert(hardState !== undefined && hardState.commit >= index, `an installed snapshot at ${index} must come with a hard state committing it`);
-      await this.disk.snapshots.save({ index, term }, chunksOf(encodeSnapshotChunks(snapshot)));
+      // Its data is on disk already when it was received through receiveSnapshot (the message the
+      // core took carried none); otherwise it is written from the message now.
+      if (snapshot.data.length === 0 && this.received.has(positionKey(index, term))) {
+        this.received.clear(); // adopt removes every other received file not being written
+        await this.disk.snapshots.adopt({ index, term });
+      } else {
+        await this.disk.snapshots.save({ index, term }, chunksOf(encodeSnapshotChunks(snapshot)));
+      }
       records.push({ kind: 'snapshot', snapshot: { index, term, restartsLog: true, hardState } });
     }
     for (const entry of ready.entries) records.push({ kind: 'entry', entry });
@@ -127,6 +136,43 @@ export class RaftPersistence {
     }
     if (ready.hardState !== undefined) this.storage.setHardState(ready.hardState);
     if (ready.entries.length > 0) this.storage.append(ready.entries);
+  }
+
+  /**
+   * Takes the data of a snapshot the leader is sending, `dataBytes` long, as it arrives, into a file
+   * (never whole in memory; snapshotDataInMemory must be off). Once the receipt is finished, a
+   * Ready installing that snapshot with no data in it (the leader's message, its data left out)
+   * makes the file the snapshot's; `snapshotData` then reads the data from it.
+   */
+  async receiveSnapshot(metadata: SnapshotMetadata, dataBytes: number): Promise<SnapshotReceipt> {
+    assert(!this.dataInMemory, 'receiveSnapshot: the snapshot data is kept in memory; pass it in the message');
+    assert(Number.isSafeInteger(dataBytes) && dataBytes >= 0, 'receiveSnapshot: dataBytes must be a non-negative integer');
+    const { index, term } = metadata;
+    const receipt = await this.disk.snapshots.receive({ index, term });
+    let written = 0;
+    const refuse = async (reason: string): Promise<never> => {
+      await receipt.abort();
+      throw new Error(`snapshot at ${index} from the leader: ${reason}`);
+    };
+    try {
+      await receipt.write(encodeSnapshotHead(metadata, dataBytes));
+    } catch (error) {
+      await receipt.abort();
+      throw error;
+    }
+    return {
+      write: async (chunk) => {
+        written += chunk.length;
+        if (written > dataBytes) await refuse(`more than the ${dataBytes} bytes announced`);
+        await receipt.write(chunk);
+      },
+      finish: async () => {
+        if (written !== dataBytes) await refuse(`${written} bytes, not the ${dataBytes} announced`);
+        await receipt.finish();
+        this.received.add(positionKey(index, term));
+      },
+      abort: () => receipt.abort(),
+    };
   }
 
   /**
@@ -236,6 +282,10 @@ export class RaftPersistence {
   close(): Promise<void> {
     return this.disk.close();
   }
+}
+
+function positionKey(index: Index, term: number): string {
+  return `${index}/${term}`;
 }
 
 /** The snapshot with its metadata only (what the MemoryStorage keeps when the data stays on disk). */

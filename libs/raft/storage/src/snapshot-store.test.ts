@@ -123,6 +123,40 @@ describe('SnapshotStore', () => {
     expect(await readdir(dir.path)).toEqual([]);
   });
 
+  it('receives a snapshot as it arrives into a file that is no snapshot until adopted', async () => {
+    const { store } = await SnapshotStore.open({ dir: dir.path, maxSnapshotBytes: 10_000 });
+    const data = bytes(5000, 3);
+    const receipt = await store.receive({ index: 40, term: 2 });
+    await expect(store.receive({ index: 40, term: 2 })).rejects.toThrow(/already being received/);
+    for (let i = 0; i < data.length; i += 1500) await receipt.write(data.subarray(i, i + 1500));
+    await receipt.finish();
+    expect(await store.list()).toEqual([]);
+    // A second one, given up half-way, and a third, finished but never adopted.
+    const abandoned = await store.receive({ index: 30, term: 2 });
+    await abandoned.write(bytes(100, 1));
+    await abandoned.abort();
+    const stale = await store.receive({ index: 20, term: 2 });
+    await stale.write(bytes(10, 1));
+    await stale.finish();
+    expect((await readdir(dir.path)).sort()).toEqual(['0000000000000002-0000000000000014.snap.recv', '0000000000000002-0000000000000028.snap.recv']);
+    // Adopted: a snapshot like a saved one; the stale receipt goes.
+    const info = await store.adopt({ index: 40, term: 2 });
+    expect(await readdir(dir.path)).toEqual([info.file]);
+    expect((await store.load(info)).data).toEqual(data);
+    await expect(store.adopt({ index: 20, term: 2 })).rejects.toThrow(/ENOENT/);
+    // Over the bound: refused, its file removed; a boot removes a receipt's leftovers.
+    const large = await store.receive({ index: 50, term: 2 });
+    await large.write(bytes(9000, 1));
+    await expect(large.write(bytes(2000, 1))).rejects.toMatchObject({ code: 'ERR_STORAGE_SNAPSHOT_TOO_LARGE' });
+    expect(await readdir(dir.path)).toEqual([info.file]);
+    const left = await store.receive({ index: 60, term: 2 });
+    await left.write(bytes(10, 1));
+    const { removedTempFiles } = await SnapshotStore.open({ dir: dir.path });
+    expect(removedTempFiles).toEqual(['0000000000000002-000000000000003c.snap.recv']);
+    expect(await readdir(dir.path)).toEqual([info.file]);
+    await left.abort();
+  });
+
   it('markBroken renames a file out of the way', async () => {
     const { store } = await SnapshotStore.open({ dir: dir.path });
     const info = await store.save({ index: 1, term: 1 }, bytes(10, 1));

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { joinChunks } from '@ward/shared/binary';
 import { crc32c } from '@ward/shared/checksum';
@@ -40,6 +40,8 @@ export interface VerifiedSnapshot extends SnapshotPosition {
 /** Bytes read per piece when a snapshot's data is streamed from its file. */
 const READ_PIECE_BYTES = 1024 * 1024;
 const TEMP_SUFFIX = '.tmp';
+/** A snapshot received, not (yet) installed: SnapshotStore.receive and adopt. */
+const RECEIVED_SUFFIX = '.recv';
 const BROKEN_SUFFIX = '.broken';
 
 /**
@@ -50,53 +52,109 @@ const BROKEN_SUFFIX = '.broken';
 export class SnapshotStore {
   readonly dir: string;
   readonly maxSnapshotBytes: number;
+  /** Names of the received files being written. */
+  private readonly receiving = new Set<string>();
 
   private constructor(dir: string, maxSnapshotBytes: number) {
     this.dir = dir;
     this.maxSnapshotBytes = maxSnapshotBytes;
   }
 
-  /** Opens the directory and removes temporary files of interrupted saves (returned). */
+  /** Opens the directory and removes temporary files of interrupted saves and receipts (returned). */
   static async open(options: SnapshotStoreOptions): Promise<{ store: SnapshotStore; removedTempFiles: string[] }> {
     const maxSnapshotBytes = options.maxSnapshotBytes ?? MAX_SNAPSHOT_BYTES;
     if (!Number.isSafeInteger(maxSnapshotBytes) || maxSnapshotBytes <= 0) throw new TypeError(`SnapshotStore: maxSnapshotBytes must be a positive integer, got ${maxSnapshotBytes}`);
     await mkdir(options.dir, { recursive: true });
-    const removedTempFiles = (await readdir(options.dir)).filter((name) => name.endsWith(TEMP_SUFFIX));
+    const removedTempFiles = (await readdir(options.dir)).filter((name) => name.endsWith(TEMP_SUFFIX) || name.endsWith(RECEIVED_SUFFIX));
     for (const name of removedTempFiles) await unlink(join(options.dir, name));
     if (removedTempFiles.length > 0) await fsyncDirectory(options.dir);
     return { store: new SnapshotStore(options.dir, maxSnapshotBytes), removedTempFiles };
   }
 
   /**
-   * Writes a snapshot atomically and returns its file. `data` is a buffer or a stream of chunks
-   * (a snapshot received from the leader); more than `maxSnapshotBytes` fails with
-   * SnapshotTooLargeError and leaves nothing behind.
+   * Writes a snapshot atomically and returns its file. `data` is a buffer or a stream of chunks;
+   * more than `maxSnapshotBytes` fails with SnapshotTooLargeError and leaves nothing behind.
    */
   async save(position: SnapshotPosition, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<SnapshotFileInfo> {
     checkPosition(position);
     const file = formatSnapshotName(position);
     const tempPath = join(this.dir, `${file}${TEMP_SUFFIX}`);
-    const handle = await open(tempPath, 'w');
+    const writer = await SnapshotFileWriter.create(tempPath, this.maxSnapshotBytes);
     try {
-      let dataBytes = 0;
-      let dataCrc = 0;
-      const chunks = data instanceof Uint8Array ? [data] : data;
-      for await (const chunk of chunks) {
-        if (!(chunk instanceof Uint8Array)) throw new TypeError('SnapshotStore.save: data chunks must be Uint8Arrays');
-        if (dataBytes + chunk.length > this.maxSnapshotBytes) throw new SnapshotTooLargeError(dataBytes + chunk.length, this.maxSnapshotBytes);
-        await writeFully(handle, chunk, SNAPSHOT_HEADER_BYTES + dataBytes);
-        dataCrc = crc32c(chunk, dataCrc);
-        dataBytes += chunk.length;
-      }
-      await writeFully(handle, encodeSnapshotHeader(position, dataBytes, dataCrc), 0);
-      await fsyncFile(handle);
+      for await (const chunk of data instanceof Uint8Array ? [data] : data) await writer.write(chunk);
+      await writer.finish(position);
     } catch (error) {
-      await handle.close().catch(() => undefined);
-      await unlink(tempPath).catch(() => undefined);
+      await writer.abort();
       throw error;
     }
-    await handle.close();
     await rename(tempPath, join(this.dir, file));
+    await fsyncDirectory(this.dir);
+    return { file, ...position };
+  }
+
+  /**
+   * Takes a snapshot's data as it arrives (one from the leader), into a file that is no snapshot
+   * yet: `adopt` gives it its name once the snapshot is to be installed; until then a boot removes
+   * it. The receipt's `finish` makes it durable; `abort` (or a failed write) leaves nothing.
+   * More than `maxSnapshotBytes` fails with SnapshotTooLargeError. One receipt per position at once.
+   */
+  async receive(position: SnapshotPosition): Promise<SnapshotReceipt> {
+    checkPosition(position);
+    const name = `${formatSnapshotName(position)}${RECEIVED_SUFFIX}`;
+    if (this.receiving.has(name)) throw new Error(`snapshot ${formatSnapshotName(position)} is already being received`);
+    this.receiving.add(name);
+    let writer: SnapshotFileWriter;
+    try {
+      writer = await SnapshotFileWriter.create(join(this.dir, name), this.maxSnapshotBytes);
+    } catch (error) {
+      this.receiving.delete(name);
+      throw error;
+    }
+    let settled = false;
+    const settle = (): void => {
+      settled = true;
+      this.receiving.delete(name);
+    };
+    return {
+      write: async (chunk) => {
+        if (settled) throw new Error('SnapshotStore.receive: write after the receipt ended');
+        try {
+          await writer.write(chunk);
+        } catch (error) {
+          settle();
+          await writer.abort();
+          throw error;
+        }
+      },
+      finish: async () => {
+        if (settled) throw new Error('SnapshotStore.receive: finish after the receipt ended');
+        settle();
+        try {
+          await writer.finish(position);
+        } catch (error) {
+          await writer.abort();
+          throw error;
+        }
+      },
+      abort: async () => {
+        if (settled) return;
+        settle();
+        await writer.abort();
+      },
+    };
+  }
+
+  /**
+   * Names the received snapshot at `position` (SnapshotStore.receive, finished) a snapshot file,
+   * durably, and removes any other received file not being written. Throws when there is none.
+   */
+  async adopt(position: SnapshotPosition): Promise<SnapshotFileInfo> {
+    checkPosition(position);
+    const file = formatSnapshotName(position);
+    await rename(join(this.dir, `${file}${RECEIVED_SUFFIX}`), join(this.dir, file));
+    for (const name of await readdir(this.dir)) {
+      if (name.endsWith(RECEIVED_SUFFIX) && !this.receiving.has(name)) await unlink(join(this.dir, name)).catch(() => undefined);
+    }
     await fsyncDirectory(this.dir);
     return { file, ...position };
   }
@@ -195,6 +253,50 @@ export class SnapshotStore {
     for (const info of doomed) await unlink(join(this.dir, info.file));
     if (doomed.length > 0) await fsyncDirectory(this.dir);
     return doomed.map((info) => info.file);
+  }
+}
+
+/** A snapshot's data being received (SnapshotStore.receive): written chunk by chunk, in order. */
+export interface SnapshotReceipt {
+  write(chunk: Uint8Array): Promise<void>;
+  /** Writes the header and syncs: the data is whole and durable (not yet a snapshot: see adopt). */
+  finish(): Promise<void>;
+  /** Gives the receipt up, removing its file (nothing once it has ended). */
+  abort(): Promise<void>;
+}
+
+/** A snapshot file being written: its data after the header's room, then the header, then fsync. */
+class SnapshotFileWriter {
+  private dataBytes = 0;
+  private dataCrc = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly handle: FileHandle,
+    private readonly maxBytes: number,
+  ) {}
+
+  static async create(path: string, maxBytes: number): Promise<SnapshotFileWriter> {
+    return new SnapshotFileWriter(path, await open(path, 'w'), maxBytes);
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (!(chunk instanceof Uint8Array)) throw new TypeError('SnapshotStore: data chunks must be Uint8Arrays');
+    if (this.dataBytes + chunk.length > this.maxBytes) throw new SnapshotTooLargeError(this.dataBytes + chunk.length, this.maxBytes);
+    await writeFully(this.handle, chunk, SNAPSHOT_HEADER_BYTES + this.dataBytes);
+    this.dataCrc = crc32c(chunk, this.dataCrc);
+    this.dataBytes += chunk.length;
+  }
+
+  async finish(position: SnapshotPosition): Promise<void> {
+    await writeFully(this.handle, encodeSnapshotHeader(position, this.dataBytes, this.dataCrc), 0);
+    await fsyncFile(this.handle);
+    await this.handle.close();
+  }
+
+  async abort(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await unlink(this.path).catch(() => undefined);
   }
 }
 

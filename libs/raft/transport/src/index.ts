@@ -17,7 +17,7 @@ export { DEFAULT_KEEPALIVE, DEFAULT_LIMITS } from './options';
 export type { FrameRoute } from './frame-codec';
 export { FRAME_VERSION, decodeBatch, encodeBatch } from './frame-codec';
 export { PEER_SERVICE_NAME, peerServiceDefinition } from './peer-service';
-export type { PeerReceiver, ReceiveStats } from './peer-receiver';
+export type { PeerReceiver, ReceiveStats, SnapshotSink } from './peer-receiver';
 export type { PeerSendStats } from './peer-sender';
 export type { PeerStats, PeerTransportOptions, TransportStats } from './transport';
 export { PeerTransport } from './transport';

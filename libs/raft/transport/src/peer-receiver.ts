@@ -21,6 +21,20 @@ export interface PeerReceiver {
    * resolves; a rejection fails the transfer.
    */
   onSnapshot?(from: bigint, metadata: Uint8Array, data: Uint8Array): Promise<void>;
+  /**
+   * Takes a snapshot's data as it arrives instead (never whole in memory; used over onSnapshot
+   * when given): called at the stream's header, it returns where the data goes. The chunks follow
+   * in order, each checked as it comes; `finish` once the trailer verified size and checksum (the
+   * sender is answered once it resolves), `abort` when the transfer fails anywhere.
+   */
+  receiveSnapshot?(from: bigint, metadata: Uint8Array, totalBytes: number): Promise<SnapshotSink>;
+}
+
+/** Where a received snapshot's data goes, chunk by chunk (PeerReceiver.receiveSnapshot). */
+export interface SnapshotSink {
+  write(chunk: Uint8Array): Promise<void>;
+  finish(): Promise<void>;
+  abort(): Promise<void>;
 }
 
 export interface PeerServiceOptions {
@@ -83,18 +97,22 @@ export function createPeerService(options: PeerServiceOptions): { definition: Se
       },
     });
   const sendSnapshot: ClientStreamHandler<Buffer, Buffer> = async (call) => {
-    const onSnapshot = options.receiver.onSnapshot;
-    if (onSnapshot === undefined) throw reject('this member does not accept snapshots', GrpcStatus.UNIMPLEMENTED);
+    const { onSnapshot, receiveSnapshot } = options.receiver;
+    const openSink =
+      receiveSnapshot?.bind(options.receiver) ??
+      (onSnapshot === undefined ? undefined : async (from: bigint, metadata: Uint8Array, totalBytes: number) => bufferedSink(totalBytes, (data) => onSnapshot.call(options.receiver, from, metadata, data)));
+    if (openSink === undefined) throw reject('this member does not accept snapshots', GrpcStatus.UNIMPLEMENTED);
     if (stats.inboundSnapshots >= options.limits.maxInboundSnapshots) throw reject('too many snapshots in flight', GrpcStatus.RESOURCE_EXHAUSTED);
     stats.inboundSnapshots++;
+    const receiver = new SnapshotReceiver(options.limits, checkRoute, reject, (header) => openSink(header.from, header.metadata, header.totalBytes));
     try {
-      const assembler = new SnapshotAssembler(options.limits, checkRoute, reject);
-      await readStream(call, reject, async (frame) => assembler.add(frame));
-      const { header, data, chunkCount } = assembler.finish();
-      stats.snapshotChunksReceived += chunkCount;
-      await onSnapshot(header.from, header.metadata, data);
+      await readStream(call, reject, (frame) => receiver.add(frame));
+      stats.snapshotChunksReceived += await receiver.finish();
       stats.snapshotsReceived++;
       return EMPTY_RESPONSE;
+    } catch (error) {
+      await receiver.abort();
+      throw error;
     } finally {
       stats.inboundSnapshots--;
     }
@@ -126,12 +144,29 @@ async function readStream(call: ServerReadableStream<Buffer, Buffer>, reject: Re
   }
 }
 
-/** Builds a snapshot from its frames, checking order, sizes and checksums as they come. */
-class SnapshotAssembler {
+/** A sink holding the data in one buffer, handed to `deliver` at the end (PeerReceiver.onSnapshot). */
+function bufferedSink(totalBytes: number, deliver: (data: Uint8Array) => Promise<void>): SnapshotSink {
+  const data = new Uint8Array(totalBytes);
+  let received = 0;
+  return {
+    write: async (chunk) => {
+      data.set(chunk, received);
+      received += chunk.length;
+    },
+    finish: () => deliver(data),
+    abort: async () => undefined,
+  };
+}
+
+/**
+ * Takes a snapshot stream's frames in order, checking order, sizes and checksums as they come,
+ * and passes the data on to the sink opened at the header.
+ */
+class SnapshotReceiver {
   private header: SnapshotHeader | undefined;
-  private data: Uint8Array | undefined;
-  private received = 0;
+  private sink: SnapshotSink | undefined;
   private nextSeq = 0;
+  private received = 0;
   private dataCrc = 0;
   private complete = false;
 
@@ -139,9 +174,10 @@ class SnapshotAssembler {
     private readonly limits: TransportLimits,
     private readonly checkRoute: (route: FrameRoute) => void,
     private readonly reject: Reject,
+    private readonly openSink: (header: SnapshotHeader) => Promise<SnapshotSink>,
   ) {}
 
-  add(frame: Uint8Array): void {
+  async add(frame: Uint8Array): Promise<void> {
     const invalid = (reason: string): GrpcStatusError => this.reject(reason, GrpcStatus.INVALID_ARGUMENT);
     if (this.complete) throw invalid('frame after the snapshot trailer');
     const decoded = decodeOrReject(() => decodeSnapshotFrame(frame, this.limits.maxSnapshotMetadataBytes), this.reject);
@@ -150,30 +186,51 @@ class SnapshotAssembler {
       this.checkRoute(decoded);
       if (decoded.totalBytes > this.limits.maxSnapshotBytes) throw this.reject(`snapshot of ${decoded.totalBytes} bytes exceeds ${this.limits.maxSnapshotBytes}`, GrpcStatus.RESOURCE_EXHAUSTED);
       this.header = decoded;
-      this.data = new Uint8Array(decoded.totalBytes);
+      this.sink = await this.stored(() => this.openSink(decoded));
       return;
     }
-    if (this.header === undefined || this.data === undefined) throw invalid('snapshot stream does not start with a header');
+    const header = this.header;
+    const sink = this.sink;
+    if (header === undefined || sink === undefined) throw invalid('snapshot stream does not start with a header');
     if (decoded.kind === 'chunk') {
       if (decoded.seq !== this.nextSeq) throw invalid(`chunk ${decoded.seq} arrived, expected ${this.nextSeq}`);
       if (decoded.data.length > this.limits.snapshotChunkBytes) throw invalid(`chunk of ${decoded.data.length} bytes exceeds ${this.limits.snapshotChunkBytes}`);
-      if (this.received + decoded.data.length > this.data.length) throw invalid('chunks exceed the announced snapshot size');
-      this.data.set(decoded.data, this.received);
+      if (this.received + decoded.data.length > header.totalBytes) throw invalid('chunks exceed the announced snapshot size');
       this.dataCrc = crc32c(decoded.data, this.dataCrc);
       this.received += decoded.data.length;
       this.nextSeq++;
+      await this.stored(() => sink.write(decoded.data));
       return;
     }
     if (decoded.chunkCount !== this.nextSeq) throw invalid(`trailer counts ${decoded.chunkCount} chunks, ${this.nextSeq} arrived`);
-    if (this.received !== this.data.length) throw invalid(`snapshot has ${this.received} of ${this.data.length} bytes`);
+    if (this.received !== header.totalBytes) throw invalid(`snapshot has ${this.received} of ${header.totalBytes} bytes`);
     if (decoded.dataCrc !== this.dataCrc) throw invalid('snapshot data checksum mismatch');
     this.complete = true;
   }
 
-  finish(): { header: SnapshotHeader; data: Uint8Array; chunkCount: number } {
-    if (!this.complete || this.header === undefined || this.data === undefined) {
-      throw this.reject('snapshot stream ended before its trailer', GrpcStatus.INVALID_ARGUMENT);
+  /** Hands the verified snapshot over (the sink's finish); returns the chunks it came in. */
+  async finish(): Promise<number> {
+    const sink = this.sink;
+    if (!this.complete || sink === undefined) throw this.reject('snapshot stream ended before its trailer', GrpcStatus.INVALID_ARGUMENT);
+    this.sink = undefined;
+    await sink.finish();
+    return this.nextSeq;
+  }
+
+  /** Gives up a transfer that failed (its sink's abort), if it has not been handed over. */
+  async abort(): Promise<void> {
+    const sink = this.sink;
+    this.sink = undefined;
+    await sink?.abort().catch(() => undefined);
+  }
+
+  /** A sink's step; its failure (the disk's, say) ends the transfer as this member's, not the sender's. */
+  private async stored<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof GrpcStatusError) throw error;
+      throw this.reject(`snapshot not taken: ${(error as Error).message}`, GrpcStatus.INTERNAL);
     }
-    return { header: this.header, data: this.data, chunkCount: this.nextSeq };
   }
 }

@@ -11,6 +11,7 @@ import {
 } from '@ward/raft/core';
 import { EMPTY_BYTES } from '@ward/shared/bytes';
 import type { TransportHooks } from './hooks';
+import type { SnapshotSink } from './peer-receiver';
 import { PeerTransport, type PeerTransportOptions } from './transport';
 
 export interface RaftMessengerOptions extends Omit<PeerTransportOptions, 'receiver'> {
@@ -23,6 +24,13 @@ export interface RaftMessengerOptions extends Omit<PeerTransportOptions, 'receiv
    * that keeps a snapshot's data in its file, not in the core's memory. A rejection fails the send.
    */
   readonly snapshotData?: (snapshot: Snapshot) => Promise<{ readonly totalBytes: number; readonly data: Uint8Array | AsyncIterable<Uint8Array> }>;
+  /**
+   * Where a MsgSnap's data goes as it arrives (default: joined in memory and stepped with the
+   * message): for a storage that keeps a snapshot's data in its file. Given the message (its data
+   * left out) and the data's size; once the sink's `finish` resolves, the message is delivered to
+   * onMessage without its data. A rejection refuses the transfer.
+   */
+  readonly receiveSnapshot?: (message: Message, totalBytes: number) => Promise<SnapshotSink>;
   /** A peer could not be reached, for `RawNode.reportUnreachable`. */
   readonly onUnreachable?: (to: NodeId) => void;
   /** A received message that did not decode or was misaddressed (dropped). */
@@ -57,6 +65,7 @@ export class RaftMessenger {
           for (const bytes of messages) this.deliver(from, bytes, undefined);
         },
         onSnapshot: async (from, metadata, data) => this.deliver(from, metadata, data),
+        ...(options.receiveSnapshot === undefined ? {} : { receiveSnapshot: (from, metadata, totalBytes) => this.receiveSnapshot(from, metadata, totalBytes, options.receiveSnapshot!) }),
       },
     });
   }
@@ -88,24 +97,45 @@ export class RaftMessenger {
   }
 
   private deliver(from: NodeId, bytes: Uint8Array, snapshotData: Uint8Array | undefined): void {
+    let decoded = this.decode(from, bytes, snapshotData !== undefined);
+    if (typeof decoded === 'string') {
+      this.options.onInvalidMessage?.(from, decoded);
+      return;
+    }
+    if (snapshotData !== undefined) decoded = message(decoded.type, { ...decoded, snapshot: { ...decoded.snapshot!, data: snapshotData } });
+    this.options.onMessage(decoded);
+  }
+
+  /** A snapshot stream's data into the sink `open` gives; its message delivered once the data is stored. */
+  private async receiveSnapshot(from: NodeId, bytes: Uint8Array, totalBytes: number, open: (message: Message, totalBytes: number) => Promise<SnapshotSink>): Promise<SnapshotSink> {
+    const decoded = this.decode(from, bytes, true);
+    if (typeof decoded === 'string') {
+      this.options.onInvalidMessage?.(from, decoded);
+      throw new Error(decoded);
+    }
+    const sink = await open(decoded, totalBytes);
+    return {
+      write: (chunk) => sink.write(chunk),
+      abort: () => sink.abort(),
+      finish: async () => {
+        await sink.finish();
+        this.options.onMessage(decoded);
+      },
+    };
+  }
+
+  /** A message from peer `from` decoded and checked (a MsgSnap when `snapshot`), or why it is refused. */
+  private decode(from: NodeId, bytes: Uint8Array, snapshot: boolean): Message | string {
     let decoded: Message;
     try {
       decoded = decodeMessage(bytes, this.options.decodeLimits ?? DEFAULT_DECODE_LIMITS);
     } catch (error) {
-      this.options.onInvalidMessage?.(from, (error as Error).message);
-      return;
+      return (error as Error).message;
     }
     if (decoded.from !== from || decoded.to !== this.localId) {
-      this.options.onInvalidMessage?.(from, `message from ${decoded.from.toString(16)} to ${decoded.to.toString(16)} arrived on the stream from ${from.toString(16)}`);
-      return;
+      return `message from ${decoded.from.toString(16)} to ${decoded.to.toString(16)} arrived on the stream from ${from.toString(16)}`;
     }
-    if (snapshotData !== undefined) {
-      if (decoded.type !== MessageType.Snap || decoded.snapshot === undefined) {
-        this.options.onInvalidMessage?.(from, 'snapshot stream without a snapshot message');
-        return;
-      }
-      decoded = message(decoded.type, { ...decoded, snapshot: { ...decoded.snapshot, data: snapshotData } });
-    }
-    this.options.onMessage(decoded);
+    if (snapshot && (decoded.type !== MessageType.Snap || decoded.snapshot === undefined)) return 'snapshot stream without a snapshot message';
+    return decoded;
   }
 }

@@ -129,6 +129,59 @@ describe('snapshot streaming over loopback gRPC', () => {
     expect(snapshots).toHaveLength(0);
   });
 
+  it('a receiver with a sink takes the data chunk by chunk, finishes once it verified, and aborts a failed transfer', async () => {
+    const events: string[] = [];
+    const chunks: Uint8Array[] = [];
+    let failWrites = false;
+    const b = await startMember(2n, {
+      receiver: {
+        onMessages: () => undefined,
+        onSnapshot: async () => {
+          events.push('whole');
+        },
+        receiveSnapshot: async (from, metadata, totalBytes) => {
+          events.push(`open ${from} ${new TextDecoder().decode(metadata)} ${totalBytes}`);
+          chunks.length = 0;
+          return {
+            write: async (chunk) => {
+              if (failWrites) throw new Error('disk full');
+              chunks.push(chunk.slice());
+            },
+            finish: async () => {
+              events.push(`finish ${chunks.length}`);
+            },
+            abort: async () => {
+              events.push('abort');
+            },
+          };
+        },
+      },
+    });
+    members.push(b);
+    const a = await startMember(1n);
+    members.push(a);
+    a.transport.setPeer(2n, `127.0.0.1:${b.port}`);
+    const data = snapshotBytes(5 * MiB + 3);
+    await a.transport.sendSnapshot(2n, new TextEncoder().encode('m'), pieces(data, 2 * MiB), data.length);
+    expect(events).toEqual([`open 1 m ${data.length}`, 'finish 6']);
+    expect(Buffer.compare(Buffer.concat(chunks), Buffer.from(data))).toBe(0);
+    // Shorter than announced: the sink is aborted, never finished.
+    events.length = 0;
+    const short = await a.transport.sendSnapshot(2n, new TextEncoder().encode('m'), snapshotBytes(MiB), 2 * MiB).catch((e: unknown) => e);
+    expect(hasCode(short, 'ERR_TRANSPORT_SNAPSHOT_FAILED')).toBe(true);
+    await waitFor(() => events.includes('abort'), 10_000, 'the sink aborted');
+    expect(events).toEqual([`open 1 m ${2 * MiB}`, 'abort']);
+    // The sink failing: the transfer fails at the sender with the sink's reason.
+    events.length = 0;
+    failWrites = true;
+    const failed = await a.transport.sendSnapshot(2n, new TextEncoder().encode('m'), snapshotBytes(MiB), MiB).catch((e: unknown) => e);
+    expect(hasCode(failed, 'ERR_TRANSPORT_SNAPSHOT_FAILED')).toBe(true);
+    expect(String((failed as Error).cause)).toContain('disk full');
+    await waitFor(() => events.includes('abort'), 10_000, 'the sink aborted');
+    expect(events).toEqual([`open 1 m ${MiB}`, 'abort']);
+    expect(b.transport.stats().received.snapshotsReceived).toBe(1);
+  });
+
   it('one snapshot at a time per peer; a refusal by the receiver reaches the sender', async () => {
     let release: (() => void) | undefined;
     const b = await startMember(2n, {
