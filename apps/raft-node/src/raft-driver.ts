@@ -26,8 +26,7 @@ export interface RaftDriverHooks {
    * already uses it), before the batch's onApplied.
    */
   readonly onMembership: (applied: AppliedMembershipChange) => void;
-  /** The state was replaced by a snapshot from the leader. */
-  /** A snapshot from the leader installed; `bytes`: its state-machine data's length. */
+  /** The state was replaced by a snapshot from the leader; `bytes`: its state-machine data's length. */
   readonly onRestored: (snapshot: Snapshot, bytes: number) => void;
   readonly onReadStates: (states: readonly ReadState[]) => void;
   /** A local snapshot was written. */

@@ -96,8 +96,9 @@ export class StateMachine {
 
   /** Empty, or the state of a decoded snapshot (StateMachine.decodeStreamed). */
   static fromRestored(options: StateMachineOptions, restored: RestoredState | undefined): StateMachine {
-    if (restored === undefined) return new StateMachine(options, Applier.create(options.applier), 0, MemberList.initial(options.initialMembers), options.initialConfState);
-    return new StateMachine(options, restored.applier, restored.metadata.index, restored.members ?? MemberList.initial(options.initialMembers), restored.metadata.confState);
+    const machine = new StateMachine(options, Applier.create(options.applier), 0, MemberList.initial(options.initialMembers), options.initialConfState);
+    if (restored !== undefined) machine.install(restored);
+    return machine;
   }
 
   /** The member list at the applied index. */
