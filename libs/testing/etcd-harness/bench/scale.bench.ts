@@ -75,6 +75,8 @@ interface Measured {
   readonly restartPeakRssBytes: readonly number[];
   readonly followerWrites: number;
   readonly catchUpSeconds: number;
+  /** The follower's peak RSS from its start until it caught up (VmHWM). */
+  readonly catchUpPeakRssBytes: number;
   /** Longest event-loop stall per member (ward only), seconds. */
   readonly stallSeconds: readonly number[] | undefined;
   /** Longest garbage-collection pause per member (ward only), seconds. */
@@ -362,8 +364,9 @@ async function measure(system: System, count: number): Promise<Measured> {
   system.startMember(follower);
   await pollUntil(`${system.label}'s follower to catch up to ${target}`, async () => ((await system.appliedIndex(follower)) ?? -1) >= target);
   const catchUpSeconds = elapsedSeconds(catchUpStarted);
+  const catchUpPeakRssBytes = rssBytes(system.pid(follower), 'VmHWM');
   const catchUpStalls = await system.recentStalls();
-  note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s${catchUpStalls === undefined ? '' : `, longest stall members / gateway ${stallText(catchUpStalls)}`}`);
+  note(`follower down during ${followerWrites} writes caught up in ${catchUpSeconds.toFixed(2)} s, peak RSS ${(catchUpPeakRssBytes / 1e6).toFixed(0)} MB${catchUpStalls === undefined ? '' : `, longest stall members / gateway ${stallText(catchUpStalls)}`}`);
   for (let i = 0; i < system.members; i++) await readStall(i);
   if (stallMeasured) note(`longest event-loop stall per member: ${ms(stalls)} ms (longest GC pause ${ms(gcPauses)} ms)`);
   await system.recentStalls();
@@ -387,6 +390,7 @@ async function measure(system: System, count: number): Promise<Measured> {
     restartPeakRssBytes,
     followerWrites,
     catchUpSeconds,
+    catchUpPeakRssBytes,
     stallSeconds: stallMeasured ? stalls : undefined,
     gcPauseSeconds: stallMeasured ? gcPauses : undefined,
     phaseStalls: loadStalls === undefined || rangeStalls === undefined || soakStalls === undefined ? undefined : { load: loadStalls, range: rangeStalls, soak: soakStalls },
@@ -554,6 +558,7 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
     ['peak memory per member through the full restart (VmHWM, MB)', range(etcd.restartPeakRssBytes, mb), range(ward.restartPeakRssBytes, mb), ratio(average(ward.restartPeakRssBytes), average(etcd.restartPeakRssBytes))],
     [`follower down during ${ward.followerWrites.toLocaleString('en-US')} writes: catch-up (s)`, etcd.catchUpSeconds.toFixed(2), ward.catchUpSeconds.toFixed(2), ratio(ward.catchUpSeconds, etcd.catchUpSeconds)],
+    ['peak memory of that follower through its catch-up (VmHWM, MB)', mb(etcd.catchUpPeakRssBytes), mb(ward.catchUpPeakRssBytes), ratio(ward.catchUpPeakRssBytes, etcd.catchUpPeakRssBytes)],
     ['longest event-loop stall per member (ms)', 'n/a (Go)', ward.stallSeconds === undefined ? 'n/a' : ward.stallSeconds.map((s) => (s * 1000).toFixed(0)).join(' / '), ''],
     ['longest event-loop stall during the bulk load, members / gateway (ms)', 'n/a (Go)', phase(ward, 'load'), ''],
     ['longest event-loop stall during the range, members / gateway (ms)', 'n/a (Go)', phase(ward, 'range'), ''],
@@ -643,7 +648,7 @@ member reports ready (etcd \`/health\`, ward's raft-node \`/readyz\`), and until
 answers through the client endpoint (ward's gateway keeps running); each member's peak memory
 through it is its \`VmHWM\` (\`/proc/<pid>/status\`) read then. Then a follower (not the first member) is stopped, the first
 keys are overwritten (\`BENCH_SCALE_FOLLOWER_WRITES\`, 100,000 by default), and the catch-up is timed from its start until its
-applied index reaches the leader's. ward's stall is each member's \`event_loop_longest_stall_seconds\`
+applied index reaches the leader's (its peak memory through it: its \`VmHWM\` then). ward's stall is each member's \`event_loop_longest_stall_seconds\`
 (the longest event-loop delay since it started serving), the maximum of its readings before each
 stop and at the end; the stalls during the bulk load, the range and the soak are each process's
 \`event_loop_longest_stall_recent_seconds\` scraped at the phase's start and end (members, then the
