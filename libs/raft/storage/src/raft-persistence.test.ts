@@ -184,6 +184,9 @@ describe('RaftPersistence', () => {
       return Buffer.concat(pieces);
     };
     expect((await read(member.persistence, installed)).equals(state)).toBe(true);
+    // A snapshot whose message carries no data and that was never received cannot be installed.
+    const unknown = { metadata: { ...metadata, index: 600 }, data: new Uint8Array(0) };
+    await expect(member.persistence.persist({ softState: undefined, hardState: { term: 9, vote: 0n, commit: 600 }, readStates: [], entries: [], snapshot: unknown, committedEntries: [], messages: [], mustSync: false })).rejects.toThrow('was not received');
     await member.persistence.close();
     const booted = await RaftPersistence.open(options({ snapshotDataInMemory: false }));
     expect([booted.snapshot?.metadata, booted.snapshotBytes]).toEqual([metadata, state.length]);

@@ -75,8 +75,8 @@ const ENTRY_TYPES: ReadonlySet<number> = new Set(Object.values(EntryType));
 export class RaftPersistence {
   /** The local snapshot being written, by index: its data is read from the file once written. */
   private readonly writing = new Map<Index, Promise<unknown>>();
-  /** Positions of the snapshots received from the leader into files (receiveSnapshot). */
-  private readonly received = new Set<string>();
+  /** The snapshots received from the leader into files (receiveSnapshot): their indexes, by position. */
+  private readonly received = new Map<string, Index>();
 
   private constructor(
     readonly disk: RaftStorage,
@@ -119,10 +119,12 @@ export class RaftPersistence {
       assert(hardState !== undefined && hardState.commit >= index, `an installed snapshot at ${index} must come with a hard state committing it`);
       // Its data is on disk already when it was received through receiveSnapshot (the message the
       // core took carried none); otherwise it is written from the message now.
-      if (snapshot.data.length === 0 && this.received.has(positionKey(index, term))) {
-        this.received.clear(); // adopt removes every other received file not being written
+      if (this.received.has(positionKey(index, term))) {
+        // adopt removes the received files not past this one; a later one stays for its own install.
+        for (const [key, at] of this.received) if (at <= index) this.received.delete(key);
         await this.disk.snapshots.adopt({ index, term });
       } else {
+        assert(this.dataInMemory || snapshot.data.length > 0, `the installed snapshot at ${index} was not received, and its message carries no data`);
         await this.disk.snapshots.save({ index, term }, chunksOf(encodeSnapshotChunks(snapshot)));
       }
       records.push({ kind: 'snapshot', snapshot: { index, term, restartsLog: true, hardState } });
@@ -169,7 +171,7 @@ export class RaftPersistence {
       finish: async () => {
         if (written !== dataBytes) await refuse(`${written} bytes, not the ${dataBytes} announced`);
         await receipt.finish();
-        this.received.add(positionKey(index, term));
+        this.received.set(positionKey(index, term), index);
       },
       abort: () => receipt.abort(),
     };

@@ -138,22 +138,28 @@ describe('SnapshotStore', () => {
     const stale = await store.receive({ index: 20, term: 2 });
     await stale.write(bytes(10, 1));
     await stale.finish();
-    expect((await readdir(dir.path)).sort()).toEqual(['0000000000000002-0000000000000014.snap.recv', '0000000000000002-0000000000000028.snap.recv']);
-    // Adopted: a snapshot like a saved one; the stale receipt goes.
+    const later = await store.receive({ index: 45, term: 2 });
+    await later.write(bytes(10, 1));
+    await later.finish();
+    expect((await readdir(dir.path)).sort()).toEqual(['0000000000000002-0000000000000014.snap.recv', '0000000000000002-0000000000000028.snap.recv', '0000000000000002-000000000000002d.snap.recv']);
+    // Adopted: a snapshot like a saved one; the stale receipt goes, the later one stays.
     const info = await store.adopt({ index: 40, term: 2 });
-    expect(await readdir(dir.path)).toEqual([info.file]);
+    expect((await readdir(dir.path)).sort()).toEqual([info.file, '0000000000000002-000000000000002d.snap.recv']);
     expect((await store.load(info)).data).toEqual(data);
+    await store.adopt({ index: 45, term: 2 });
+    await store.purge(1);
+    expect(await readdir(dir.path)).toEqual(['0000000000000002-000000000000002d.snap']);
     await expect(store.adopt({ index: 20, term: 2 })).rejects.toThrow(/ENOENT/);
     // Over the bound: refused, its file removed; a boot removes a receipt's leftovers.
     const large = await store.receive({ index: 50, term: 2 });
     await large.write(bytes(9000, 1));
     await expect(large.write(bytes(2000, 1))).rejects.toMatchObject({ code: 'ERR_STORAGE_SNAPSHOT_TOO_LARGE' });
-    expect(await readdir(dir.path)).toEqual([info.file]);
+    expect(await readdir(dir.path)).toEqual(['0000000000000002-000000000000002d.snap']);
     const left = await store.receive({ index: 60, term: 2 });
     await left.write(bytes(10, 1));
     const { removedTempFiles } = await SnapshotStore.open({ dir: dir.path });
     expect(removedTempFiles).toEqual(['0000000000000002-000000000000003c.snap.recv']);
-    expect(await readdir(dir.path)).toEqual([info.file]);
+    expect(await readdir(dir.path)).toEqual(['0000000000000002-000000000000002d.snap']);
     await left.abort();
   });
 

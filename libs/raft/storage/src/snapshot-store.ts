@@ -146,14 +146,17 @@ export class SnapshotStore {
 
   /**
    * Names the received snapshot at `position` (SnapshotStore.receive, finished) a snapshot file,
-   * durably, and removes any other received file not being written. Throws when there is none.
+   * durably, and removes the other received files it makes useless: those not being written whose
+   * index is not past it (a later one may still be installed). Throws when there is none.
    */
   async adopt(position: SnapshotPosition): Promise<SnapshotFileInfo> {
     checkPosition(position);
     const file = formatSnapshotName(position);
     await rename(join(this.dir, `${file}${RECEIVED_SUFFIX}`), join(this.dir, file));
     for (const name of await readdir(this.dir)) {
-      if (name.endsWith(RECEIVED_SUFFIX) && !this.receiving.has(name)) await unlink(join(this.dir, name)).catch(() => undefined);
+      if (!name.endsWith(RECEIVED_SUFFIX) || this.receiving.has(name)) continue;
+      const received = parseSnapshotName(name.slice(0, -RECEIVED_SUFFIX.length));
+      if (received === undefined || received.index <= position.index) await unlink(join(this.dir, name)).catch(() => undefined);
     }
     await fsyncDirectory(this.dir);
     return { file, ...position };
