@@ -61,7 +61,9 @@ describe.each([
     let release!: () => void;
     const stalled = new Promise<void>((resolve) => (release = resolve));
     let stalledBatches = 0;
-    const a = await member(1n, { limits: { maxQueuedMessages: 1000, maxBatchMessages: 64 } });
+    // The queue bound gives the fast peer room for a busy machine's hiccups (a starved sender fell
+    // 1,000 messages behind once); no message ages out here (maxQueuedAgeMs has its own test).
+    const a = await member(1n, { limits: { maxQueuedMessages: 5000, maxBatchMessages: 64, maxQueuedAgeMs: 60_000 } });
     const slow = await member(2n, {
       receiver: {
         onMessages: () => {
@@ -73,8 +75,8 @@ describe.each([
     const fast = await member(3n);
     a.transport.setPeer(2n, `127.0.0.1:${slow.port}`);
     a.transport.setPeer(3n, `127.0.0.1:${fast.port}`);
-    // 10,000 messages to each peer, 100 per round, a round every few ms.
-    const total = 10_000;
+    // 20,000 messages to each peer, 100 per round, a round every few ms.
+    const total = 20_000;
     const perRound = 100;
     let sendingMs = 0;
     for (let round = 0; round < total / perRound; round++) {
@@ -93,11 +95,11 @@ describe.each([
     // others would time out above. The bound here is loose because the test machine is shared.
     expect(catchUpMs).toBeLessThan(5000);
     expect(fast.received.map((r) => indexOf(r.message))).toEqual(Array.from({ length: total }, (_, i) => i));
-    // send() is synchronous and cheap whatever the peer does: 20,000 calls in well under 2 s.
-    expect(sendingMs).toBeLessThan(2000);
+    // send() is synchronous and cheap whatever the peer does: 40,000 calls in well under 4 s.
+    expect(sendingMs).toBeLessThan(4000);
     const stats = a.transport.stats().peers.find((p) => p.peer === 2n)!;
     expect(stats.droppedQueueFull).toBeGreaterThan(total / 2);
-    expect(stats.queuedMessages).toBeLessThanOrEqual(1000);
+    expect(stats.queuedMessages).toBeLessThanOrEqual(5000);
     expect(stalledBatches).toBe(1);
     expect(a.transport.stats().peers.find((p) => p.peer === 3n)!.droppedMessages).toBe(0);
     release();
