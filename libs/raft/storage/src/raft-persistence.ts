@@ -75,8 +75,6 @@ const ENTRY_TYPES: ReadonlySet<number> = new Set(Object.values(EntryType));
 export class RaftPersistence {
   /** The local snapshot being written, by index: its data is read from the file once written. */
   private readonly writing = new Map<Index, Promise<unknown>>();
-  /** The snapshots received from the leader into files (receiveSnapshot): their indexes, by position. */
-  private readonly received = new Map<string, Index>();
 
   private constructor(
     readonly disk: RaftStorage,
@@ -119,9 +117,7 @@ export class RaftPersistence {
       assert(hardState !== undefined && hardState.commit >= index, `an installed snapshot at ${index} must come with a hard state committing it`);
       // Its data is on disk already when it was received through receiveSnapshot (the message the
       // core took carried none); otherwise it is written from the message now.
-      if (this.received.has(positionKey(index, term))) {
-        // adopt removes the received files not past this one; a later one stays for its own install.
-        for (const [key, at] of this.received) if (at <= index) this.received.delete(key);
+      if (this.disk.snapshots.hasReceived({ index, term })) {
         await this.disk.snapshots.adopt({ index, term });
       } else {
         assert(this.dataInMemory || snapshot.data.length > 0, `the installed snapshot at ${index} was not received, and its message carries no data`);
@@ -171,7 +167,6 @@ export class RaftPersistence {
       finish: async () => {
         if (written !== dataBytes) await refuse(`${written} bytes, not the ${dataBytes} announced`);
         await receipt.finish();
-        this.received.set(positionKey(index, term), index);
       },
       abort: () => receipt.abort(),
     };
@@ -286,10 +281,6 @@ export class RaftPersistence {
   }
 }
 
-function positionKey(index: Index, term: number): string {
-  return `${index}/${term}`;
-}
-
 /** The snapshot with its metadata only (what the MemoryStorage keeps when the data stays on disk). */
 function withoutData(snapshot: Snapshot): Snapshot {
   return { metadata: snapshot.metadata, data: NO_DATA };
@@ -308,11 +299,7 @@ async function rebuild(
     const { metadata, headBytes, dataBytes } = await readSnapshotHead(disk, state.snapshot, options.decodeLimits);
     snapshotBytes = dataBytes;
     let data: Uint8Array = NO_DATA;
-    if (dataInMemory) {
-      const chunks: Uint8Array[] = [];
-      for await (const piece of (await disk.snapshots.readData(state.snapshot, headBytes)).pieces) chunks.push(piece);
-      data = joinChunks(chunks);
-    }
+    if (dataInMemory) data = (await disk.snapshots.load(state.snapshot, headBytes)).data;
     snapshot = { metadata, data };
     memory.applySnapshot(snapshot);
   }

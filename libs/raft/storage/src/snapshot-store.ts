@@ -54,6 +54,8 @@ export class SnapshotStore {
   readonly maxSnapshotBytes: number;
   /** Names of the received files being written. */
   private readonly receiving = new Set<string>();
+  /** Received files finished and not yet adopted or made useless, by name. */
+  private readonly received = new Map<string, SnapshotPosition>();
 
   private constructor(dir: string, maxSnapshotBytes: number) {
     this.dir = dir;
@@ -103,6 +105,7 @@ export class SnapshotStore {
     const name = `${formatSnapshotName(position)}${RECEIVED_SUFFIX}`;
     if (this.receiving.has(name)) throw new Error(`snapshot ${formatSnapshotName(position)} is already being received`);
     this.receiving.add(name);
+    this.received.delete(name); // written over
     let writer: SnapshotFileWriter;
     try {
       writer = await SnapshotFileWriter.create(join(this.dir, name), this.maxSnapshotBytes);
@@ -135,6 +138,7 @@ export class SnapshotStore {
           await writer.abort();
           throw error;
         }
+        this.received.set(name, position);
       },
       abort: async () => {
         if (settled) return;
@@ -146,20 +150,27 @@ export class SnapshotStore {
 
   /**
    * Names the received snapshot at `position` (SnapshotStore.receive, finished) a snapshot file,
-   * durably, and removes the other received files it makes useless: those not being written whose
-   * index is not past it (a later one may still be installed). Throws when there is none.
+   * durably, and removes the other received files it makes useless: the finished ones whose index
+   * is not past it (a later one may still be installed). Throws when there is none.
    */
   async adopt(position: SnapshotPosition): Promise<SnapshotFileInfo> {
     checkPosition(position);
     const file = formatSnapshotName(position);
-    await rename(join(this.dir, `${file}${RECEIVED_SUFFIX}`), join(this.dir, file));
-    for (const name of await readdir(this.dir)) {
-      if (!name.endsWith(RECEIVED_SUFFIX) || this.receiving.has(name)) continue;
-      const received = parseSnapshotName(name.slice(0, -RECEIVED_SUFFIX.length));
-      if (received === undefined || received.index <= position.index) await unlink(join(this.dir, name)).catch(() => undefined);
+    const name = `${file}${RECEIVED_SUFFIX}`;
+    await rename(join(this.dir, name), join(this.dir, file));
+    this.received.delete(name);
+    for (const [other, received] of this.received) {
+      if (received.index > position.index) continue;
+      this.received.delete(other);
+      await unlink(join(this.dir, other)).catch(() => undefined);
     }
     await fsyncDirectory(this.dir);
     return { file, ...position };
+  }
+
+  /** Whether a finished receipt at `position` waits to be adopted (SnapshotStore.receive). */
+  hasReceived(position: SnapshotPosition): boolean {
+    return this.received.has(`${formatSnapshotName(position)}${RECEIVED_SUFFIX}`);
   }
 
   /** Snapshot files by name, newest (highest index, then term) first. */
@@ -183,9 +194,12 @@ export class SnapshotStore {
     return { index: info.index, term: info.term, dataBytes: totalBytes };
   }
 
-  /** Reads and verifies a snapshot's data whole (for a small state; a member streams with readData). */
-  async load(info: SnapshotPosition | SnapshotFileInfo): Promise<StoredSnapshot> {
-    const { pieces } = await this.readData(info, 0);
+  /**
+   * Reads and verifies a snapshot's data whole, after its first `skipBytes` (for a small state; a
+   * member streams with readData).
+   */
+  async load(info: SnapshotPosition | SnapshotFileInfo, skipBytes = 0): Promise<StoredSnapshot> {
+    const { pieces } = await this.readData(info, skipBytes);
     const chunks: Uint8Array[] = [];
     for await (const piece of pieces) chunks.push(piece);
     return { index: info.index, term: info.term, data: joinChunks(chunks) };
