@@ -109,7 +109,7 @@ describe('wardnode.Node/Snapshot', () => {
     }
     expect(one.bytes.length % 512).toBe(32);
 
-    const backup = decodeBackup(one.bytes);
+    const backup = await decodeBackup(one.bytes);
     const content = decodeNodeSnapshot(backup.state);
     const state = Applier.restore(content.applier);
     // the backup carries the member list (ids, names, addresses, learner flags) of the cluster
@@ -149,7 +149,7 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
     expect(stalled.map((s) => s.count())).toEqual([0, 0]);
     // Both slots are free again: a third stream gets the whole file.
     const third = file(await collect(open(one, '', small)));
-    expect(decodeBackup(third.bytes).revision).toBe(VALUES + 1);
+    expect((await decodeBackup(third.bytes)).revision).toBe(VALUES + 1);
     // The stalled readers never get a complete file: their streams were reset (CANCELLED).
     for (const s of stalled) s.resume();
     expect(await outcomes).toEqual([1, 1]);
@@ -187,7 +187,7 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
     expect((await small.client(one).propose(putRequest('big/0', 'overwritten'), 10_000)).kind).toBe('ok');
     writing.resume();
     const whole = file(await writing.done);
-    const backup = decodeBackup(whole.bytes);
+    const backup = await decodeBackup(whole.bytes);
     expect(backup.revision).toBe(revision);
     const state = Applier.restore(decodeNodeSnapshot(backup.state).applier);
     const big0 = state.keySpaceView.range({ key: new TextEncoder().encode('big/0') });
@@ -202,6 +202,6 @@ describe('wardnode.Node/Snapshot with a reader that stops', () => {
     expect(messages.slice(0, -1).every((m) => m.result === 'response')).toBe(true);
     expect(messages.at(-1)!.error).toMatchObject({ code: 14, message: 'etcdserver: request timed out' });
     // What went out before is not a file etcdctl would keep (it checks the size and the SHA-256).
-    expect(() => decodeBackup(file(messages.slice(0, -1)).bytes)).toThrow();
+    await expect(decodeBackup(file(messages.slice(0, -1)).bytes)).rejects.toThrow();
   }, 60_000);
 });

@@ -18,7 +18,8 @@
 //   end-32  SHA-256 of every byte before it
 import { createHash, type Hash } from 'node:crypto';
 import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
-import { chunksByteLength } from '@ward/shared/binary';
+import { open } from 'node:fs/promises';
+import { chunksByteLength, joinChunks } from '@ward/shared/binary';
 
 const BACKUP_MAGIC = 'WARDBKUP';
 const BACKUP_FORMAT_VERSION = 2;
@@ -136,41 +137,103 @@ export function encodeBackup(backup: Backup): Buffer {
   return Buffer.concat([...backupFilePieces(backup, [backup.state], Number.MAX_SAFE_INTEGER)]);
 }
 
-function u64(file: Uint8Array, offset: number, what: string): number {
-  const value = Buffer.from(file.buffer, file.byteOffset, file.byteLength).readBigUInt64LE(offset);
+/** Random access to a backup's bytes: its file, or bytes in memory. */
+export interface BackupSource {
+  readonly size: number;
+  /** The `length` bytes at `offset` (inside `size`), in a fresh array the caller may keep. */
+  read(offset: number, length: number): Promise<Uint8Array>;
+}
+
+/** A backup held in memory as a source (a copy per read). */
+export function bytesSource(bytes: Uint8Array): BackupSource {
+  return {
+    size: bytes.length,
+    read: async (offset, length) => {
+      const piece = new Uint8Array(length);
+      piece.set(bytes.subarray(offset, offset + length));
+      return piece;
+    },
+  };
+}
+
+/** A backup file as a source; close it when done. */
+export async function openBackupFile(path: string): Promise<BackupSource & { close(): Promise<void> }> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const read = async (offset: number, length: number): Promise<Uint8Array> => {
+      const piece = new Uint8Array(length);
+      const { bytesRead } = await handle.read(piece, 0, length, offset);
+      if (bytesRead !== length) throw new BackupFileError(`the file ended after ${offset + bytesRead} of its ${size} bytes while it was read`);
+      return piece;
+    };
+    return { size, read, close: () => handle.close() };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** What a checked backup holds: its header's fields, the format version and its state's length (at BACKUP_HEADER_BYTES). */
+export interface BackupLayout extends BackupInfo {
+  /** 1: the applier's snapshot alone; 2: a member snapshot. */
+  readonly version: number;
+  readonly stateBytes: number;
+}
+
+/** Bytes read at a time when a backup is checked or its state read. */
+export const BACKUP_READ_PIECE_BYTES = 1024 * 1024;
+
+function u64(header: Buffer, offset: number, what: string): number {
+  const value = header.readBigUInt64LE(offset);
   if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new BackupFileError(`${what} ${value} is out of range`);
   return Number(value);
 }
 
 /**
- * Checks the file (ward header, size, SHA-256, padding) and returns its content. Throws
- * BackupFileError naming the first problem. The state itself is checked by restoring it.
+ * Checks a backup (ward header, size, SHA-256, padding), reading it in pieces of `pieceBytes`: it
+ * is never whole in memory. Throws BackupFileError naming the first problem. The state itself is
+ * checked by restoring it (backupState).
  */
-export function decodeBackup(file: Uint8Array): Backup {
-  const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
-  if (bytes.length < 8 || bytes.subarray(0, 8).toString('latin1') !== BACKUP_MAGIC) {
+export async function verifyBackup(source: BackupSource, pieceBytes = BACKUP_READ_PIECE_BYTES): Promise<BackupLayout> {
+  const { size } = source;
+  const header = Buffer.from(await source.read(0, Math.min(size, BACKUP_HEADER_BYTES)));
+  if (header.length < 8 || header.subarray(0, 8).toString('latin1') !== BACKUP_MAGIC) {
     throw new BackupFileError(`not a ward snapshot (no ${BACKUP_MAGIC} header; etcd's own snapshot files are not accepted)`);
   }
-  if (bytes.length < BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES || (bytes.length - BACKUP_CHECKSUM_BYTES) % BACKUP_ALIGN_BYTES !== 0) {
-    throw new BackupFileError(`truncated or damaged: ${bytes.length} bytes is not a multiple of ${BACKUP_ALIGN_BYTES} plus the ${BACKUP_CHECKSUM_BYTES}-byte SHA-256`);
+  if (size < BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES || (size - BACKUP_CHECKSUM_BYTES) % BACKUP_ALIGN_BYTES !== 0) {
+    throw new BackupFileError(`truncated or damaged: ${size} bytes is not a multiple of ${BACKUP_ALIGN_BYTES} plus the ${BACKUP_CHECKSUM_BYTES}-byte SHA-256`);
   }
-  const padded = bytes.length - BACKUP_CHECKSUM_BYTES;
-  const expected = createHash('sha256').update(bytes.subarray(0, padded)).digest();
-  if (!expected.equals(bytes.subarray(padded))) throw new BackupFileError('SHA-256 checksum mismatch: the file is damaged');
-  const version = bytes.readUInt32LE(8);
+  if (size > backupFileBytes(MAX_BACKUP_STATE_BYTES)) throw new BackupFileError(`${size} bytes is larger than any ward snapshot`);
+  const padded = size - BACKUP_CHECKSUM_BYTES;
+  const hash = createHash('sha256');
+  for (let offset = 0; offset < padded; offset += pieceBytes) hash.update(await source.read(offset, Math.min(pieceBytes, padded - offset)));
+  if (!hash.digest().equals(await source.read(padded, BACKUP_CHECKSUM_BYTES))) throw new BackupFileError('SHA-256 checksum mismatch: the file is damaged');
+  const version = header.readUInt32LE(8);
   if (!READABLE_BACKUP_VERSIONS.includes(version)) throw new BackupFileError(`unsupported ward snapshot format version ${version} (this build reads ${READABLE_BACKUP_VERSIONS.join(' and ')})`);
-  if (bytes.readUInt32LE(12) !== BACKUP_HEADER_BYTES) throw new BackupFileError(`header size ${bytes.readUInt32LE(12)} is not ${BACKUP_HEADER_BYTES}`);
-  const length = u64(bytes, 48, 'state length');
-  if (length > padded - BACKUP_HEADER_BYTES || length > MAX_BACKUP_STATE_BYTES) throw new BackupFileError(`state length ${length} does not fit the file`);
-  const end = BACKUP_HEADER_BYTES + length;
-  if (Math.ceil(end / BACKUP_ALIGN_BYTES) * BACKUP_ALIGN_BYTES !== padded || bytes.subarray(end, padded).some((b) => b !== 0) || bytes.readBigUInt64LE(56) !== 0n) {
+  if (header.readUInt32LE(12) !== BACKUP_HEADER_BYTES) throw new BackupFileError(`header size ${header.readUInt32LE(12)} is not ${BACKUP_HEADER_BYTES}`);
+  const stateBytes = u64(header, 48, 'state length');
+  if (stateBytes > padded - BACKUP_HEADER_BYTES || stateBytes > MAX_BACKUP_STATE_BYTES) throw new BackupFileError(`state length ${stateBytes} does not fit the file`);
+  const end = BACKUP_HEADER_BYTES + stateBytes;
+  // Less than BACKUP_ALIGN_BYTES of zeros between the state and the checksum.
+  const padding = await source.read(end, padded - end);
+  if (Math.ceil(end / BACKUP_ALIGN_BYTES) * BACKUP_ALIGN_BYTES !== padded || padding.some((b) => b !== 0) || header.readBigUInt64LE(56) !== 0n) {
     throw new BackupFileError('padding is not as written: the file is damaged');
   }
-  return {
-    index: u64(bytes, 16, 'index'),
-    term: u64(bytes, 24, 'term'),
-    revision: u64(bytes, 32, 'revision'),
-    clusterId: bytes.readBigUInt64LE(40),
-    state: new Uint8Array(bytes.subarray(BACKUP_HEADER_BYTES, end)),
-  };
+  return { version, stateBytes, index: u64(header, 16, 'index'), term: u64(header, 24, 'term'), revision: u64(header, 32, 'revision'), clusterId: header.readBigUInt64LE(40) };
+}
+
+/** The state of a checked backup (verifyBackup), read in pieces of at most `pieceBytes`, fresh ones (a consumer may keep them). */
+export async function* backupState(source: BackupSource, layout: BackupLayout, pieceBytes = BACKUP_READ_PIECE_BYTES): AsyncGenerator<Uint8Array> {
+  const end = BACKUP_HEADER_BYTES + layout.stateBytes;
+  for (let offset = BACKUP_HEADER_BYTES; offset < end; offset += pieceBytes) yield await source.read(offset, Math.min(pieceBytes, end - offset));
+}
+
+/** A backup in memory checked and read whole (verifyBackup, then backupState joined): for small ones. */
+export async function decodeBackup(file: Uint8Array): Promise<Backup> {
+  const source = bytesSource(file);
+  const layout = await verifyBackup(source);
+  const pieces: Uint8Array[] = [];
+  for await (const piece of backupState(source, layout)) pieces.push(piece);
+  return { index: layout.index, term: layout.term, revision: layout.revision, clusterId: layout.clusterId, state: joinChunks(pieces) };
 }

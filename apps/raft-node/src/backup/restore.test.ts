@@ -74,6 +74,28 @@ describe('snapshot-restore', () => {
     }
   });
 
+  it('restores a state of several MiB, read and written in pieces, to the bytes a whole encoding gives', async () => {
+    const applier = Applier.create();
+    const value = Buffer.alloc(1024, 7);
+    for (let i = 1; i <= 4000; i++) {
+      const result = applier.apply(i, { header: { id: BigInt(i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: Buffer.from(`key/${i}`), value } } });
+      expect(result.ok).toBe(true);
+    }
+    const state = applier.snapshot();
+    expect(state.length).toBeGreaterThan(4_000_000);
+    const file = join(dir, 'large.db');
+    await writeFile(file, encodeBackup({ index: 4000, term: 3, revision: 4001, clusterId: 5n, state }));
+    const result = await restoreMember({ file, dataDir: join(dir, 'node-1'), memberId: 1n, members: MEMBERS });
+    const booted = await RaftPersistence.open({ dir: join(dir, 'node-1'), metadata: memberWalMetadata(result.newClusterId, 1n) });
+    try {
+      expect(booted.snapshot?.metadata.index).toBe(4000);
+      const expected = encodeNodeSnapshot({ clusterId: result.newClusterId, members: MemberList.initial(MEMBERS), applier: state });
+      expect(Buffer.from(booted.snapshot!.data).equals(Buffer.from(expected))).toBe(true);
+    } finally {
+      await booted.persistence.close();
+    }
+  });
+
   it('drops the simple tokens of the state (the restored cluster starts with none), keeping users and keys', async () => {
     const applier = Applier.create();
     let index = 0;

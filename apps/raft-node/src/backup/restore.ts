@@ -5,15 +5,18 @@
 // members elect a leader as in a fresh cluster. The file is checked completely (size, SHA-256,
 // header, padding, state decoding) before anything is written; the directory is prepared next to
 // the target and renamed into place, so a failure leaves no partial data directory.
-import { readFile, rename, rm, readdir, stat, mkdir } from 'node:fs/promises';
+import { rename, rm, readdir, stat, mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Applier } from '@ward/etcd/apply';
-import { encodeSnapshotChunks, votersConfState, type Snapshot } from '@ward/raft/core';
+import { encodeSnapshotHead, votersConfState } from '@ward/raft/core';
+import { assert } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
-import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, MAX_BACKUP_STATE_BYTES, decodeBackup, type BackupInfo } from './backup-file';
+import { BackupFileError, backupState, openBackupFile, verifyBackup, type BackupInfo, type BackupLayout, type BackupSource } from './backup-file';
 import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
-import { decodeNodeSnapshot, encodeNodeSnapshot } from '../membership/codec';
+import { NodeSnapshotDecoder } from '../membership/codec';
 import { MemberList } from '../membership/member-list';
+import { PooledSnapshot } from '../snapshot-turns';
+import { NodeSnapshotTask } from '../state-machine';
 
 export interface RestoreOptions {
   readonly file: string;
@@ -51,51 +54,77 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
  * The restored cluster starts with no simple token (as etcd, which keeps none on disk): the state's
  * tokens are expired the way the leader expires idle ones, as root, at the snapshot index (one past
  * the state's applied index when they coincide). Deterministic, so every member restored from the
- * same file gets the same state.
+ * same file gets the same state. Returns the index the state is then at.
  */
-function withoutSimpleTokens(applier: Applier, index: number, state: Uint8Array): { index: number; state: Uint8Array } {
+function dropSimpleTokens(applier: Applier, index: number): number {
   const tokens = [...applier.simpleTokens()];
-  if (tokens.length === 0) return { index, state };
+  if (tokens.length === 0) return index;
   const at = Math.max(index, applier.appliedIndex + 1);
   const header = { id: 0n, username: 'root', authRevision: applier.authView.revision };
   const result = applier.apply(at, { header, operation: { type: 'simpleTokenExpire', request: { tokens } } });
   if (!result.ok) throw new BackupFileError(`the simple tokens in the state cannot be dropped: ${result.error.message}`);
-  return { index: at, state: applier.snapshot() };
+  return at;
 }
 
-/** Restores one member's data directory; throws RestoreError / BackupFileError with nothing written. */
+/** The backup's state decoded as it is read (a member snapshot, or the applier's state alone). */
+async function restoreState(source: BackupSource, layout: BackupLayout): Promise<Applier> {
+  try {
+    const applier = Applier.decoder();
+    const decoder = new NodeSnapshotDecoder(layout.stateBytes, applier);
+    for await (const piece of backupState(source, layout)) decoder.push(piece);
+    decoder.finish();
+    return applier.finish();
+  } catch (error) {
+    if (error instanceof BackupFileError) throw error;
+    throw new BackupFileError(`the state in the file does not restore: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Restores one member's data directory; throws RestoreError / BackupFileError with nothing written.
+ * The file is read in pieces (checked, then decoded) and the member's snapshot written from the
+ * restored state in pieces: neither is ever whole in memory, only the state itself.
+ */
 export async function restoreMember(options: RestoreOptions): Promise<RestoreResult> {
   const member = options.members.find((m) => m.id === options.memberId);
   if (member === undefined) throw new RestoreError(`member id ${options.memberId} is not in the member list`);
   const dataDir = resolve(options.dataDir);
   if (!(await isEmptyOrMissing(dataDir))) throw new RestoreError(`data dir ${dataDir} exists and is not empty; restore writes only fresh directories`);
-  const size = (await stat(options.file)).size;
-  if (size > MAX_BACKUP_STATE_BYTES + BACKUP_HEADER_BYTES + BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES) throw new BackupFileError(`${size} bytes is larger than any ward snapshot`);
-  const backup = decodeBackup(await readFile(options.file));
+  const source = await openBackupFile(options.file);
+  let backup: BackupLayout;
   let applier: Applier;
-  let applierState: Uint8Array;
   try {
-    applierState = decodeNodeSnapshot(backup.state).applier;
-    applier = Applier.restore(applierState);
-  } catch (error) {
-    throw new BackupFileError(`the state in the file does not restore: ${(error as Error).message}`);
+    backup = await verifyBackup(source);
+    applier = await restoreState(source, backup);
+  } finally {
+    await source.close();
   }
   if (applier.appliedIndex > backup.index) throw new BackupFileError(`the state was applied up to ${applier.appliedIndex}, past the header's index ${backup.index}`);
-  const { index, state } = withoutSimpleTokens(applier, Math.max(backup.index, 1), applierState);
+  const index = dropSimpleTokens(applier, Math.max(backup.index, 1));
   const voters = options.members.map((m) => m.id);
   const clusterId = clusterIdOf(voters);
+  const confState = votersConfState(voters);
   // The new cluster's members are the ones given (as etcd's restore takes --initial-cluster);
   // the source cluster's member list in the file is not carried over.
-  const data = encodeNodeSnapshot({ clusterId, members: MemberList.initial(options.members), applier: state });
-  const snapshot: Snapshot = { data, metadata: { index, term: 1, confState: votersConfState(voters) } };
+  const snapshot = new PooledSnapshot((stream) => new NodeSnapshotTask(index, confState, clusterId, MemberList.initial(options.members), applier.snapshotTask(stream)));
+  const never = (): boolean => false;
+  // Nothing else changes the state meanwhile: sizing ends 'done'.
+  assert((await snapshot.size(never)) === 'done', 'restore: the state changed while its snapshot was taken');
+  const head = encodeSnapshotHead({ index, term: 1, confState }, snapshot.task.sizeBytes!);
+  async function* data(): AsyncGenerator<Uint8Array> {
+    yield head;
+    yield* snapshot.pieces(never);
+  }
 
   await mkdir(dirname(dataDir), { recursive: true });
   const staging = join(dirname(dataDir), `.${basename(dataDir)}.restoring`);
   await rm(staging, { recursive: true, force: true });
   try {
-    const booted = await RaftPersistence.open({ dir: staging, metadata: memberWalMetadata(clusterId, options.memberId), bootstrapConfState: votersConfState(voters) });
+    const booted = await RaftPersistence.open({ dir: staging, metadata: memberWalMetadata(clusterId, options.memberId), bootstrapConfState: confState, snapshotDataInMemory: false });
     try {
-      await booted.persistence.disk.saveSnapshot({ index, term: 1, data: encodeSnapshotChunks(snapshot) }, { restartsLog: true, hardState: { term: 1, vote: 0n, commit: index } });
+      const { disk } = booted.persistence;
+      await disk.snapshots.save({ index, term: 1 }, data());
+      await disk.recordSnapshot({ index, term: 1 }, { restartsLog: true, hardState: { term: 1, vote: 0n, commit: index } });
     } finally {
       await booted.persistence.close();
     }
