@@ -50,8 +50,11 @@ describe('BackendQuota', () => {
       expect(quota.reserve(0)).toBe(false);
       bound = 700;
     }
-    // The default ceiling: a store of 256-byte values reaches it near 6 million keys, not 3.8.
-    const quota = new BackendQuota(8 * 1024 ** 3, () => sized(6_000_000 * 527, 6_000_000 * 335));
+    // The default ceiling (a 4 GiB snapshot bound): a store of 256-byte values reaches it near
+    // 12.4 million keys (not 6 as with a 2 GiB bound, nor 3.8 as before the quota counted it).
+    const quota = new BackendQuota(8 * 1024 ** 3, () => sized(12_000_000 * 527, 12_000_000 * 335));
     expect(quota.reserve(527)).toBe(true);
+    const full = new BackendQuota(8 * 1024 ** 3, () => sized(12_500_000 * 527, 12_500_000 * 335));
+    expect(full.reserve(527)).toBe(false);
   });
 });

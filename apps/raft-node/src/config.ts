@@ -50,7 +50,7 @@ export const RAFT_NODE_CONFIG = defineConfig({
       default: 0,
       min: -1,
       max: 64 * 1024 * MIB,
-      why: "etcd's --quota-backend-bytes: a Put, Txn or LeaseGrant that would take the store's retained records (key + value + 256 bytes per version, until compaction drops it) to this size is refused with 'etcdserver: mvcc: database space exceeded'. 0: etcd's 2 GiB, or a quarter of the process's heap limit when that is smaller (raise the heap with node --max-old-space-size); -1: no quota. Whatever the quota, a write is refused the same way when the store could then no longer be snapshotted (key + value + 64 bytes per version reaching 1,919 MiB: a snapshot's bound of 2 GiB less 1 MiB, less 128 MiB for the rest of the state).",
+      why: "etcd's --quota-backend-bytes: a Put, Txn or LeaseGrant that would take the store's retained records (key + value + 256 bytes per version, until compaction drops it) to this size is refused with 'etcdserver: mvcc: database space exceeded'. 0: etcd's 2 GiB, or a quarter of the process's heap limit when that is smaller (raise the heap with node --max-old-space-size); -1: no quota. Whatever the quota, a write is refused the same way when the store could then no longer be snapshotted (key + value + 64 bytes per version reaching 3,967 MiB: a snapshot's bound of 4 GiB less 1 MiB, less 128 MiB for the rest of the state).",
     }),
     maxPendingProposalsCount: int({ default: 10_000, min: 1, max: 1_000_000, why: "Proposals waiting for apply; beyond it callers get 'too many requests'." }),
     maxPendingReadsCount: int({ default: 100_000, min: 1, max: 10_000_000, why: 'Linearizable reads waiting for their read index or apply.' }),

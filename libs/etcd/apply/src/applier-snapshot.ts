@@ -32,7 +32,8 @@ import { parseSimpleToken, type SimpleTokenTable } from '@ward/auth/simple-token
 const MAGIC = Uint8Array.of(0x57, 0x41, 0x50, 0x4c);
 const FORMAT_VERSION = 1;
 const FORMAT_VERSION_WITH_SIGNING_KEYS = 2;
-const SECTION_MAX_BYTES = 0x7fff_ffff;
+/** The largest section read: 4 GiB, as large as a whole member snapshot may be (its length is 32 bits). */
+const SECTION_MAX_BYTES = 2 ** 32;
 
 /**
  * The applier's snapshot taken in steps: the auth store, leases, simple tokens and signing keys

@@ -636,7 +636,7 @@ table says when and on what it was measured (a run replaces the tables of the ke
 by ${CLIENTS} clients with txns of ${PUTS_PER_TXN} puts (through etcd's first member; through ward's gateway).
 etcd runs with \`--quota-backend-bytes ${ETCD_QUOTA_BYTES}\`, ward's members with the same quota
 (\`RAFT_NODE_QUOTA_BACKEND_BYTES\`; whatever the quota, a member refuses writes past what its snapshot
-holds: 1,919 MiB of key + value + 64 bytes per version), \`NODE_OPTIONS=${WARD_NODE_ENV.NODE_OPTIONS}\` (the store lives in the
+holds: 3,967 MiB of key + value + 64 bytes per version), \`NODE_OPTIONS=${WARD_NODE_ENV.NODE_OPTIONS}\` (the store lives in the
 heap) and otherwise their defaults (a snapshot per 64 MiB of applied entries or 10,000 entries). RSS and disk (\`du\`, allocated blocks) are read 2 s
 after the load. The range reads every key (values included, linearizable) ${PAGE_KEYS} per request, for
 at most \`BENCH_SCALE_RANGE_SECONDS\` (900 s by default; a range stopped there shows how far it got).

@@ -43,14 +43,14 @@ export interface DecodeLimits {
 }
 
 /**
- * The largest snapshot a member writes, sends, receives or loads (2 GiB less 1 MiB for the file's
- * header and the snapshot's metadata). A member's own snapshot and one from its leader are read and
- * written in pieces, but the raft-node's `snapshot-restore` reads a backup file whole (Node.js reads no file
- * over 2 GiB - 1 bytes in one piece), and a snapshot's head carries the data's length in 32 bits. A
- * state that would encode to more is not written (the member logs it and keeps its log); the
- * backend quota keeps a store below it.
+ * The largest snapshot a member writes, sends, receives or loads (4 GiB less 1 MiB for the file's
+ * header and the snapshot's metadata): a snapshot's head carries the data's length in 32 bits.
+ * Nothing holds a snapshot whole on the way (a member's own, one from its leader, a backup
+ * restored by `snapshot-restore`: each is read and written in pieces). A state that would encode
+ * to more is not written (the member logs it and keeps its log); the backend quota keeps a store
+ * below it.
  */
-export const MAX_SNAPSHOT_BYTES = 2 * 1024 ** 3 - 1024 ** 2;
+export const MAX_SNAPSHOT_BYTES = 4 * 1024 ** 3 - 1024 ** 2;
 
 export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
   maxDataBytes: 64 * 1024 * 1024,
