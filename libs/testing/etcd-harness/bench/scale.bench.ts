@@ -18,14 +18,14 @@
 //     range grows with the square of the key count: 74 s at 1M keys, hours at 10M).
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing; BENCH_OUT: the page.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
 import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
 import { LOAD_CLIENTS as CLIENTS, PUTS_PER_TXN, loadKey as key, txnWithRetries, writeKeys } from './load-writes';
-import { EtcdGrpcClient, httpOk, runEtcdctl, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
+import { EtcdGrpcClient, buildWardBundles, httpOk, runEtcdctl, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
 const KEY_COUNTS = (process.env.BENCH_SCALE_KEYS ?? '1000000').split(',').map((text) => Number(text.replaceAll('_', '')));
 const FOLLOWER_WRITES = Number(process.env.BENCH_SCALE_FOLLOWER_WRITES ?? 100_000);
@@ -61,6 +61,8 @@ for (const count of KEY_COUNTS) if (!Number.isSafeInteger(count) || count < PUTS
 
 
 interface Measured {
+  /** The saved file restored into one new member's data directory (etcdctl / raft-node snapshot-restore), the cluster stopped. */
+  readonly restore: { readonly seconds: number; readonly peakRssBytes: number };
   readonly keysPerSecond: number;
   readonly loadSeconds: number;
   readonly rssBytes: readonly number[];
@@ -132,6 +134,8 @@ interface System {
   leader(): Promise<number>;
   /** Index of the member that serves `etcdctl snapshot save` through the client endpoint. */
   snapshotServer(): Promise<number>;
+  /** The command that restores a saved backup into a new one-member cluster's data directory. */
+  restoreCommand(file: string, dataDir: string): { readonly command: string; readonly args: readonly string[]; readonly env?: NodeJS.ProcessEnv };
   /** Applied raft index of member `index` (undefined while it does not answer). */
   appliedIndex(index: number): Promise<number | undefined>;
   /** Longest event-loop stall and GC pause of member `index` so far, seconds (undefined: not measured). */
@@ -275,28 +279,50 @@ function diskBytes(dir: string): number {
   return Number(execFileSync('du', ['-s', '--block-size=1', dir], { encoding: 'utf8' }).split('\t')[0]);
 }
 
-/** `etcdctl snapshot save` into a scratch directory, the serving member's RSS sampled meanwhile. */
-async function snapshotSave(system: System): Promise<SnapshotSave> {
+/** `etcdctl snapshot save` into `file`, the serving member's RSS sampled meanwhile. */
+async function snapshotSave(system: System, file: string): Promise<SnapshotSave> {
   const server = await system.snapshotServer();
-  const dir = mkdtempSync(join(tmpdir(), 'scale-save-'));
-  const file = join(dir, 'backup.db');
-  try {
-    await system.recentStalls();
-    const before = rssBytes(system.pid(server));
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(system.pid(server)))), SAVE_SAMPLE_MS);
-    const started = process.hrtime.bigint();
-    const result = await runEtcdctl({ endpoints: [system.clientEndpoint], args: ['snapshot', 'save', file], timeoutMs: WAIT_LIMIT_MS }).finally(() => clearInterval(sampler));
-    const seconds = elapsedSeconds(started);
-    if (result.exitCode !== 0) throw new Error(`${system.label}: etcdctl snapshot save failed (${result.exitCode}): ${result.stderr.slice(-1500)}`);
-    const stalls = await system.recentStalls();
-    return { seconds, fileBytes: statSync(file).size, rssGrowthBytes: Math.max(0, peak - before), stalls };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await system.recentStalls();
+  const before = rssBytes(system.pid(server));
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(system.pid(server)))), SAVE_SAMPLE_MS);
+  const started = process.hrtime.bigint();
+  const result = await runEtcdctl({ endpoints: [system.clientEndpoint], args: ['snapshot', 'save', file], timeoutMs: WAIT_LIMIT_MS }).finally(() => clearInterval(sampler));
+  const seconds = elapsedSeconds(started);
+  if (result.exitCode !== 0) throw new Error(`${system.label}: etcdctl snapshot save failed (${result.exitCode}): ${result.stderr.slice(-1500)}`);
+  const stalls = await system.recentStalls();
+  return { seconds, fileBytes: statSync(file).size, rssGrowthBytes: Math.max(0, peak - before), stalls };
 }
 
-async function measure(system: System, count: number): Promise<Measured> {
+/**
+ * The restore of a saved backup into a new data directory, timed; its peak memory is the process's
+ * VmHWM read every SAVE_SAMPLE_MS (growth in the last interval before it exits is missed).
+ */
+async function timedRestore(system: System, file: string, dataDir: string): Promise<{ seconds: number; peakRssBytes: number }> {
+  const { command, args, env } = system.restoreCommand(file, dataDir);
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-1500)));
+  let peak = 0;
+  const sample = (): void => {
+    try {
+      peak = Math.max(peak, rssBytes(child.pid, 'VmHWM') || 0);
+    } catch {
+      // Exited between two samples.
+    }
+  };
+  const sampler = setInterval(sample, SAVE_SAMPLE_MS);
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => resolve(code));
+  }).finally(() => clearInterval(sampler));
+  const seconds = elapsedSeconds(started);
+  if (exitCode !== 0) throw new Error(`${system.label}: restoring the saved snapshot failed (${exitCode}): ${stderr}`);
+  return { seconds, peakRssBytes: peak };
+}
+
+async function measure(system: System, count: number, backupFile: string): Promise<Omit<Measured, 'restore'>> {
   const runStarted = process.hrtime.bigint();
   const stalls = Array.from({ length: system.members }, () => 0);
   const gcPauses = Array.from({ length: system.members }, () => 0);
@@ -329,7 +355,7 @@ async function measure(system: System, count: number): Promise<Measured> {
   if (!rangeComplete && (range.keys > count || range.seconds < RANGE_LIMIT_SECONDS)) throw new Error(`${system.label}: the range saw ${range.keys} keys, not ${count}`);
   note(`range of all keys in pages of ${PAGE_KEYS}: ${rangeComplete ? '' : `stopped after ${range.keys} keys, `}${range.seconds.toFixed(2)} s${rangeStalls === undefined ? '' : `, longest stall members / gateway ${stallText(rangeStalls)}`}`);
 
-  const save = await snapshotSave(system);
+  const save = await snapshotSave(system, backupFile);
   note(
     `etcdctl snapshot save: ${save.seconds.toFixed(2)} s, ${(save.fileBytes / 1e6).toFixed(0)} MB, serving member's RSS +${(save.rssGrowthBytes / 1e6).toFixed(0)} MB${save.stalls === undefined ? '' : `, longest stall members / gateway ${stallText(save.stalls)}`}`,
   );
@@ -430,6 +456,11 @@ function etcdSystem(cluster: EtcdCluster): System {
     appliedIndex: async (index) => (await status(index))?.applied,
     // etcdctl's endpoint is the first member, which streams its own database.
     snapshotServer: () => Promise.resolve(0),
+    restoreCommand: (file, dataDir) => ({
+      command: 'etcdctl',
+      args: ['snapshot', 'restore', file, '--data-dir', dataDir, '--name', 'restored', '--initial-cluster', 'restored=http://127.0.0.1:1', '--initial-advertise-peer-urls', 'http://127.0.0.1:1'],
+      env: { ETCDCTL_API: '3' },
+    }),
     stall: () => Promise.resolve(undefined),
     recentStalls: () => Promise.resolve(undefined),
     stop: () => cluster.stop(),
@@ -485,6 +516,10 @@ function wardSystem(cluster: WardCluster): System {
     appliedIndex: async (index) => (await metrics(index))?.get('applied_index'),
     // The gateway sends etcd's Snapshot to the leader.
     snapshotServer: leader,
+    restoreCommand: (file, dataDir) => ({
+      command: process.execPath,
+      args: [...WARD_NODE_ENV.NODE_OPTIONS.split(' '), buildWardBundles().raftNode, 'snapshot-restore', '--file', file, '--data-dir', dataDir, '--member-id', '1', '--members', '1=restored=127.0.0.1:1=127.0.0.1:2'],
+    }),
     stall: async (index) => {
       const values = await metrics(index);
       const stall = values?.get('event_loop_longest_stall_seconds');
@@ -508,10 +543,21 @@ async function run(kind: 'etcd' | 'ward', count: number): Promise<Measured> {
     kind === 'etcd'
       ? etcdSystem(await startEtcdCluster({ members: 3, extraArgs: ['--quota-backend-bytes', String(ETCD_QUOTA_BYTES)] }))
       : wardSystem(await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs(), cpuProfileDir: process.env.BENCH_CPU_PROF_DIR }));
+  const scratch = mkdtempSync(join(tmpdir(), 'scale-save-'));
   try {
-    return await measure(system, count);
+    const file = join(scratch, 'backup.db');
+    let measured: Omit<Measured, 'restore'>;
+    try {
+      measured = await measure(system, count, file);
+    } finally {
+      await system.stop();
+    }
+    // The cluster stopped: the restore has the machine, and its memory, to itself.
+    const restore = await timedRestore(system, file, join(scratch, 'restored'));
+    console.log(`${system.label.padEnd(12)} ${count} keys: the saved snapshot restored into a new member's data dir in ${restore.seconds.toFixed(2)} s, peak memory ${(restore.peakRssBytes / 1e6).toFixed(0)} MB`);
+    return { ...measured, restore };
   } finally {
-    await system.stop();
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
@@ -554,6 +600,8 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['snapshot file (MB)', mb(etcd.save.fileBytes), mb(ward.save.fileBytes), ratio(ward.save.fileBytes, etcd.save.fileBytes)],
     ['RSS growth of the member serving the save (MB)', mb(etcd.save.rssGrowthBytes), mb(ward.save.rssGrowthBytes), ''],
     ['longest event-loop stall during the save, members / gateway (ms)', 'n/a (Go)', ward.save.stalls === undefined ? 'n/a' : stallsWithGateway(ward.save.stalls), ''],
+    ['restore of the saved file into a new member (etcdctl / raft-node snapshot-restore, s)', etcd.restore.seconds.toFixed(2), ward.restore.seconds.toFixed(2), ratio(ward.restore.seconds, etcd.restore.seconds)],
+    ['peak memory of that restore (VmHWM, MB)', mb(etcd.restore.peakRssBytes), mb(ward.restore.peakRssBytes), ratio(ward.restore.peakRssBytes, etcd.restore.peakRssBytes)],
     ['full restart until serving (s)', etcd.restartSeconds.toFixed(2), ward.restartSeconds.toFixed(2), ratio(ward.restartSeconds, etcd.restartSeconds)],
     ['full restart until every member is ready (s)', etcd.membersReadySeconds.toFixed(2), ward.membersReadySeconds.toFixed(2), ratio(ward.membersReadySeconds, etcd.membersReadySeconds)],
     ['peak memory per member through the full restart (VmHWM, MB)', range(etcd.restartPeakRssBytes, mb), range(ward.restartPeakRssBytes, mb), ratio(average(ward.restartPeakRssBytes), average(etcd.restartPeakRssBytes))],
@@ -642,7 +690,9 @@ after the load. The range reads every key (values included, linearizable) ${PAGE
 at most \`BENCH_SCALE_RANGE_SECONDS\` (900 s by default; a range stopped there shows how far it got).
 \`etcdctl snapshot save\` then writes a backup through the client endpoint (etcd's first member streams
 its database; ward's gateway asks the leader, which streams a backup of its state), the serving
-member's RSS sampled every ${SAVE_SAMPLE_MS} ms. The
+member's RSS sampled every ${SAVE_SAMPLE_MS} ms; once the cluster is stopped at the end, the saved file is restored
+into a new one-member cluster's data directory (\`etcdctl snapshot restore\`; \`raft-node snapshot-restore\` with the
+members' \`NODE_OPTIONS\`), timed, its peak memory the restoring process's \`VmHWM\` read every ${SAVE_SAMPLE_MS} ms. The
 full restart stops all three members (SIGTERM) and times from starting them again until every
 member reports ready (etcd \`/health\`, ward's raft-node \`/readyz\`), and until a linearizable Range
 answers through the client endpoint (ward's gateway keeps running); each member's peak memory
