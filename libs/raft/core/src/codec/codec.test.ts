@@ -19,6 +19,7 @@ import {
   encodeSnapshot,
   encodeSnapshotChunks,
   encodeSnapshotHead,
+  MAX_SNAPSHOT_BYTES,
   decodeSnapshotHead,
   messageSizeBytes,
   snapshotHeadMaxBytes,
@@ -107,6 +108,12 @@ describe('binary codec', () => {
     const ids = Array.from({ length: 10 }, (_, i) => BigInt(i + 1));
     const widest = encodeSnapshotHead({ index: 1, term: 1, confState: { voters: ids, learners: ids, votersOutgoing: ids, learnersNext: ids, autoLeave: true } }, 0);
     expect(widest.length).toBe(snapshotHeadMaxBytes(limits));
+    // The default bound: past 2 GiB, within the head's 32-bit length.
+    const large = encodeSnapshotHead(metadata, MAX_SNAPSHOT_BYTES);
+    expect(MAX_SNAPSHOT_BYTES).toBeGreaterThan(2 ** 31);
+    expect(decodeSnapshotHead(large).dataBytes).toBe(MAX_SNAPSHOT_BYTES);
+    expect(() => decodeSnapshotHead(encodeSnapshotHead(metadata, MAX_SNAPSHOT_BYTES + 1))).toThrow(CodecError);
+    expect(() => encodeSnapshotHead(metadata, 2 ** 32)).toThrow(/uint32 out of range/);
   });
 
   it('decoded entry data and context own their bytes, also when the input is a Node Buffer', () => {
