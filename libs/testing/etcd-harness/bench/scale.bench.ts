@@ -287,7 +287,7 @@ async function snapshotSave(system: System, file: string): Promise<SnapshotSave>
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(system.pid(server)))), SAVE_SAMPLE_MS);
   const started = process.hrtime.bigint();
-  const result = await runEtcdctl({ endpoints: [system.clientEndpoint], args: ['snapshot', 'save', file], timeoutMs: WAIT_LIMIT_MS }).finally(() => clearInterval(sampler));
+  const result = await runEtcdctl({ endpoints: [system.clientEndpoint], args: ['snapshot', 'save', file, `--command-timeout=${WAIT_LIMIT_MS / 1000}s`], timeoutMs: WAIT_LIMIT_MS }).finally(() => clearInterval(sampler));
   const seconds = elapsedSeconds(started);
   if (result.exitCode !== 0) throw new Error(`${system.label}: etcdctl snapshot save failed (${result.exitCode}): ${result.stderr.slice(-1500)}`);
   const stalls = await system.recentStalls();
