@@ -17,13 +17,14 @@
 //     table shows how far it got (etcd 3.4 reads every key of the range for each page, so its paged
 //     range grows with the square of the key count: 74 s at 1M keys, hours at 10M).
 //   BENCH_TARGETS=ward (or etcd) measures one system only and writes nothing; BENCH_OUT: the page.
+//   BENCH_GATEWAY_ENV / BENCH_NODE_ENV (`NAME=value,...`): settings for ward's gateway / members.
 //   BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of every ward process there (node --cpu-prof).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@ward/testing/cluster';
-import { benchGatewayEnv, benchNodeArgs } from './gateway-env';
+import { benchGatewayEnv, benchNodeArgs, benchNodeEnv } from './gateway-env';
 import { LOAD_CLIENTS as CLIENTS, PUTS_PER_TXN, loadKey as key, txnWithRetries, writeKeys } from './load-writes';
 import { EtcdGrpcClient, buildWardBundles, httpOk, runEtcdctl, startEtcdCluster, startWardCluster, type EtcdCluster, type WardCluster } from '../src/index';
 
@@ -542,7 +543,7 @@ async function run(kind: 'etcd' | 'ward', count: number): Promise<Measured> {
   const system =
     kind === 'etcd'
       ? etcdSystem(await startEtcdCluster({ members: 3, extraArgs: ['--quota-backend-bytes', String(ETCD_QUOTA_BYTES)] }))
-      : wardSystem(await startWardCluster({ nodes: 3, nodeEnv: WARD_NODE_ENV, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs(), cpuProfileDir: process.env.BENCH_CPU_PROF_DIR }));
+      : wardSystem(await startWardCluster({ nodes: 3, nodeEnv: { ...WARD_NODE_ENV, ...benchNodeEnv() }, gatewayEnv: benchGatewayEnv(), nodeArgs: benchNodeArgs(), cpuProfileDir: process.env.BENCH_CPU_PROF_DIR }));
   const scratch = mkdtempSync(join(tmpdir(), 'scale-save-'));
   try {
     const file = join(scratch, 'backup.db');
@@ -654,6 +655,7 @@ if (results.some((r) => r.etcd === undefined || r.ward === undefined)) {
 const cpu = cpus();
 const settings = [
   process.env.BENCH_GATEWAY_ENV ? `ward's gateway with \`${process.env.BENCH_GATEWAY_ENV}\` (\`BENCH_GATEWAY_ENV\`)` : '',
+  process.env.BENCH_NODE_ENV ? `ward's members with \`${process.env.BENCH_NODE_ENV}\` (\`BENCH_NODE_ENV\`)` : '',
   benchNodeArgs().length > 0 ? `every ward process with \`${benchNodeArgs().join(' ')}\` (\`BENCH_NODE_ARGS\`, after \`NODE_OPTIONS\`)` : '',
 ].filter((text) => text !== '');
 const provenance = [
