@@ -62,7 +62,7 @@ class Network {
   }
 }
 
-async function boot(net: Network, id: bigint, dir: string, snapshotEntries: number, snapshotBytes = 1 << 30, maxSnapshotBytes?: number): Promise<Member> {
+async function boot(net: Network, id: bigint, dir: string, snapshotEntries: number, snapshotBytes = 1 << 30, maxSnapshotBytes?: number, snapshotStateBytesPerEntry?: number): Promise<Member> {
   const booted = await RaftPersistence.open({ dir, metadata: memberWalMetadata(CLUSTER, id), bootstrapConfState: votersConfState(IDS), catchUpEntries: 5, ...(maxSnapshotBytes === undefined ? {} : { maxSnapshotBytes }) });
   const stateMachine = StateMachine.boot(
     { applier: {}, maxEntryBytes: 1 << 20, onUndecodable: () => undefined, initialMembers: INITIAL_MEMBERS, initialConfState: votersConfState(IDS), clusterId: CLUSTER },
@@ -109,6 +109,7 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
     tickMs: 5,
     snapshotEntries,
     snapshotBytes,
+    ...(snapshotStateBytesPerEntry === undefined ? {} : { snapshotStateBytesPerEntry }),
     bootSnapshotIndex: booted.snapshot?.metadata.index ?? 0,
     logger,
     hooks: {
@@ -132,11 +133,11 @@ async function boot(net: Network, id: bigint, dir: string, snapshotEntries: numb
 }
 
 /** Three members, each over a fresh directory, joined by one in-memory network. */
-async function startMembers(snapshotEntries: number, snapshotBytes?: number, maxSnapshotBytes?: number): Promise<{ net: Network; roots: string[]; members: Member[] }> {
+async function startMembers(snapshotEntries: number, snapshotBytes?: number, maxSnapshotBytes?: number, snapshotStateBytesPerEntry?: number): Promise<{ net: Network; roots: string[]; members: Member[] }> {
   const net = new Network();
   const roots = await Promise.all(IDS.map(() => mkdtemp(join(tmpdir(), 'ward-driver-'))));
   dirs.push(...roots);
-  const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, snapshotEntries, snapshotBytes, maxSnapshotBytes)));
+  const members = await Promise.all(IDS.map((id, i) => boot(net, id, roots[i]!, snapshotEntries, snapshotBytes, maxSnapshotBytes, snapshotStateBytesPerEntry)));
   return { net, roots, members };
 }
 
@@ -279,6 +280,39 @@ describe('RaftDriver snapshot triggers', () => {
     await proposeAtLeader(members, encodeApplyRequest({ header: { id: 201n, username: '', authRevision: 0 }, operation: { type: 'compact', request: { revision: 14 } } }));
     for (let i = 0; i < 12; i++) await proposeAtLeader(members, put(100 + i));
     await until(() => members.every((m, k) => m.snapshots.length > before[k]!));
+    expect(members.flatMap((m) => m.violations)).toEqual([]);
+    await stopAll(members);
+  });
+
+  it('once a snapshot is past the bytes floor, the next waits for one entry per snapshotStateBytesPerEntry of it, not for the configured count', async () => {
+    // A snapshot every 3 entries or 1,000 bytes; past that floor, one entry per 100 snapshot bytes.
+    const { members } = await startMembers(3, 1000, undefined, 100);
+    await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
+    const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
+    const large = (i: number): Uint8Array =>
+      encodeApplyRequest({ header: { id: BigInt(1000 + i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`large${i}`), value: new Uint8Array(1500).fill(i) } } });
+    for (let i = 1; i <= 4; i++) {
+      await proposeAtLeader(members, large(i));
+      await until(() => members.every((m) => revision(m) === 1 + i));
+    }
+    // Snapshots by count or bytes follow the first puts, the last of a state of about 4.5 KB,
+    // past the floor (the fourth put is short of its bytes).
+    await until(() => members.every((m) => m.snapshots.some((s) => s.revision >= 4)));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const first = members.map((m) => m.snapshots.at(-1)!);
+    const trigger = Math.min(...first.map((s) => Math.floor(s.bytes / 100)));
+    expect(trigger).toBeGreaterThan(40);
+    // Small puts: fewer entries than bytes / 100 (and fewer bytes than the snapshot): none taken,
+    // where the configured count would have taken one every 3 entries.
+    let next = 1;
+    for (; next <= trigger - 5; next++) await proposeAtLeader(members, put(next));
+    await until(() => members.every((m) => revision(m) === 4 + next));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    members.forEach((m, k) => expect(m.snapshots.at(-1)).toBe(first[k]));
+    // Then the count is reached: a snapshot, no sooner than bytes / 100 entries after the last.
+    for (const last = next + 15; next <= last; next++) await proposeAtLeader(members, put(next));
+    await until(() => members.every((m, k) => m.snapshots.at(-1) !== first[k]));
+    members.forEach((m, k) => expect(m.snapshots.at(-1)!.index - first[k]!.index).toBeGreaterThanOrEqual(Math.floor(first[k]!.bytes / 100)));
     expect(members.flatMap((m) => m.violations)).toEqual([]);
     await stopAll(members);
   });
