@@ -40,9 +40,9 @@ export interface RaftDriverHooks {
  * pay more as the state grows: at three million keys of the scale bench a snapshot came every
  * 10,000 txns (360 MB of entries, against an 850 MB snapshot). Once the last snapshot is larger
  * than the bytes trigger's floor (`snapshotBytes`), the count is at least one entry per this many
- * of its bytes; replaying an entry at a restart costs about what loading a few KiB of snapshot
- * does, so the log a restart replays stays within about a snapshot's load. Below the floor the
- * count is as configured (etcd's --snapshot-count).
+ * of its bytes; replaying an entry at a restart is taken to cost about what loading a few KiB of
+ * snapshot does (an estimate, not measured), so that the log a restart replays stays within about
+ * a snapshot's load. Below the floor the count is as configured (etcd's --snapshot-count).
  */
 export const SNAPSHOT_STATE_BYTES_PER_ENTRY = 4096;
 
