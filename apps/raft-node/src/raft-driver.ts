@@ -99,6 +99,8 @@ export class RaftDriver {
   private bytesSinceSnapshot = 0;
   /** Size of the last snapshot's state-machine data (sets the byte trigger's floor). */
   private lastSnapshotBytes: number;
+  /** options.snapshotStateBytesPerEntry or its default. */
+  private readonly snapshotStateBytesPerEntry: number;
   /** The applied index of the last state found too large for a snapshot (0: none); entries count from there. */
   private refusedSnapshotIndex = 0;
   /**
@@ -116,8 +118,10 @@ export class RaftDriver {
     this.lastSnapshotIndex = options.bootSnapshotIndex;
     this.lastSnapshotBytes = options.bootSnapshotBytes ?? 0;
     if (!Number.isSafeInteger(options.snapshotBytes) || options.snapshotBytes < 1) throw new TypeError(`RaftDriver: snapshotBytes must be a positive integer, got ${options.snapshotBytes}`);
-    const perEntry = options.snapshotStateBytesPerEntry ?? SNAPSHOT_STATE_BYTES_PER_ENTRY;
-    if (!Number.isSafeInteger(perEntry) || perEntry < 1) throw new TypeError(`RaftDriver: snapshotStateBytesPerEntry must be a positive integer, got ${perEntry}`);
+    this.snapshotStateBytesPerEntry = options.snapshotStateBytesPerEntry ?? SNAPSHOT_STATE_BYTES_PER_ENTRY;
+    if (!Number.isSafeInteger(this.snapshotStateBytesPerEntry) || this.snapshotStateBytesPerEntry < 1) {
+      throw new TypeError(`RaftDriver: snapshotStateBytesPerEntry must be a positive integer, got ${this.snapshotStateBytesPerEntry}`);
+    }
   }
 
   /** Bytes of entry data applied since the last snapshot. */
@@ -360,9 +364,9 @@ export class RaftDriver {
 
   /** Applied entries that trigger a local snapshot: the configured count, or more for a large state (SNAPSHOT_STATE_BYTES_PER_ENTRY). */
   private entryTrigger(): number {
-    const { snapshotEntries, snapshotBytes, snapshotStateBytesPerEntry = SNAPSHOT_STATE_BYTES_PER_ENTRY } = this.options;
+    const { snapshotEntries, snapshotBytes } = this.options;
     if (this.lastSnapshotBytes <= snapshotBytes) return snapshotEntries;
-    return Math.max(snapshotEntries, Math.floor(this.lastSnapshotBytes / snapshotStateBytesPerEntry));
+    return Math.max(snapshotEntries, Math.floor(this.lastSnapshotBytes / this.snapshotStateBytesPerEntry));
   }
 
   private async takeSnapshot(taking: SnapshotTaking): Promise<void> {
