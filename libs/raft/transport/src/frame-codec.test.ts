@@ -3,10 +3,14 @@ import fc from 'fast-check';
 import { hasCode } from '@ward/shared/errors';
 import {
   BATCH_HEADER_BYTES,
+  COPY_BELOW_BYTES,
   batchFrameBytes,
+  byteLength,
   decodeBatch,
   decodeSnapshotFrame,
   encodeBatch,
+  encodeBatchPieces,
+  type MessageBytes,
   encodeSnapshotChunk,
   encodeSnapshotHeader,
   encodeSnapshotTrailer,
@@ -25,6 +29,26 @@ describe('batch frames', () => {
         expect(decoded).toMatchObject(route);
         expect(decoded.messages).toEqual(messages);
       }),
+    );
+  });
+
+  it('in pieces: the frame of the joined messages, with every piece of COPY_BELOW_BYTES or more left uncopied', () => {
+    const piece = fc.oneof(fc.uint8Array({ maxLength: 60 }), fc.integer({ min: COPY_BELOW_BYTES - 1, max: COPY_BELOW_BYTES + 100 }).map((n) => new Uint8Array(n).fill(n & 0xff)));
+    const messageArb: fc.Arbitrary<MessageBytes> = fc.oneof(piece, fc.array(piece, { maxLength: 4 }));
+    const wide = { maxMessageBytes: 5 * (COPY_BELOW_BYTES + 100), maxBatchMessages: 50 };
+    fc.assert(
+      fc.property(fc.array(messageArb, { minLength: 1, maxLength: 6 }), (messages) => {
+        const pieces = encodeBatchPieces(route, messages);
+        const frame = Buffer.concat(pieces);
+        const joined = messages.map((m) => (m instanceof Uint8Array ? m : new Uint8Array(Buffer.concat(m))));
+        expect(byteLength(pieces)).toBe(batchFrameBytes(joined.reduce((n, m) => n + m.length, 0), messages.length));
+        expect(decodeBatch(frame, wide).messages).toEqual(joined);
+        const large = messages.flatMap((m) => (m instanceof Uint8Array ? [m] : m)).filter((p) => p.length >= COPY_BELOW_BYTES);
+        for (const p of large) expect(pieces.includes(p)).toBe(true);
+        expect(pieces.length).toBeLessThanOrEqual(2 * large.length + 1);
+        expect(pieces.every((p) => p.length > 0)).toBe(true);
+      }),
+      { numRuns: 100, seed: 11 },
     );
   });
 

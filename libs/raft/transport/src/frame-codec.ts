@@ -68,25 +68,78 @@ function seal(frame: Uint8Array): Uint8Array {
   return frame;
 }
 
-/** Encodes messages[start, end) as one batch frame. */
-export function encodeBatch(route: FrameRoute, messages: readonly Uint8Array[], start = 0, end = messages.length): Uint8Array {
-  let payloadBytes = 0;
-  for (let i = start; i < end; i++) payloadBytes += messages[i]!.length;
-  const frame = new Uint8Array(batchFrameBytes(payloadBytes, end - start));
-  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-  frame[0] = FRAME_VERSION;
-  frame[1] = FrameKind.Batch;
+/**
+ * A message as one buffer, or as pieces that make it up back to back (a Raft message's head and
+ * the encoding of its entries, shared by the appends to every follower).
+ */
+export type MessageBytes = Uint8Array | readonly Uint8Array[];
+
+/** Bytes of a message, or of a frame's pieces together. */
+export function byteLength(bytes: MessageBytes): number {
+  if (bytes instanceof Uint8Array) return bytes.length;
+  let total = 0;
+  for (let i = 0; i < bytes.length; i++) total += bytes[i]!.length;
+  return total;
+}
+
+/**
+ * A piece of a message at least this large goes into the frame uncopied (the writer names it in
+ * its writev); smaller ones are copied into the frame's own buffer. One large entry then costs no
+ * copy per frame and none per follower, and small messages still go out in a single buffer.
+ */
+export const COPY_BELOW_BYTES = 4096;
+
+/**
+ * Encodes messages[start, end) as one batch frame, returned as pieces to be written back to back:
+ * the frame's own buffer (header, length prefixes, small pieces, checksum) cut around the large
+ * message pieces it leaves uncopied. Without a large piece the frame is one piece.
+ */
+export function encodeBatchPieces(route: FrameRoute, messages: readonly MessageBytes[], start = 0, end = messages.length): Uint8Array[] {
+  let ownBytes = BATCH_HEADER_BYTES + (end - start) * MESSAGE_PREFIX_BYTES + CHECKSUM_BYTES;
+  for (let i = start; i < end; i++) {
+    const message = messages[i]!;
+    if (message instanceof Uint8Array) ownBytes += message.length < COPY_BELOW_BYTES ? message.length : 0;
+    else for (const piece of message) ownBytes += piece.length < COPY_BELOW_BYTES ? piece.length : 0;
+  }
+  const own = new Uint8Array(ownBytes);
+  const view = new DataView(own.buffer, own.byteOffset, own.byteLength);
+  own[0] = FRAME_VERSION;
+  own[1] = FrameKind.Batch;
   view.setUint16(2, 0, true);
   view.setUint32(4, end - start, true);
   writeRoute(view, route);
+  const pieces: Uint8Array[] = [];
+  let crc = 0;
+  let runStart = 0;
   let offset = BATCH_HEADER_BYTES;
+  const add = (piece: Uint8Array): void => {
+    if (piece.length < COPY_BELOW_BYTES) {
+      own.set(piece, offset);
+      offset += piece.length;
+      return;
+    }
+    const run = own.subarray(runStart, offset);
+    if (run.length > 0) pieces.push(run);
+    pieces.push(piece);
+    crc = crc32c(piece, crc32c(run, crc));
+    runStart = offset;
+  };
   for (let i = start; i < end; i++) {
     const message = messages[i]!;
-    view.setUint32(offset, message.length, true);
-    frame.set(message, offset + MESSAGE_PREFIX_BYTES);
-    offset += MESSAGE_PREFIX_BYTES + message.length;
+    view.setUint32(offset, byteLength(message), true);
+    offset += MESSAGE_PREFIX_BYTES;
+    if (message instanceof Uint8Array) add(message);
+    else for (const piece of message) add(piece);
   }
-  return seal(frame);
+  view.setUint32(offset, crc32c(own, crc, runStart, offset), true);
+  pieces.push(own.subarray(runStart));
+  return pieces;
+}
+
+/** Encodes messages[start, end) as one batch frame in one buffer. */
+export function encodeBatch(route: FrameRoute, messages: readonly MessageBytes[], start = 0, end = messages.length): Uint8Array {
+  const pieces = encodeBatchPieces(route, messages, start, end);
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
 }
 
 export interface BatchLimits {

@@ -73,12 +73,13 @@ export function frameStreamLink(options: FrameStreamLinkOptions): OpenLink {
       events.onEnd(failure ?? new Error(`peer ${options.address} closed the frame stream`));
     });
     return {
-      write(frame) {
+      write(frame, frameBytes) {
         const prefix = Buffer.allocUnsafe(LENGTH_BYTES);
-        prefix.writeUInt32LE(frame.length, 0);
+        prefix.writeUInt32LE(frameBytes, 0);
+        // One writev for the prefix and every piece.
         socket.cork();
-        socket.write(prefix);
-        const writable = socket.write(frame);
+        let writable = socket.write(prefix);
+        for (const piece of frame) writable = socket.write(piece);
         socket.uncork();
         return writable;
       },

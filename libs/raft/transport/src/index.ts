@@ -14,7 +14,7 @@ export { DEFAULT_BACKOFF, backoffDelayMs } from './backoff';
 export type { DropReason, TransportHooks } from './hooks';
 export type { KeepaliveOptions, TransportLimits } from './options';
 export { DEFAULT_KEEPALIVE, DEFAULT_LIMITS } from './options';
-export type { FrameRoute } from './frame-codec';
+export type { FrameRoute, MessageBytes } from './frame-codec';
 export { FRAME_VERSION, decodeBatch, encodeBatch } from './frame-codec';
 export { PEER_SERVICE_NAME, peerServiceDefinition } from './peer-service';
 export type { PeerReceiver, ReceiveStats, SnapshotSink } from './peer-receiver';

@@ -1,8 +1,10 @@
 import { assert } from '@ward/shared/errors';
+import { byteLength, type MessageBytes } from './frame-codec';
 
 /** A bounded FIFO of messages by count and bytes, each with the time it was queued. */
 export class MessageQueue {
-  private items: Uint8Array[] = [];
+  private items: MessageBytes[] = [];
+  private sizes: number[] = [];
   private queuedAtMs: number[] = [];
   private head = 0;
   private bytes = 0;
@@ -21,11 +23,13 @@ export class MessageQueue {
   }
 
   /** Adds a message queued at `nowMs`; false (nothing changes) when it would pass a limit. */
-  push(message: Uint8Array, nowMs: number): boolean {
-    if (this.length >= this.maxMessages || this.bytes + message.length > this.maxBytes) return false;
+  push(message: MessageBytes, nowMs: number): boolean {
+    const size = byteLength(message);
+    if (this.length >= this.maxMessages || this.bytes + size > this.maxBytes) return false;
     this.items.push(message);
+    this.sizes.push(size);
     this.queuedAtMs.push(nowMs);
-    this.bytes += message.length;
+    this.bytes += size;
     return true;
   }
 
@@ -33,7 +37,7 @@ export class MessageQueue {
   dropQueuedBefore(cutoffMs: number): number {
     let end = this.head;
     let bytes = 0;
-    while (end < this.items.length && this.queuedAtMs[end]! < cutoffMs) bytes += this.items[end++]!.length;
+    while (end < this.items.length && this.queuedAtMs[end]! < cutoffMs) bytes += this.sizes[end++]!;
     const count = end - this.head;
     this.advance(end, bytes);
     return count;
@@ -43,11 +47,11 @@ export class MessageQueue {
    * Removes up to `maxCount` messages of at most `maxBytes` together (always at least one when
    * not empty) and returns them.
    */
-  take(maxCount: number, maxBytes: number): Uint8Array[] {
+  take(maxCount: number, maxBytes: number): MessageBytes[] {
     let end = this.head;
     let bytes = 0;
     while (end < this.items.length && end - this.head < maxCount) {
-      const size = this.items[end]!.length;
+      const size = this.sizes[end]!;
       if (end > this.head && bytes + size > maxBytes) break;
       bytes += size;
       end++;
@@ -63,6 +67,7 @@ export class MessageQueue {
     assert(this.bytes >= 0, 'message queue byte count went negative');
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
       this.queuedAtMs = this.queuedAtMs.slice(this.head);
       this.head = 0;
     }
@@ -72,6 +77,7 @@ export class MessageQueue {
   clear(): number {
     const count = this.length;
     this.items = [];
+    this.sizes = [];
     this.queuedAtMs = [];
     this.head = 0;
     this.bytes = 0;

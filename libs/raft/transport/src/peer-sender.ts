@@ -1,6 +1,6 @@
 import { Metadata, type Client, type ClientWritableStream } from '@grpc/grpc-js';
 import { backoffDelayMs, type BackoffOptions } from './backoff';
-import { encodeBatch, type FrameRoute } from './frame-codec';
+import { byteLength, encodeBatchPieces, type FrameRoute, type MessageBytes } from './frame-codec';
 import type { DropReason, TransportHooks } from './hooks';
 import { MessageQueue } from './message-queue';
 import type { TransportLimits } from './options';
@@ -25,8 +25,8 @@ export interface PeerSendStats {
 
 /** One open stream of frames to a peer: a gRPC client stream, or a frame stream on a socket. */
 export interface FrameLink {
-  /** Sends a frame; false when the stream wants no more until `onDrain`. */
-  write(frame: Uint8Array): boolean;
+  /** Sends a frame given as pieces to write back to back; false when the stream wants no more until `onDrain`. */
+  write(frame: readonly Uint8Array[], frameBytes: number): boolean;
   /** Ends the stream; frames not yet sent may be lost. */
   close(): void;
 }
@@ -57,7 +57,7 @@ export function grpcLink(client: Client, connectTimeoutMs: number): OpenLink {
       events.onOpen();
     });
     return {
-      write: (frame) => call!.write(frame),
+      write: (frame) => call!.write(frame.length === 1 ? frame[0]! : Buffer.concat(frame)),
       close: () => {
         closed = true;
         call?.end();
@@ -103,9 +103,9 @@ export class PeerSender {
   }
 
   /** Queues a message; false when it was dropped (queue full, too large, sender closed). */
-  send(message: Uint8Array): boolean {
+  send(message: MessageBytes): boolean {
     if (this.state === 'closed') return this.drop(1, 'closed');
-    if (message.length > this.options.limits.maxMessageBytes) return this.drop(1, 'too-large');
+    if (byteLength(message) > this.options.limits.maxMessageBytes) return this.drop(1, 'too-large');
     if (!this.queue.push(message, performance.now())) return this.drop(1, 'queue-full');
     this.scheduleFlush();
     return true;
@@ -153,12 +153,13 @@ export class PeerSender {
     if (expired > 0) this.drop(expired, 'expired');
     while (this.writable && this.queue.length > 0) {
       const batch = this.queue.take(maxBatchMessages, maxBatchBytes);
-      const frame = encodeBatch(this.options.route, batch);
-      this.writable = this.link.write(frame);
+      const frame = encodeBatchPieces(this.options.route, batch);
+      const frameBytes = byteLength(frame);
+      this.writable = this.link.write(frame, frameBytes);
       this.counters.sentMessages += batch.length;
-      this.counters.sentBytes += frame.length;
+      this.counters.sentBytes += frameBytes;
       this.counters.sentBatches++;
-      this.options.hooks.onSent?.(this.options.peer, batch.length, frame.length);
+      this.options.hooks.onSent?.(this.options.peer, batch.length, frameBytes);
     }
   }
 

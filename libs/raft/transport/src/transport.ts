@@ -7,6 +7,7 @@ import { SnapshotBusyError, TransportClosedError, UnknownPeerError } from './err
 import type { TransportHooks } from './hooks';
 import { DEFAULT_KEEPALIVE, maxFrameBytes, resolveBackoff, resolveLimits, type KeepaliveOptions, type TransportLimits } from './options';
 import { createPeerService, type PeerReceiver, type ReceiveStats } from './peer-receiver';
+import type { MessageBytes } from './frame-codec';
 import { frameStreamLink } from './frame-stream';
 import { PeerSender, grpcLink, type PeerSendStats } from './peer-sender';
 import { sendSnapshotStream } from './snapshot-sender';
@@ -141,10 +142,10 @@ export class PeerTransport {
   }
 
   /**
-   * Queues `message` for peer `to`; never blocks. False when it was dropped: unknown peer, queue
+   * Queues `message` (one buffer, or pieces sent back to back) for peer `to`; never blocks. False when it was dropped: unknown peer, queue
    * full, message over maxMessageBytes, or transport closed (each counted and reported).
    */
-  send(to: bigint, message: Uint8Array): boolean {
+  send(to: bigint, message: MessageBytes): boolean {
     const peer = this.peers.get(to);
     if (peer === undefined || this.closed) {
       this.hooks.onDropped?.(to, 1, this.closed ? 'closed' : 'unknown-peer');

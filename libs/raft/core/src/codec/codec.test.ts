@@ -13,9 +13,11 @@ import {
   decodeMessage,
   decodeSnapshot,
   encodeConfState,
+  encodeEntries,
   encodeEntry,
   encodeHardState,
   encodeMessage,
+  encodeMessageParts,
   encodeSnapshot,
   encodeSnapshotChunks,
   encodeSnapshotHead,
@@ -75,6 +77,22 @@ describe('binary codec', () => {
       }),
       { numRuns: 1000, seed: 7 },
     );
+  });
+
+  it('a message in two parts, its head and its entries encoded apart, is the bytes of encodeMessage', () => {
+    fc.assert(
+      fc.property(messageArb, (m) => {
+        if (m.snapshot !== undefined) {
+          expect(() => encodeMessageParts(m, encodeEntries(m.entries))).toThrow(TypeError);
+          return;
+        }
+        const [head, entries] = encodeMessageParts(m, encodeEntries(m.entries));
+        expect(new Uint8Array(Buffer.concat([head, entries]))).toEqual(encodeMessage(m));
+      }),
+      { numRuns: 500, seed: 9 },
+    );
+    const m = message(MessageType.App, { to: 2n, from: 1n, entries: [{ term: 1, index: 1, type: 0, data: Uint8Array.of(1, 2) }] });
+    expect(() => encodeMessageParts(m, encodeEntries([]))).toThrow('not the encoding');
   });
 
   it('round-trips entries (encoded size = entrySizeBytes), hard states, conf states and snapshots', () => {
