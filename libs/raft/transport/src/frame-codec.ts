@@ -1,3 +1,4 @@
+import { chunksByteLength, joinChunks, spliceRuns, type Placed } from '@ward/shared/binary';
 import { crc32c } from '@ward/shared/checksum';
 import { FrameInvalidError } from './errors';
 
@@ -69,23 +70,20 @@ function seal(frame: Uint8Array): Uint8Array {
 }
 
 /**
- * A message as one buffer, or as pieces that make it up back to back (a Raft message's head and
- * the encoding of its entries, shared by the appends to every follower).
+ * A message as one buffer, or as pieces that make it up back to back (a Raft append whose large
+ * entry data is left uncopied).
  */
 export type MessageBytes = Uint8Array | readonly Uint8Array[];
 
 /** Bytes of a message, or of a frame's pieces together. */
 export function byteLength(bytes: MessageBytes): number {
-  if (bytes instanceof Uint8Array) return bytes.length;
-  let total = 0;
-  for (let i = 0; i < bytes.length; i++) total += bytes[i]!.length;
-  return total;
+  return bytes instanceof Uint8Array ? bytes.length : chunksByteLength(bytes);
 }
 
 /**
  * A piece of a message at least this large goes into the frame uncopied (the writer names it in
- * its writev); smaller ones are copied into the frame's own buffer. One large entry then costs no
- * copy per frame and none per follower, and small messages still go out in a single buffer.
+ * its writev); smaller ones are copied into the frame's own buffer. A large entry then costs no
+ * copy per message or frame, and small messages still go out in a single buffer.
  */
 export const COPY_BELOW_BYTES = 4096;
 
@@ -108,21 +106,15 @@ export function encodeBatchPieces(route: FrameRoute, messages: readonly MessageB
   view.setUint16(2, 0, true);
   view.setUint32(4, end - start, true);
   writeRoute(view, route);
-  const pieces: Uint8Array[] = [];
-  let crc = 0;
-  let runStart = 0;
+  const placed: Placed[] = [];
   let offset = BATCH_HEADER_BYTES;
   const add = (piece: Uint8Array): void => {
-    if (piece.length < COPY_BELOW_BYTES) {
-      own.set(piece, offset);
-      offset += piece.length;
+    if (piece.length >= COPY_BELOW_BYTES) {
+      placed.push({ at: offset, bytes: piece });
       return;
     }
-    const run = own.subarray(runStart, offset);
-    if (run.length > 0) pieces.push(run);
-    pieces.push(piece);
-    crc = crc32c(piece, crc32c(run, crc));
-    runStart = offset;
+    own.set(piece, offset);
+    offset += piece.length;
   };
   for (let i = start; i < end; i++) {
     const message = messages[i]!;
@@ -131,15 +123,18 @@ export function encodeBatchPieces(route: FrameRoute, messages: readonly MessageB
     if (message instanceof Uint8Array) add(message);
     else for (const piece of message) add(piece);
   }
-  view.setUint32(offset, crc32c(own, crc, runStart, offset), true);
-  pieces.push(own.subarray(runStart));
+  const pieces = spliceRuns(own, placed);
+  // The checksum covers every piece before it: all but the last piece's final four bytes.
+  const last = pieces.length - 1;
+  let crc = 0;
+  for (let i = 0; i < last; i++) crc = crc32c(pieces[i]!, crc);
+  view.setUint32(offset, crc32c(pieces[last]!, crc, 0, pieces[last]!.length - CHECKSUM_BYTES), true);
   return pieces;
 }
 
 /** Encodes messages[start, end) as one batch frame in one buffer. */
 export function encodeBatch(route: FrameRoute, messages: readonly MessageBytes[], start = 0, end = messages.length): Uint8Array {
-  const pieces = encodeBatchPieces(route, messages, start, end);
-  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+  return joinChunks(encodeBatchPieces(route, messages, start, end));
 }
 
 export interface BatchLimits {

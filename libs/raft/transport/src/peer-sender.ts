@@ -1,4 +1,5 @@
 import { Metadata, type Client, type ClientWritableStream } from '@grpc/grpc-js';
+import { joinChunks } from '@ward/shared/binary';
 import { backoffDelayMs, type BackoffOptions } from './backoff';
 import { byteLength, encodeBatchPieces, type FrameRoute, type MessageBytes } from './frame-codec';
 import type { DropReason, TransportHooks } from './hooks';
@@ -57,7 +58,7 @@ export function grpcLink(client: Client, connectTimeoutMs: number): OpenLink {
       events.onOpen();
     });
     return {
-      write: (frame) => call!.write(frame.length === 1 ? frame[0]! : Buffer.concat(frame)),
+      write: (frame) => call!.write(joinChunks(frame)),
       close: () => {
         closed = true;
         call?.end();

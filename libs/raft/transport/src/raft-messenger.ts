@@ -2,17 +2,16 @@ import {
   DEFAULT_DECODE_LIMITS,
   MessageType,
   decodeMessage,
-  encodeEntries,
   encodeMessage,
-  encodeMessageParts,
+  encodeMessagePieces,
   message,
   type DecodeLimits,
-  type Entry,
   type Message,
   type NodeId,
   type Snapshot,
 } from '@ward/raft/core';
 import { EMPTY_BYTES } from '@ward/shared/bytes';
+import { COPY_BELOW_BYTES } from './frame-codec';
 import type { TransportHooks } from './hooks';
 import type { SnapshotSink } from './peer-receiver';
 import { PeerTransport, type PeerTransportOptions } from './transport';
@@ -39,35 +38,6 @@ export interface RaftMessengerOptions extends Omit<PeerTransportOptions, 'receiv
   /** A received message that did not decode or was misaddressed (dropped). */
   readonly onInvalidMessage?: (from: NodeId, reason: string) => void;
   readonly decodeLimits?: DecodeLimits;
-}
-
-/** One encoding of a run of log entries. */
-interface EncodedEntries {
-  readonly entries: readonly Entry[];
-  readonly bytes: Uint8Array;
-}
-
-/** The same entry objects in the same order (an identity check per entry, no bytes compared). */
-function sameEntries(a: readonly Entry[], b: readonly Entry[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * How many recent runs of entries a send looks among for one it has encoded already. A leader
- * appends the same entries to its followers one after the other (one broadcast), so a few suffice;
- * the bound keeps a Ready of many appends (followers catching up) from comparing each with all.
- */
-const SHARED_RUNS = 8;
-
-/** The encoding of `entries`, made once for the messages of one send that carry them. */
-function entriesBytes(encoded: EncodedEntries[], entries: readonly Entry[]): Uint8Array {
-  for (const run of encoded) if (sameEntries(run.entries, entries)) return run.bytes;
-  const bytes = encodeEntries(entries);
-  if (encoded.length === SHARED_RUNS) encoded.shift();
-  encoded.push({ entries, bytes });
-  return bytes;
 }
 
 /**
@@ -103,23 +73,14 @@ export class RaftMessenger {
   }
 
   /**
-   * Sends a Ready's messages (never blocks; MsgSnap transfers run in the background). Messages
-   * that carry the same entries (a leader's appends to followers at the same index) share one
-   * encoding of them, which the transport writes uncopied.
+   * Sends a Ready's messages (never blocks; MsgSnap transfers run in the background). Large entry
+   * data goes out uncopied: the appends of one entry to every follower share it.
    */
   send(messages: readonly Message[]): void {
-    let encoded: EncodedEntries[] | undefined;
     for (const m of messages) {
-      if (m.type === MessageType.Snap && m.snapshot !== undefined) {
-        this.sendSnapshot(m);
-        continue;
-      }
-      if (m.entries.length === 0 || m.snapshot !== undefined) {
-        this.transport.send(m.to, encodeMessage(m));
-        continue;
-      }
-      encoded ??= [];
-      this.transport.send(m.to, encodeMessageParts(m, entriesBytes(encoded, m.entries)));
+      if (m.type === MessageType.Snap && m.snapshot !== undefined) this.sendSnapshot(m);
+      else if (m.entries.length === 0 || m.snapshot !== undefined) this.transport.send(m.to, encodeMessage(m));
+      else this.transport.send(m.to, encodeMessagePieces(m, COPY_BELOW_BYTES));
     }
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes, latin1IntoBytes } from './index';
+import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes, latin1IntoBytes, spliceRuns } from './index';
 import { portableLatin1FromBytes, portableLatin1IntoBytes } from './latin1';
 
 function reasonOf(run: () => unknown): string | undefined {
@@ -389,5 +389,28 @@ describe('streaming to a sink', () => {
     writer.uint8(9);
     expect(full).toEqual(Uint8Array.of(7, 0, 0, 0));
     expect(writer.finish()).toEqual(Uint8Array.of(7, 0, 0, 0, 9));
+  });
+});
+
+describe('spliceRuns', () => {
+  it('inserts each placed array, uncopied, at its offset, leaving out empty runs', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.array(fc.tuple(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 8 })), { maxLength: 5 }), (own, raw) => {
+        const placed = raw.map(([at, bytes]) => ({ at: at % (own.length + 1), bytes })).sort((x, y) => x.at - y.at);
+        const pieces = spliceRuns(own, placed);
+        const expected: number[] = [];
+        let from = 0;
+        for (const { at, bytes } of placed) {
+          expected.push(...own.subarray(from, at), ...bytes);
+          from = at;
+        }
+        expected.push(...own.subarray(from));
+        expect([...joinChunks(pieces)]).toEqual(expected);
+        for (const { bytes } of placed) expect(pieces.includes(bytes)).toBe(true);
+        expect(pieces.every((piece) => piece.length > 0) || (own.length === 0 && placed.length === 0)).toBe(true);
+      }),
+    );
+    expect(() => spliceRuns(new Uint8Array(4), [{ at: 3, bytes: Uint8Array.of(1) }, { at: 1, bytes: Uint8Array.of(2) }])).toThrow(RangeError);
+    expect(() => spliceRuns(new Uint8Array(4), [{ at: 5, bytes: Uint8Array.of(1) }])).toThrow(RangeError);
   });
 });
