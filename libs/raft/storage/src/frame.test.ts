@@ -28,6 +28,20 @@ describe('frames', () => {
     );
   });
 
+  it('frame a payload given as a head and a tail exactly as the joined payload, padding zeroed', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(), fc.integer({ min: 0, max: 0xffffffff }), (payload, cut, seed) => {
+        const at = cut % (payload.length + 1);
+        const whole = new Uint8Array(frameSizeBytes(payload.length)).fill(0xee);
+        const split = whole.slice();
+        const crc = writeFrame(whole, 0, 3, payload, seed);
+        expect(writeFrame(split, 0, 3, payload.subarray(0, at), seed, payload.subarray(at))).toBe(crc);
+        expect(split).toEqual(whole);
+        expect(whole.subarray(13 + payload.length).every((b) => b === 0)).toBe(true);
+      }),
+    );
+  });
+
   it('classifies a short file, a bad length word and an oversized record', () => {
     const bytes = new Uint8Array(64);
     writeFrame(bytes, 0, 2, new Uint8Array(30), 0);

@@ -35,23 +35,26 @@ function headerCheck(bytes: Uint8Array, offset: number): number {
 }
 
 /**
- * Encodes one frame at `offset` of `target` (which must have room for it and be zero-filled in
- * the padding) and returns the record's crc, the seed of the next record.
+ * Encodes one frame at `offset` of `target` (which must have room for it) and returns the
+ * record's crc, the seed of the next record. The record's payload is `payload`, followed by
+ * `payloadTail` when given (an entry's data, copied here once instead of into a payload first).
  */
-export function writeFrame(target: Uint8Array, offset: number, type: number, payload: Uint8Array, previousCrc: number): number {
-  const size = frameSizeBytes(payload.length);
+export function writeFrame(target: Uint8Array, offset: number, type: number, payload: Uint8Array, previousCrc: number, payloadTail?: Uint8Array): number {
+  const payloadBytes = payload.length + (payloadTail?.length ?? 0);
+  const size = frameSizeBytes(payloadBytes);
   assert(offset % 8 === 0, `frame offset ${offset} is not 8-byte aligned`);
   assert(offset + size <= target.length, `frame of ${size} bytes does not fit at ${offset} of ${target.length}`);
   const view = new DataView(target.buffer, target.byteOffset, target.byteLength);
-  const bodyBytes = BODY_PREFIX_BYTES + payload.length;
+  const bodyBytes = BODY_PREFIX_BYTES + payloadBytes;
   view.setUint32(offset, bodyBytes, true);
   view.setUint8(offset + 4, size - LENGTH_WORD_BYTES - bodyBytes);
   view.setUint8(offset + 5, FRAME_MAGIC);
   view.setUint16(offset + 6, headerCheck(target, offset), true);
   view.setUint8(offset + TYPE_OFFSET, type);
   target.set(payload, offset + PAYLOAD_OFFSET);
-  target.fill(0, offset + PAYLOAD_OFFSET + payload.length, offset + size);
-  const crc = crc32c(target, previousCrc, offset + TYPE_OFFSET, offset + PAYLOAD_OFFSET + payload.length);
+  if (payloadTail !== undefined) target.set(payloadTail, offset + PAYLOAD_OFFSET + payload.length);
+  target.fill(0, offset + PAYLOAD_OFFSET + payloadBytes, offset + size);
+  const crc = crc32c(target, previousCrc, offset + TYPE_OFFSET, offset + PAYLOAD_OFFSET + payloadBytes);
   view.setUint32(offset + CRC_OFFSET, crc, true);
   return crc;
 }

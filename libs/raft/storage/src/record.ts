@@ -84,11 +84,14 @@ export function readU64(view: DataView, offset: number): number | undefined {
   return high * TWO_POW_32 + view.getUint32(offset, true);
 }
 
-/** Type and payload of a caller record, validated. Throws TypeError on a malformed record. */
-export function encodeRecordPayload(record: WalRecord): { type: RecordType; payload: Uint8Array } {
+/**
+ * Type and payload of a caller record, validated. An entry's payload is its header, with its data
+ * as `payloadTail` (the frame copies it in after the header). Throws TypeError on a malformed record.
+ */
+export function encodeRecordPayload(record: WalRecord): { type: RecordType; payload: Uint8Array; payloadTail?: Uint8Array } {
   switch (record.kind) {
     case 'entry':
-      return { type: RecordType.Entry, payload: encodeEntry(record.entry) };
+      return { type: RecordType.Entry, payload: encodeEntryHeader(record.entry), payloadTail: record.entry.data };
     case 'hardState':
       return { type: RecordType.HardState, payload: encodeHardState(record.hardState) };
     case 'snapshot':
@@ -102,17 +105,17 @@ function checkPosition(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a safe non-negative integer, got ${value}`);
 }
 
-function encodeEntry(entry: WalEntry): Uint8Array {
+/** An entry's payload up to its data (index, term, type); the data follows it in the frame. */
+function encodeEntryHeader(entry: WalEntry): Uint8Array {
   checkPosition('entry.index', entry.index);
   checkPosition('entry.term', entry.term);
   if (!Number.isInteger(entry.type) || entry.type < 0 || entry.type > 255) throw new TypeError(`entry.type must be in [0, 255], got ${entry.type}`);
   if (!(entry.data instanceof Uint8Array)) throw new TypeError('entry.data must be a Uint8Array');
-  const payload = new Uint8Array(ENTRY_PAYLOAD_HEADER_BYTES + entry.data.length);
+  const payload = new Uint8Array(ENTRY_PAYLOAD_HEADER_BYTES);
   const view = new DataView(payload.buffer);
   writeU64(view, 0, entry.index);
   writeU64(view, 8, entry.term);
   view.setUint8(16, entry.type);
-  payload.set(entry.data, ENTRY_PAYLOAD_HEADER_BYTES);
   return payload;
 }
 

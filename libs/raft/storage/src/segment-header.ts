@@ -2,10 +2,16 @@ import { frameSizeBytes, writeFrame } from './frame';
 import type { WalHardState, WalSnapshotMarker } from './record';
 import { RecordType, encodeCrcPayload, encodeRecordPayload } from './record';
 
-/** A record ready to be framed: its type and encoded payload. */
+/** A record ready to be framed: its type and encoded payload (`payload`, then `payloadTail` if any). */
 export interface PendingFrame {
   readonly type: number;
   readonly payload: Uint8Array;
+  readonly payloadTail?: Uint8Array;
+}
+
+/** Bytes of a pending frame's payload. */
+export function payloadBytes(frame: PendingFrame): number {
+  return frame.payload.length + (frame.payloadTail?.length ?? 0);
 }
 
 /**
@@ -34,7 +40,7 @@ export function segmentHeaderFrames(
 /** Frames `frames` back to back, chaining from `previousCrc`; returns the bytes and the new chain value. */
 export function encodeFrames(frames: readonly PendingFrame[], previousCrc: number): { bytes: Uint8Array; crc: number } {
   let size = 0;
-  for (const frame of frames) size += frameSizeBytes(frame.payload.length);
+  for (const frame of frames) size += frameSizeBytes(payloadBytes(frame));
   // Every byte (header, body, padding) is written by writeFrame, so uninitialised memory is fine.
   const bytes = Buffer.allocUnsafe(size);
   let offset = 0;
@@ -42,8 +48,8 @@ export function encodeFrames(frames: readonly PendingFrame[], previousCrc: numbe
   for (const frame of frames) {
     // The checksum record's own crc is seeded with the value it carries.
     const seed = frame.type === RecordType.Crc ? new DataView(frame.payload.buffer, frame.payload.byteOffset).getUint32(0, true) : crc;
-    crc = writeFrame(bytes, offset, frame.type, frame.payload, seed);
-    offset += frameSizeBytes(frame.payload.length);
+    crc = writeFrame(bytes, offset, frame.type, frame.payload, seed, frame.payloadTail);
+    offset += frameSizeBytes(payloadBytes(frame));
   }
   return { bytes, crc };
 }

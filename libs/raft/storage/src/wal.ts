@@ -5,7 +5,7 @@ import { frameSizeBytes } from './frame';
 import { fdatasync, fsyncDirectory, writeFully, writeFullySync } from './fs-io';
 import type { WalHardState, WalRecord, WalSnapshotMarker } from './record';
 import { encodeRecordPayload } from './record';
-import { encodeFrames, segmentHeaderFrames, type PendingFrame } from './segment-header';
+import { encodeFrames, payloadBytes, segmentHeaderFrames, type PendingFrame } from './segment-header';
 import { formatSegmentName, parseSegmentName, type SegmentName } from './segment-name';
 import { SegmentPipeline } from './segment-pipeline';
 import { resolveWalOptions, type ResolvedWalOptions, type WalOptions } from './wal-options';
@@ -119,7 +119,8 @@ export class Wal {
    * Appends `records` in order. Resolves once they are written and, unless `sync` is false,
    * fdatasynced. Rejects with RecordTooLargeError, WalQueueFullError, WalClosedError, or
    * WalFailedError when the disk failed (the log then refuses everything: restart to recover).
-   * Throws TypeError at once for malformed records (caller misuse).
+   * Throws TypeError at once for malformed records (caller misuse). An entry's data is copied
+   * when its batch is written, not before: it must not change until the append settles.
    */
   append(records: readonly WalRecord[], options: WalAppendOptions = {}): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
@@ -130,11 +131,10 @@ export class Wal {
     let bytes = 0;
     for (const record of records) {
       const frame = encodeRecordPayload(record);
-      if (frame.payload.length > this.options.maxRecordBytes) {
-        return Promise.reject(new RecordTooLargeError(frame.payload.length, this.options.maxRecordBytes, 'record payload'));
-      }
+      const size = payloadBytes(frame);
+      if (size > this.options.maxRecordBytes) return Promise.reject(new RecordTooLargeError(size, this.options.maxRecordBytes, 'record payload'));
       frames.push(frame);
-      bytes += frameSizeBytes(frame.payload.length);
+      bytes += frameSizeBytes(size);
     }
     if (bytes > this.options.maxBatchBytes) return Promise.reject(new RecordTooLargeError(bytes, this.options.maxBatchBytes, 'append'));
     if (this.queuedBytes + bytes > this.options.maxQueuedBytes) return Promise.reject(new WalQueueFullError(this.queuedBytes, this.options.maxQueuedBytes));
@@ -226,12 +226,12 @@ export class Wal {
     for (const append of batch) {
       for (let i = 0; i < append.frames.length; i++) {
         const frame = append.frames[i]!;
-        const size = frameSizeBytes(frame.payload.length);
+        const size = frameSizeBytes(payloadBytes(frame));
         const hasData = this.active.dataRecords > 0 || runData > 0;
         if (hasData && this.active.offset + runBytes + size > this.options.segmentSizeBytes) {
           await this.writeRun(run, runData);
           run = await this.cut();
-          runBytes = run.reduce((sum, header) => sum + frameSizeBytes(header.payload.length), 0);
+          runBytes = run.reduce((sum, header) => sum + frameSizeBytes(payloadBytes(header)), 0);
           runData = 0;
         }
         this.noteRecord(append.records[i]!);
