@@ -134,7 +134,10 @@ export class RaftMessenger {
   private decode(from: NodeId, bytes: Uint8Array, snapshot: boolean): Message | string {
     let decoded: Message;
     try {
-      decoded = decodeMessage(bytes, this.options.decodeLimits ?? DEFAULT_DECODE_LIMITS);
+      // Entry data stays a view of the frame, which the transport hands over and never reuses: an
+      // entry's data is then copied once on a follower (into its WAL frame), not twice. The frame
+      // lives as long as any of its entries (the log keeps consecutive entries together).
+      decoded = decodeMessage(bytes, this.options.decodeLimits ?? DEFAULT_DECODE_LIMITS, true);
     } catch (error) {
       return (error as Error).message;
     }

@@ -138,6 +138,14 @@ describe('binary codec', () => {
     const decoded = decodeMessage(input);
     input.fill(0xee);
     expect(decoded).toEqual(m);
+    // With entryDataAsViews, entry data is a view of the input (and the context still a copy).
+    const viewed = new Uint8Array(encodeMessage(m));
+    const decodedViews = decodeMessage(viewed, undefined, true);
+    expect(decodedViews).toEqual(m);
+    expect(decodedViews.entries[0]!.data.buffer).toBe(viewed.buffer);
+    viewed.fill(0xee);
+    expect(decodedViews.entries[0]!.data).toEqual(Uint8Array.of(0xee, 0xee, 0xee));
+    expect(decodedViews.context).toEqual(Uint8Array.of(7, 7));
   });
 
   it('never fails with anything but a CodecError on truncated, flipped or random input', () => {

@@ -271,12 +271,12 @@ function readCount(r: BinaryReader, field: string, max: number, minItemBytes: nu
   return n;
 }
 
-function readEntry(r: BinaryReader, limits: DecodeLimits): Entry {
+function readEntry(r: BinaryReader, limits: DecodeLimits, dataAsView = false): Entry {
   const term = r.uint64le();
   const index = r.uint64le();
   const type = r.uint8();
   if (type > 2) fail(r, `unknown entry type ${type}`);
-  const data = readBytesField(r, 'entry data', limits.maxDataBytes);
+  const data = readBytesField(r, 'entry data', limits.maxDataBytes, dataAsView);
   return { term, index, type: type as EntryType, data };
 }
 
@@ -377,8 +377,12 @@ export function decodeSnapshotHead(prefix: Uint8Array, limits: DecodeLimits = DE
   }
 }
 
-/** Decodes a message from the wire; any malformation is a CodecError (never another exception). */
-export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Message {
+/**
+ * Decodes a message from the wire; any malformation is a CodecError (never another exception).
+ * Decoded values own their bytes, except entry data with `entryDataAsViews`: views of `bytes`
+ * then, for a receiver whose input is never reused (it spares a copy of every entry received).
+ */
+export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS, entryDataAsViews = false): Message {
   return decodeWhole(bytes, 'Message', (r) => {
     const version = r.uint8();
     if (version !== MESSAGE_CODEC_VERSION) fail(r, `unsupported codec version ${version}`);
@@ -396,7 +400,7 @@ export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_
     const context = readBytesField(r, 'context', limits.maxDataBytes);
     const count = readCount(r, 'entries', limits.maxEntries, ENTRY_HEADER_BYTES);
     const entries: Entry[] = new Array<Entry>(count);
-    for (let i = 0; i < count; i++) entries[i] = readEntry(r, limits);
+    for (let i = 0; i < count; i++) entries[i] = readEntry(r, limits, entryDataAsViews);
     let snapshot: Snapshot | undefined;
     if ((flags & FLAG_SNAPSHOT) !== 0) {
       const metadata = readSnapshotMetadata(r, limits);
