@@ -313,6 +313,22 @@ describe('LengthPrefixedReader', () => {
     expect(out).toHaveLength(1);
     expect(out[0]!.equals(body)).toBe(true);
   });
+
+  it('copies a frame cut across chunks into a buffer of its own size, and leaves a frame inside one chunk where it is', () => {
+    const reader = new LengthPrefixedReader(1 << 20, (length) => new Error(`too long: ${length}`));
+    const prefixed = (body: Buffer): Buffer => Buffer.concat([Buffer.from([body.length & 0xff, body.length >> 8, 0, 0]), body]);
+    const first = Buffer.alloc(10_000, 1);
+    const second = Buffer.alloc(6_000, 2);
+    const bytes = Buffer.concat([prefixed(first), prefixed(second), prefixed(Buffer.alloc(5, 3))]);
+    const a = Buffer.from(bytes.subarray(0, 7_000));
+    const b = Buffer.from(bytes.subarray(7_000));
+    expect(reader.push(a)).toEqual([]);
+    const out = reader.push(b);
+    expect(out.map((frame) => frame.length)).toEqual([10_000, 6_000, 5]);
+    expect(out[0]!.equals(first) && out[1]!.equals(second)).toBe(true);
+    expect(out[0]!.buffer.byteLength).toBe(10_004);
+    expect(out[1]!.buffer).toBe(b.buffer);
+  });
 });
 
 describe('splitAddress', () => {

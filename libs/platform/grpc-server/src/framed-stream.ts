@@ -78,9 +78,17 @@ export class LengthPrefixedReader {
       if (first.length === bytes) this.chunks.shift();
       else this.chunks[0] = first.subarray(bytes);
     } else {
-      const joined = Buffer.concat(this.chunks);
-      taken = joined.subarray(0, bytes);
-      this.chunks = joined.length === bytes ? [] : [joined.subarray(bytes)];
+      // Only the frame's own bytes are copied (into a buffer of its own, not the shared pool);
+      // what follows it stays where it arrived.
+      taken = Buffer.allocUnsafeSlow(bytes);
+      let filled = 0;
+      while (filled < bytes) {
+        const chunk = this.chunks[0]!;
+        const copied = chunk.copy(taken, filled, 0, Math.min(chunk.length, bytes - filled));
+        filled += copied;
+        if (copied === chunk.length) this.chunks.shift();
+        else this.chunks[0] = chunk.subarray(copied);
+      }
     }
     this.buffered -= bytes;
     return taken;
