@@ -2,7 +2,7 @@
 // etcd3 client's own protobuf load and as the field numbers of etcd's .proto files say.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { etcdMessageType, etcdPackageDefinition, etcdServiceDefinition, wardNodeGrpc, wardNodeServiceDefinition } from './index';
+import { EMPTY_BYTES_DEFAULT, etcdMessageType, etcdPackageDefinition, etcdServiceDefinition, wardNodeGrpc, wardNodeServiceDefinition } from './index';
 
 const require = createRequire(import.meta.url);
 // etcd3 loads its protos with its own copy of @grpc/proto-loader and protobufjs: an independent encoder.
@@ -94,6 +94,20 @@ describe('etcd v3 wire compatibility', () => {
     expect(decoded.compare[0]!.target_union).toBe('mod_revision');
     expect(decoded.compare[0]!.target).toBe('Mod');
     expect(decoded.success[0]!.request).toBe('request_put');
+  });
+
+  it('gives an absent bytes field the one shared, frozen empty Buffer, and a set one its bytes', () => {
+    const put = method(etcdPackageDefinition(), 'KV', 'Put');
+    const bare = put.requestDeserialize(put.requestSerialize({ key: Buffer.from('k') })) as { key: Buffer; value: Buffer };
+    expect(bare.key.toString()).toBe('k');
+    expect(bare.value).toBe(EMPTY_BYTES_DEFAULT);
+    expect(Buffer.isBuffer(bare.value) && bare.value.length === 0 && Object.isFrozen(bare.value)).toBe(true);
+    const txn = method(etcdPackageDefinition(), 'KV', 'Txn');
+    const decoded = txn.requestDeserialize(txn.requestSerialize({ success: [{ request_put: { key: Buffer.from('a'), value: Buffer.from('b') } }, { request_put: {} }] })) as {
+      success: { request_put: { key: Buffer; value: Buffer } }[];
+    };
+    expect(decoded.success.map(({ request_put }) => [request_put.key.toString(), request_put.value.toString()])).toEqual([['a', 'b'], ['', '']]);
+    expect(decoded.success[1]!.request_put.key).toBe(EMPTY_BYTES_DEFAULT);
   });
 
   it('exposes every etcd v3 service with its methods', () => {
