@@ -8,22 +8,36 @@ import { spanContains } from './key-span';
 import type { WatchEvent } from './types';
 import { NO_LEASE } from './types';
 
-/** Drop the consumed front of the arrays once it is this long and at least half of them. */
-const RECLAIM_FRONT_MIN = 4096;
+/**
+ * Events per chunk of the log (a power of two). The log is a list of fixed-size chunks, not two
+ * arrays that grow and are copied: at 200,000 events an array's growth (or the copy that dropped its
+ * consumed front) allocated and filled megabytes at once, which held a member's event loop for up
+ * to ~190 ms under a bulk load where fresh memory is dear. A chunk is 4,096 slots (16 KiB).
+ */
+export const EVENT_CHUNK_EVENTS = 4096;
+const CHUNK_SHIFT = 12;
+const CHUNK_MASK = EVENT_CHUNK_EVENTS - 1;
 
 /**
  * The revision-ordered change log Watch reads (etcd's watchable store replays the same changes
  * from its backend). Each entry is a (key, record) pair; the record is the one the key's MVCC
- * chain holds, so the log costs two array slots per change.
+ * chain holds, so the log costs two slots per change.
  *
  * Complete from `floorRevision` on: every change with revision >= floor is present. The floor
  * rises with compaction (etcd: watching below the compact revision is refused) and when the log
  * exceeds its size bound, whole revisions at a time, never the newest revision.
+ *
+ * Storage: the pairs sit in chunks of EVENT_CHUNK_EVENTS slots, the first held pair at `head` of
+ * the first chunk; a position counts slots from the first chunk's start. Appending fills the last
+ * chunk or starts a new one; dropping the oldest moves `head` and lets go of whole chunks.
  */
 export class EventHistory {
-  private keys: ByteString[] = [];
-  private records: KeyRecord[] = [];
+  private keyChunks: ByteString[][] = [];
+  private recordChunks: KeyRecord[][] = [];
+  /** Position of the first held pair (within the first chunk once whole chunks are let go). */
   private head = 0;
+  /** Position after the last held pair. */
+  private end = 0;
   private floor: number;
 
   constructor(floorRevision: number) {
@@ -33,13 +47,16 @@ export class EventHistory {
 
   /**
    * A log of changes already in (revision, sub-revision) order and complete from `floorRevision`
-   * (a snapshot's decoder checked both), taken as they are: the arrays become the log's.
+   * (a snapshot's decoder checked both), taken as they are.
    */
-  static fromOrdered(floorRevision: number, keys: ByteString[], records: KeyRecord[]): EventHistory {
+  static fromOrdered(floorRevision: number, keys: readonly ByteString[], records: readonly KeyRecord[]): EventHistory {
     assert(keys.length === records.length, 'event-history: keys and records differ in length');
     const history = new EventHistory(floorRevision);
-    history.keys = keys;
-    history.records = records;
+    for (let from = 0; from < records.length; from += EVENT_CHUNK_EVENTS) {
+      history.keyChunks.push(keys.slice(from, from + EVENT_CHUNK_EVENTS));
+      history.recordChunks.push(records.slice(from, from + EVENT_CHUNK_EVENTS));
+    }
+    history.end = records.length;
     return history;
   }
 
@@ -50,12 +67,12 @@ export class EventHistory {
 
   /** Number of events held. */
   get size(): number {
-    return this.records.length - this.head;
+    return this.end - this.head;
   }
 
   /** Appends one change; changes arrive in (revision, sub-revision) order. */
   append(key: ByteString, record: KeyRecord): void {
-    const last = this.records.length > this.head ? this.records[this.records.length - 1]! : null;
+    const last = this.end > this.head ? this.recordAt(this.end - 1) : null;
     assert(
       last === null ||
         record.modRevision > last.modRevision ||
@@ -63,20 +80,25 @@ export class EventHistory {
       'event-history: changes out of order',
     );
     assert(record.modRevision >= this.floor, 'event-history: change below the floor');
-    this.keys.push(key);
-    this.records.push(record);
+    if ((this.end & CHUNK_MASK) === 0) {
+      this.keyChunks.push([]);
+      this.recordChunks.push([]);
+    }
+    this.keyChunks[this.keyChunks.length - 1]!.push(key);
+    this.recordChunks[this.recordChunks.length - 1]!.push(record);
+    this.end++;
   }
 
   /** Drops whole oldest revisions until at most `maxEvents` remain (the newest revision stays). */
   trim(maxEvents: number): void {
     if (this.size <= maxEvents) return;
-    const newest = this.records[this.records.length - 1]!.modRevision;
+    const newest = this.recordAt(this.end - 1).modRevision;
     while (this.size > maxEvents) {
-      const oldest = this.records[this.head]!.modRevision;
+      const oldest = this.recordAt(this.head).modRevision;
       if (oldest === newest) break;
       this.dropBefore(oldest + 1);
     }
-    this.reclaimFront();
+    this.releaseChunks();
   }
 
   /** Drops every change below `revision` and raises the floor to it (compaction). */
@@ -85,31 +107,46 @@ export class EventHistory {
       this.dropBefore(revision);
       this.floor = revision;
     }
-    this.reclaimFront();
+    this.releaseChunks();
+  }
+
+  private recordAt(position: number): KeyRecord {
+    return this.recordChunks[position >>> CHUNK_SHIFT]![position & CHUNK_MASK]!;
+  }
+
+  private keyAt(position: number): ByteString {
+    return this.keyChunks[position >>> CHUNK_SHIFT]![position & CHUNK_MASK]!;
   }
 
   private dropBefore(revision: number): void {
-    const records = this.records;
-    let head = this.head;
-    while (head < records.length && records[head]!.modRevision < revision) head++;
-    if (head > this.head) this.floor = Math.max(this.floor, records[head - 1]!.modRevision + 1);
+    const head = this.firstAtOrAfter(revision);
+    if (head > this.head) this.floor = Math.max(this.floor, this.recordAt(head - 1).modRevision + 1);
     this.head = head;
   }
 
-  private reclaimFront(): void {
-    if (this.head < RECLAIM_FRONT_MIN || this.head * 2 < this.records.length) return;
-    this.keys = this.keys.slice(this.head);
-    this.records = this.records.slice(this.head);
-    this.head = 0;
+  /** Lets go of the chunks wholly before `head` (every chunk once nothing is held). */
+  private releaseChunks(): void {
+    if (this.head === this.end) {
+      this.keyChunks = [];
+      this.recordChunks = [];
+      this.head = this.end = 0;
+      return;
+    }
+    const whole = this.head >>> CHUNK_SHIFT;
+    if (whole === 0) return;
+    this.keyChunks.splice(0, whole);
+    this.recordChunks.splice(0, whole);
+    this.head -= whole * EVENT_CHUNK_EVENTS;
+    this.end -= whole * EVENT_CHUNK_EVENTS;
   }
 
-  /** Index of the first event with revision >= `revision`. */
+  /** Position of the first event with revision >= `revision` (`end` when none). */
   private firstAtOrAfter(revision: number): number {
     let low = this.head;
-    let high = this.records.length;
+    let high = this.end;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.records[mid]!.modRevision < revision) low = mid + 1;
+      if (this.recordAt(mid).modRevision < revision) low = mid + 1;
       else high = mid;
     }
     return low;
@@ -131,23 +168,22 @@ export class EventHistory {
   ): { events: WatchEvent[]; nextRevision: number } {
     assert(fromRevision >= this.floor, 'event-history: read below the floor');
     const events: WatchEvent[] = [];
-    const records = this.records;
-    let index = this.firstAtOrAfter(fromRevision);
-    while (index < records.length) {
-      const record = records[index]!;
-      if (events.length >= maxEvents && record.modRevision !== records[index - 1]!.modRevision) {
+    let previous: KeyRecord | null = null;
+    for (let position = this.firstAtOrAfter(fromRevision); position < this.end; position++) {
+      const record = this.recordAt(position);
+      if (events.length >= maxEvents && record.modRevision !== previous!.modRevision) {
         return { events, nextRevision: record.modRevision };
       }
-      const key = this.keys[index]!;
+      const key = this.keyAt(position);
       if (spanContains(span, key)) events.push(toWatchEvent(key, record, prevKv, compactRevision));
-      index++;
+      previous = record;
     }
     return { events, nextRevision: Math.max(fromRevision, currentRevision + 1) };
   }
 
   /** Every held (key, record) pair in log order (for snapshots and tests). */
   forEach(visit: (key: ByteString, record: KeyRecord) => void): void {
-    for (let i = this.head; i < this.records.length; i++) visit(this.keys[i]!, this.records[i]!);
+    for (let position = this.head; position < this.end; position++) visit(this.keyAt(position), this.recordAt(position));
   }
 }
 
