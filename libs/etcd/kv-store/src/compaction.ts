@@ -4,8 +4,11 @@ import { KVCompactedError, KVFutureRevisionError } from './errors';
 import type { KeyRecord } from './key-record';
 import type { KeySpace } from './key-space';
 
-/** Keys whose chains one compaction step cuts unless the caller says otherwise (about a millisecond). */
-export const COMPACTION_DEFAULT_STEP = 10_000;
+/**
+ * Keys whose chains one compaction step cuts unless the caller says otherwise (about a millisecond
+ * at a million keys alone on the machine: 10,000 took 6 ms).
+ */
+export const COMPACTION_DEFAULT_STEP = 2_000;
 
 /**
  * Compacts the key space at `revision` (etcd's store.Compact + keyIndex.compact):
