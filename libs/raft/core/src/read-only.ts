@@ -76,15 +76,19 @@ export class ReadOnly {
 
 const EMPTY = new Uint8Array(0);
 
-function encodePosition(position: number): Uint8Array {
+/** u64 LE, byte by byte: a DataView over a new array's `buffer` would move its bytes off the heap. */
+export function encodePosition(position: number): Uint8Array {
   const out = new Uint8Array(8);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, position >>> 0, true);
-  view.setUint32(4, Math.floor(position / 0x1_0000_0000), true);
+  const low = position >>> 0;
+  const high = Math.floor(position / 0x1_0000_0000);
+  for (let i = 0; i < 4; i++) {
+    out[i] = low >>> (8 * i);
+    out[4 + i] = high >>> (8 * i);
+  }
   return out;
 }
 
-function decodePosition(context: Uint8Array): number | undefined {
+export function decodePosition(context: Uint8Array): number | undefined {
   if (context.length !== 8) return undefined;
   const view = new DataView(context.buffer, context.byteOffset, 8);
   const high = view.getUint32(4, true);
