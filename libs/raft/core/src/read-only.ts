@@ -1,3 +1,4 @@
+import { setUint64le } from '@ward/shared/binary';
 import type { NodeId } from './ids';
 import type { Index } from './types';
 
@@ -76,15 +77,10 @@ export class ReadOnly {
 
 const EMPTY = new Uint8Array(0);
 
-/** u64 LE, byte by byte: a DataView over a new array's `buffer` would move its bytes off the heap. */
+/** u64 LE, written into the array (no DataView over a new array's buffer: see setUint64le). */
 export function encodePosition(position: number): Uint8Array {
   const out = new Uint8Array(8);
-  const low = position >>> 0;
-  const high = Math.floor(position / 0x1_0000_0000);
-  for (let i = 0; i < 4; i++) {
-    out[i] = low >>> (8 * i);
-    out[4 + i] = high >>> (8 * i);
-  }
+  setUint64le(out, 0, position);
   return out;
 }
 
