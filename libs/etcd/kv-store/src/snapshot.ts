@@ -196,8 +196,8 @@ const TRAILER_BYTES = 8;
  * Keys the sizing pass counts per key a step would write. Counting touches no value's bytes, but
  * it follows the same pointers (a key's records across a heap of a GB at a million keys): 1.2 µs
  * a key against writing's 2.2 (1,000,000 keys of 256-byte values, two records each, alone on the
- * machine). At 16, a sizing step took 5 ms there and 35-100 ms in a member under a bulk load,
- * where a snapshot turn meant to last 10 ms cannot end before its first step has.
+ * machine). At 16, a sizing step took 5 ms there (and 35-100 ms of wall time in a member's profile
+ * under a bulk load), and a snapshot turn meant to last 10 ms cannot end before its first step has.
  */
 const SIZING_KEYS_PER_WRITTEN_KEY = 2;
 

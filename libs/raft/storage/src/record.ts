@@ -144,17 +144,16 @@ function encodeSnapshotMarker(marker: WalSnapshotMarker): Uint8Array {
   checkPosition('snapshot.term', marker.term);
   const hardState = marker.hardState === undefined ? undefined : encodeHardState(marker.hardState);
   const payload = new Uint8Array(SNAPSHOT_PAYLOAD_BYTES + (hardState?.length ?? 0));
-  const view = new DataView(payload.buffer);
-  writeU64(view, 0, marker.index);
-  writeU64(view, 8, marker.term);
-  view.setUint8(16, (marker.restartsLog ? FLAG_RESTARTS_LOG : 0) | (hardState === undefined ? 0 : FLAG_HARD_STATE));
+  setU64(payload, 0, marker.index);
+  setU64(payload, 8, marker.term);
+  payload[16] = (marker.restartsLog ? FLAG_RESTARTS_LOG : 0) | (hardState === undefined ? 0 : FLAG_HARD_STATE);
   if (hardState !== undefined) payload.set(hardState, SNAPSHOT_PAYLOAD_BYTES);
   return payload;
 }
 
 export function encodeCrcPayload(crc: number): Uint8Array {
   const payload = new Uint8Array(CRC_PAYLOAD_BYTES);
-  new DataView(payload.buffer).setUint32(0, crc >>> 0, true);
+  setUint32le(payload, 0, crc >>> 0);
   return payload;
 }
 
