@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupFileError, backupFileBytes, backupFilePieces, backupFileStream, backupState, bytesSource, decodeBackup, encodeBackup, verifyBackup, type BackupSource } from './backup-file';
+import { BACKUP_ALIGN_BYTES, BACKUP_CHECKSUM_BYTES, BACKUP_HEADER_BYTES, BackupDigest, BackupFileError, backupFileBytes, backupFilePieces, backupFileStream, backupState, bytesSource, decodeBackup, encodeBackup, verifyBackup, type BackupSource } from './backup-file';
 import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
 
 const state = (length: number): Uint8Array => Uint8Array.from({ length }, (_, i) => (i * 7 + 3) % 251);
@@ -139,6 +139,31 @@ describe('backup file', () => {
     expect(pieces.map((piece) => piece.length)).toEqual(Array.from({ length: 10 }, () => 1000));
     expect(Buffer.concat(pieces).equals(Buffer.from(state(10_000)))).toBe(true);
     expect(Math.max(...reads)).toBe(1000);
+  });
+
+  it('checks its SHA-256 fed in order by a reader, reading only what was not fed', async () => {
+    const file = encodeBackup(backup(10_000));
+    const whole = bytesSource(file);
+    const offsets: number[] = [];
+    const source: BackupSource = {
+      size: whole.size,
+      read: (offset, length) => {
+        offsets.push(offset);
+        return whole.read(offset, length);
+      },
+    };
+    const fed = new BackupDigest();
+    fed.add(file.subarray(0, 3000));
+    fed.add(file.subarray(3000, 7000));
+    await fed.finish(source, 2048);
+    // The rest from byte 7000 on, then the stored checksum.
+    expect(offsets).toEqual([7000, 9048, file.length - BACKUP_CHECKSUM_BYTES]);
+    const wrong = new BackupDigest();
+    wrong.add(Buffer.from(file.subarray(0, 100)).fill(0, 99));
+    await expect(wrong.finish(source)).rejects.toThrow(/checksum mismatch/);
+    const skipped = new BackupDigest();
+    skipped.add(file.subarray(1, 101));
+    await expect(skipped.finish(source)).rejects.toThrow(/checksum mismatch/);
   });
 
   it('refuses a file larger than any snapshot from its size, before reading past the header', async () => {

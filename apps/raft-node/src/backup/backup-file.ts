@@ -190,37 +190,84 @@ function u64(header: Buffer, offset: number, what: string): number {
   return Number(value);
 }
 
+/** A backup's first bytes, once its magic and its size are checked (the checks that come before its checksum). */
+export interface BackupHeader {
+  readonly size: number;
+  readonly bytes: Buffer;
+}
+
 /**
- * Checks a backup (ward header, size, SHA-256, padding), reading it in pieces of `pieceBytes`: it
- * is never whole in memory. Throws BackupFileError naming the first problem. The state itself is
- * checked by restoring it (backupState).
+ * The backup's header, read and checked for the ward magic and a size of n * 512 + 32 bytes within
+ * the largest state: what tells a foreign or truncated file apart before the checksum is read.
  */
-export async function verifyBackup(source: BackupSource, pieceBytes = BACKUP_READ_PIECE_BYTES): Promise<BackupLayout> {
+export async function readBackupHeader(source: BackupSource): Promise<BackupHeader> {
   const { size } = source;
-  const header = Buffer.from(await source.read(0, Math.min(size, BACKUP_HEADER_BYTES)));
-  if (header.length < 8 || header.subarray(0, 8).toString('latin1') !== BACKUP_MAGIC) {
+  const bytes = Buffer.from(await source.read(0, Math.min(size, BACKUP_HEADER_BYTES)));
+  if (bytes.length < 8 || bytes.subarray(0, 8).toString('latin1') !== BACKUP_MAGIC) {
     throw new BackupFileError(`not a ward snapshot (no ${BACKUP_MAGIC} header; etcd's own snapshot files are not accepted)`);
   }
   if (size < BACKUP_ALIGN_BYTES + BACKUP_CHECKSUM_BYTES || (size - BACKUP_CHECKSUM_BYTES) % BACKUP_ALIGN_BYTES !== 0) {
     throw new BackupFileError(`truncated or damaged: ${size} bytes is not a multiple of ${BACKUP_ALIGN_BYTES} plus the ${BACKUP_CHECKSUM_BYTES}-byte SHA-256`);
   }
   if (size > backupFileBytes(MAX_BACKUP_STATE_BYTES)) throw new BackupFileError(`${size} bytes is larger than any ward snapshot`);
-  const padded = size - BACKUP_CHECKSUM_BYTES;
-  const hash = createHash('sha256');
-  for (let offset = 0; offset < padded; offset += pieceBytes) hash.update(await source.read(offset, Math.min(pieceBytes, padded - offset)));
-  if (!hash.digest().equals(await source.read(padded, BACKUP_CHECKSUM_BYTES))) throw new BackupFileError('SHA-256 checksum mismatch: the file is damaged');
-  const version = header.readUInt32LE(8);
+  return { size, bytes };
+}
+
+/**
+ * The SHA-256 of everything before a backup's checksum, fed the file's bytes in order as a reader
+ * goes through them (the header, then the state's pieces as they are decoded), so the file is read
+ * once; `finish` reads and hashes what was not fed (the padding, or the rest after a reader stopped
+ * early) and checks the result against the checksum.
+ */
+export class BackupDigest {
+  private readonly hash = createHash('sha256');
+  private fed = 0;
+
+  /** The file's next bytes, from where the previous ones ended. */
+  add(piece: Uint8Array): void {
+    this.hash.update(piece);
+    this.fed += piece.length;
+  }
+
+  /** Hashes the rest in pieces of `pieceBytes`; throws BackupFileError unless the whole matches the checksum. */
+  async finish(source: BackupSource, pieceBytes = BACKUP_READ_PIECE_BYTES): Promise<void> {
+    const padded = source.size - BACKUP_CHECKSUM_BYTES;
+    while (this.fed < padded) this.add(await source.read(this.fed, Math.min(pieceBytes, padded - this.fed)));
+    const stored = await source.read(padded, BACKUP_CHECKSUM_BYTES);
+    if (!this.hash.digest().equals(stored)) throw new BackupFileError('SHA-256 checksum mismatch: the file is damaged');
+  }
+}
+
+/**
+ * The rest of a backup's header and its padding checked (version, header size, state length,
+ * zeros up to the checksum): its layout. The checksum is not looked at here.
+ */
+export async function readBackupLayout(source: BackupSource, header: BackupHeader): Promise<BackupLayout> {
+  const { bytes } = header;
+  const padded = header.size - BACKUP_CHECKSUM_BYTES;
+  const version = bytes.readUInt32LE(8);
   if (!READABLE_BACKUP_VERSIONS.includes(version)) throw new BackupFileError(`unsupported ward snapshot format version ${version} (this build reads ${READABLE_BACKUP_VERSIONS.join(' and ')})`);
-  if (header.readUInt32LE(12) !== BACKUP_HEADER_BYTES) throw new BackupFileError(`header size ${header.readUInt32LE(12)} is not ${BACKUP_HEADER_BYTES}`);
-  const stateBytes = u64(header, 48, 'state length');
+  if (bytes.readUInt32LE(12) !== BACKUP_HEADER_BYTES) throw new BackupFileError(`header size ${bytes.readUInt32LE(12)} is not ${BACKUP_HEADER_BYTES}`);
+  const stateBytes = u64(bytes, 48, 'state length');
   if (stateBytes > padded - BACKUP_HEADER_BYTES || stateBytes > MAX_BACKUP_STATE_BYTES) throw new BackupFileError(`state length ${stateBytes} does not fit the file`);
   const end = BACKUP_HEADER_BYTES + stateBytes;
   // Less than BACKUP_ALIGN_BYTES of zeros between the state and the checksum.
   const padding = await source.read(end, padded - end);
-  if (Math.ceil(end / BACKUP_ALIGN_BYTES) * BACKUP_ALIGN_BYTES !== padded || padding.some((b) => b !== 0) || header.readBigUInt64LE(56) !== 0n) {
+  if (Math.ceil(end / BACKUP_ALIGN_BYTES) * BACKUP_ALIGN_BYTES !== padded || padding.some((b) => b !== 0) || bytes.readBigUInt64LE(56) !== 0n) {
     throw new BackupFileError('padding is not as written: the file is damaged');
   }
-  return { version, stateBytes, index: u64(header, 16, 'index'), term: u64(header, 24, 'term'), revision: u64(header, 32, 'revision'), clusterId: header.readBigUInt64LE(40) };
+  return { version, stateBytes, index: u64(bytes, 16, 'index'), term: u64(bytes, 24, 'term'), revision: u64(bytes, 32, 'revision'), clusterId: bytes.readBigUInt64LE(40) };
+}
+
+/**
+ * Checks a backup (ward header, size, SHA-256, padding), reading it in pieces of `pieceBytes`: it
+ * is never whole in memory. Throws BackupFileError naming the first problem. The state itself is
+ * checked by restoring it (backupState).
+ */
+export async function verifyBackup(source: BackupSource, pieceBytes = BACKUP_READ_PIECE_BYTES): Promise<BackupLayout> {
+  const header = await readBackupHeader(source);
+  await new BackupDigest().finish(source, pieceBytes);
+  return readBackupLayout(source, header);
 }
 
 /** The state of a checked backup (verifyBackup), read in pieces of at most `pieceBytes`, fresh ones (a consumer may keep them). */

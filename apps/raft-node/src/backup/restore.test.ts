@@ -132,6 +132,11 @@ describe('snapshot-restore', () => {
     const cases: Array<[string, Uint8Array, RegExp]> = [
       ['truncated', good.subarray(0, good.length - 100), /not a multiple of 512/],
       ['flipped', Buffer.from(good).fill(1, 70, 71), /checksum mismatch/],
+      // The header's term: the layout and the state still read, and the checksum fed with them refuses the file.
+      ['flipped term', Buffer.from(good).fill(9, 24, 25), /checksum mismatch/],
+      // Damage the header's later checks or the padding check would name: the checksum's verdict comes first.
+      ['flipped version', Buffer.from(good).fill(9, 8, 9), /checksum mismatch/],
+      ['flipped padding', Buffer.from(good).fill(1, good.length - 40, good.length - 39), /checksum mismatch/],
       ['etcd', Buffer.alloc(512 * 8 + 32), /not a ward snapshot/],
       ['garbage state', encodeBackup({ index: 12, term: 4, revision: 3, clusterId: 77n, state: Buffer.from('not an applier snapshot') }), /does not restore/],
       ['index behind state', encodeBackup({ index: source.appliedIndex - 1, term: 4, revision: 3, clusterId: 77n, state: source.bytes }), /past the header's index/],

@@ -3,15 +3,16 @@
 // cluster is restored from the same file with the same member list; each then boots from a local
 // snapshot at the backup's raft index (term 1, the new member list as voters, committed), and the
 // members elect a leader as in a fresh cluster. The file is checked completely (size, SHA-256,
-// header, padding, state decoding) before anything is written; the directory is prepared next to
-// the target and renamed into place, so a failure leaves no partial data directory.
+// header, padding, state decoding) before anything is written, in one read: the checksum is fed
+// the state as it is decoded. The directory is prepared next to the target and renamed into
+// place, so a failure leaves no partial data directory.
 import { rename, rm, readdir, stat, mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Applier } from '@ward/etcd/apply';
 import { encodeSnapshotHead, votersConfState } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
-import { BackupFileError, backupState, openBackupFile, verifyBackup, type BackupInfo, type BackupLayout, type BackupSource } from './backup-file';
+import { BackupDigest, BackupFileError, backupState, openBackupFile, readBackupHeader, readBackupLayout, type BackupInfo, type BackupLayout, type BackupSource } from './backup-file';
 import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
 import { NodeSnapshotDecoder } from '../membership/codec';
 import { MemberList } from '../membership/member-list';
@@ -66,12 +67,15 @@ function dropSimpleTokens(applier: Applier, index: number): number {
   return at;
 }
 
-/** The backup's state decoded as it is read (a member snapshot, or the applier's state alone). */
-async function restoreState(source: BackupSource, layout: BackupLayout): Promise<Applier> {
+/** The backup's state decoded as it is read (a member snapshot, or the applier's state alone), each piece fed to `digest` first. */
+async function restoreState(source: BackupSource, layout: BackupLayout, digest: BackupDigest): Promise<Applier> {
   try {
     const applier = Applier.decoder();
     const decoder = new NodeSnapshotDecoder(layout.stateBytes, applier);
-    for await (const piece of backupState(source, layout)) decoder.push(piece);
+    for await (const piece of backupState(source, layout)) {
+      digest.add(piece);
+      decoder.push(piece);
+    }
     decoder.finish();
     return applier.finish();
   } catch (error) {
@@ -94,8 +98,20 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
   let backup: BackupLayout;
   let applier: Applier;
   try {
-    backup = await verifyBackup(source);
-    applier = await restoreState(source, backup);
+    const header = await readBackupHeader(source);
+    // The file is read once: its checksum is fed the header, then each piece of the state as it
+    // is decoded. A damaged file is reported as such even when its damage also broke the header
+    // or the state: the checksum's verdict comes before any other error.
+    const digest = new BackupDigest();
+    digest.add(header.bytes);
+    try {
+      backup = await readBackupLayout(source, header);
+      applier = await restoreState(source, backup, digest);
+    } catch (error) {
+      await digest.finish(source);
+      throw error;
+    }
+    await digest.finish(source);
   } finally {
     await source.close();
   }
