@@ -140,16 +140,19 @@ export function encodeBackup(backup: Backup): Buffer {
 /** Random access to a backup's bytes: its file, or bytes in memory. */
 export interface BackupSource {
   readonly size: number;
-  /** The `length` bytes at `offset` (inside `size`), in a fresh array the caller may keep. */
-  read(offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * The `length` bytes at `offset` (inside `size`), in a fresh array the caller may keep, or, given
+   * `into` (at least `length` bytes), in its first `length` bytes (a view of it is returned).
+   */
+  read(offset: number, length: number, into?: Uint8Array): Promise<Uint8Array>;
 }
 
 /** A backup held in memory as a source (a copy per read). */
 export function bytesSource(bytes: Uint8Array): BackupSource {
   return {
     size: bytes.length,
-    read: async (offset, length) => {
-      const piece = new Uint8Array(length);
+    read: async (offset, length, into) => {
+      const piece = into === undefined ? new Uint8Array(length) : into.subarray(0, length);
       piece.set(bytes.subarray(offset, offset + length));
       return piece;
     },
@@ -161,8 +164,8 @@ export async function openBackupFile(path: string): Promise<BackupSource & { clo
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
-    const read = async (offset: number, length: number): Promise<Uint8Array> => {
-      const piece = new Uint8Array(length);
+    const read = async (offset: number, length: number, into?: Uint8Array): Promise<Uint8Array> => {
+      const piece = into === undefined ? new Uint8Array(length) : into.subarray(0, length);
       const { bytesRead } = await handle.read(piece, 0, length, offset);
       if (bytesRead !== length) throw new BackupFileError(`the file ended after ${offset + bytesRead} of its ${size} bytes while it was read`);
       return piece;

@@ -5,8 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Applier, toPasswordHash, type ApplyOperation } from '@ward/etcd/apply';
 import { votersConfState } from '@ward/raft/core';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
-import { encodeBackup } from './backup-file';
-import { parseRestoreArgs, restoreMember, runRestoreCommand, RestoreError } from './restore';
+import { crc32c } from '@ward/shared/checksum';
+import { BACKUP_HEADER_BYTES, bytesSource, encodeBackup, verifyBackup } from './backup-file';
+import { parseRestoreArgs, readAgain, restoreMember, runRestoreCommand, RestoreError } from './restore';
 import { clusterIdOf, parseMembers } from '../members';
 import { decodeNodeSnapshot, encodeNodeSnapshot } from '../membership/codec';
 import { MemberList } from '../membership/member-list';
@@ -121,6 +122,10 @@ describe('snapshot-restore', () => {
       expect([...restored.simpleTokens()]).toEqual([]);
       expect(restored.authView.passwordCheckInput('root')).toBeDefined();
       expect(restored.keySpaceView.currentRevision).toBe(2);
+      // The key space was copied from the file, the parts around it encoded from the state with its
+      // tokens dropped: together, the canonical bytes an encode of the restored state gives.
+      expect(Buffer.from(restored.snapshot()).equals(decodeNodeSnapshot(booted.snapshot!.data).applier)).toBe(true);
+      expect(restored.appliedIndex).toBe(index + 1);
     } finally {
       await booted.persistence.close();
     }
@@ -154,6 +159,31 @@ describe('snapshot-restore', () => {
     await expect(restoreMember({ file, dataDir: join(dir, 'out-4'), memberId: 4n, members: MEMBERS })).rejects.toThrow(/not in the member list/);
     expect((await readdir(dir)).filter((name) => name.startsWith('out-') || name.startsWith('.'))).toEqual([]);
     expect(await readdir(join(dir, 'busy'))).toEqual(['x']);
+  });
+
+  it('reads a range of the state again only as it was when decoded, checked piece by piece', async () => {
+    const state = Buffer.alloc(10_000);
+    for (let i = 0; i < state.length; i++) state[i] = (i * 7) % 251;
+    const file = Buffer.from(encodeBackup({ index: 3, term: 1, revision: 2, clusterId: 1n, state }));
+    const source = bytesSource(file);
+    const layout = await verifyBackup(source);
+    const pieceChecksums: number[] = [];
+    for (let offset = BACKUP_HEADER_BYTES; offset < BACKUP_HEADER_BYTES + state.length; offset += 1000) pieceChecksums.push(crc32c(file.subarray(offset, Math.min(offset + 1000, BACKUP_HEADER_BYTES + state.length))));
+    const read = async (range: { offset: number; length: number }): Promise<Buffer> => {
+      const pieces: Uint8Array[] = [];
+      // Each piece is a view of one buffer, valid until the next is asked for: kept as a copy.
+      for await (const piece of readAgain(source, layout, pieceChecksums, range, 1000)) pieces.push(piece.slice());
+      return Buffer.concat(pieces);
+    };
+    // Across pieces, from inside one to inside another; a whole state; an empty range.
+    for (const range of [{ offset: BACKUP_HEADER_BYTES + 1500, length: 5000 }, { offset: BACKUP_HEADER_BYTES, length: state.length }, { offset: BACKUP_HEADER_BYTES + 10, length: 0 }]) {
+      expect((await read(range)).equals(file.subarray(range.offset, range.offset + range.length))).toBe(true);
+    }
+    await expect(read({ offset: 10, length: 100 })).rejects.toThrow(/outside the state/);
+    // The file changed after the decode (a byte inside the range): refused, not copied.
+    file[BACKUP_HEADER_BYTES + 4000] ^= 1;
+    await expect(read({ offset: BACKUP_HEADER_BYTES + 1500, length: 5000 })).rejects.toThrow(/the file changed while it was restored/);
+    expect((await read({ offset: BACKUP_HEADER_BYTES + 5000, length: 4000 })).equals(file.subarray(BACKUP_HEADER_BYTES + 5000, BACKUP_HEADER_BYTES + 9000))).toBe(true);
   });
 
   it('parses its arguments and reports bad ones with exit code 2', async () => {

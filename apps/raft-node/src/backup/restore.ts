@@ -8,16 +8,15 @@
 // place, so a failure leaves no partial data directory.
 import { rename, rm, readdir, stat, mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Applier } from '@ward/etcd/apply';
-import { encodeSnapshotHead, votersConfState } from '@ward/raft/core';
+import { Applier, type KeySpaceSection } from '@ward/etcd/apply';
+import { encodeSnapshotHead, votersConfState, type ConfState } from '@ward/raft/core';
+import { crc32c } from '@ward/shared/checksum';
 import { assert } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
-import { BackupDigest, BackupFileError, backupState, openBackupFile, readBackupHeader, readBackupLayout, type BackupInfo, type BackupLayout, type BackupSource } from './backup-file';
+import { BACKUP_HEADER_BYTES, BACKUP_READ_PIECE_BYTES, BackupDigest, BackupFileError, openBackupFile, readBackupHeader, readBackupLayout, type BackupInfo, type BackupLayout, type BackupSource } from './backup-file';
 import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
-import { NodeSnapshotDecoder } from '../membership/codec';
+import { NodeSnapshotDecoder, encodeNodeSnapshotHead } from '../membership/codec';
 import { MemberList } from '../membership/member-list';
-import { PooledSnapshot } from '../snapshot-turns';
-import { NodeSnapshotTask } from '../state-machine';
 
 export interface RestoreOptions {
   readonly file: string;
@@ -67,17 +66,34 @@ function dropSimpleTokens(applier: Applier, index: number): number {
   return at;
 }
 
+/** A backup's state decoded, and where its key space's bytes lie in the file. */
+interface RestoredState {
+  readonly applier: Applier;
+  /** The key space's canonical bytes: their offset in the backup file and their length. */
+  readonly keySpace: KeySpaceSection;
+  /** The CRC-32C of each piece of the state as it was read (pieces of BACKUP_READ_PIECE_BYTES from the state's start). */
+  readonly pieceChecksums: readonly number[];
+}
+
 /** The backup's state decoded as it is read (a member snapshot, or the applier's state alone), each piece fed to `digest` first. */
-async function restoreState(source: BackupSource, layout: BackupLayout, digest: BackupDigest): Promise<Applier> {
+async function restoreState(source: BackupSource, layout: BackupLayout, digest: BackupDigest): Promise<RestoredState> {
   try {
-    const applier = Applier.decoder();
-    const decoder = new NodeSnapshotDecoder(layout.stateBytes, applier);
-    for await (const piece of backupState(source, layout)) {
+    const applierDecoder = Applier.decoder();
+    const decoder = new NodeSnapshotDecoder(layout.stateBytes, applierDecoder);
+    const pieceChecksums: number[] = [];
+    // One buffer, read into again piece after piece: the decoders copy what they keep.
+    const end = BACKUP_HEADER_BYTES + layout.stateBytes;
+    const buffer = new Uint8Array(Math.min(BACKUP_READ_PIECE_BYTES, layout.stateBytes));
+    for (let offset = BACKUP_HEADER_BYTES; offset < end; offset += BACKUP_READ_PIECE_BYTES) {
+      const piece = await source.read(offset, Math.min(BACKUP_READ_PIECE_BYTES, end - offset), buffer);
       digest.add(piece);
+      pieceChecksums.push(crc32c(piece));
       decoder.push(piece);
     }
-    decoder.finish();
-    return applier.finish();
+    const { headBytes } = decoder.finish();
+    const applier = applierDecoder.finish();
+    const section = applierDecoder.keySpaceSection!;
+    return { applier, keySpace: { offset: BACKUP_HEADER_BYTES + headBytes + section.offset, length: section.length }, pieceChecksums };
   } catch (error) {
     if (error instanceof BackupFileError) throw error;
     throw new BackupFileError(`the state in the file does not restore: ${(error as Error).message}`);
@@ -85,9 +101,32 @@ async function restoreState(source: BackupSource, layout: BackupLayout, digest: 
 }
 
 /**
+ * The bytes of `range` (inside the state of `layout`) read again from the backup, in the pieces of
+ * `pieceBytes` the decode read (restoreState), each checked against the CRC-32C it had then,
+ * `pieceChecksums` (one per piece from the state's start): a file changed since throws
+ * BackupFileError. The pieces are views of one buffer: each is valid until the next is asked for.
+ */
+export async function* readAgain(source: BackupSource, layout: BackupLayout, pieceChecksums: readonly number[], range: KeySpaceSection, pieceBytes = BACKUP_READ_PIECE_BYTES): AsyncGenerator<Uint8Array> {
+  const stateEnd = BACKUP_HEADER_BYTES + layout.stateBytes;
+  const end = range.offset + range.length;
+  assert(range.offset >= BACKUP_HEADER_BYTES && end <= stateEnd, 'restore: the range lies outside the state');
+  const buffer = new Uint8Array(pieceBytes);
+  for (let piece = Math.floor((range.offset - BACKUP_HEADER_BYTES) / pieceBytes); ; piece++) {
+    const start = BACKUP_HEADER_BYTES + piece * pieceBytes;
+    if (start >= end) return;
+    const bytes = await source.read(start, Math.min(pieceBytes, stateEnd - start), buffer);
+    if (crc32c(bytes) !== pieceChecksums[piece]) throw new BackupFileError('the file changed while it was restored');
+    yield bytes.subarray(Math.max(0, range.offset - start), Math.min(bytes.length, end - start));
+  }
+}
+
+/**
  * Restores one member's data directory; throws RestoreError / BackupFileError with nothing written.
- * The file is read in pieces (checked, then decoded) and the member's snapshot written from the
- * restored state in pieces: neither is ever whole in memory, only the state itself.
+ * The file is read in pieces (checked and decoded in one pass) and the member's snapshot written in
+ * pieces: neither is ever whole in memory, only the state itself. The key space, the bulk of the
+ * snapshot, is not encoded again: its canonical bytes (the decode accepts no other form, so they are
+ * the ones an encode of the restored key space would give) are copied from the file, between the
+ * parts around it encoded from the restored state (its simple tokens dropped).
  */
 export async function restoreMember(options: RestoreOptions): Promise<RestoreResult> {
   const member = options.members.find((m) => m.id === options.memberId);
@@ -95,8 +134,6 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
   const dataDir = resolve(options.dataDir);
   if (!(await isEmptyOrMissing(dataDir))) throw new RestoreError(`data dir ${dataDir} exists and is not empty; restore writes only fresh directories`);
   const source = await openBackupFile(options.file);
-  let backup: BackupLayout;
-  let applier: Applier;
   try {
     const header = await readBackupHeader(source);
     // The file is read once: its checksum is fed the header, then each piece of the state as it
@@ -104,42 +141,53 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
     // or the state: the checksum's verdict comes before any other error.
     const digest = new BackupDigest();
     digest.add(header.bytes);
+    let backup: BackupLayout;
+    let state: RestoredState;
     try {
       backup = await readBackupLayout(source, header);
-      applier = await restoreState(source, backup, digest);
+      state = await restoreState(source, backup, digest);
     } catch (error) {
       await digest.finish(source);
       throw error;
     }
     await digest.finish(source);
+    const { applier, keySpace } = state;
+    if (applier.appliedIndex > backup.index) throw new BackupFileError(`the state was applied up to ${applier.appliedIndex}, past the header's index ${backup.index}`);
+    const index = dropSimpleTokens(applier, Math.max(backup.index, 1));
+    const voters = options.members.map((m) => m.id);
+    const clusterId = clusterIdOf(voters);
+    const confState = votersConfState(voters);
+    const around = applier.snapshotAroundKeySpace(keySpace.length);
+    const applierBytes = around.head.length + keySpace.length + around.tail.length;
+    // The new cluster's members are the ones given (as etcd's restore takes --initial-cluster);
+    // the source cluster's member list in the file is not carried over.
+    const nodeHead = encodeNodeSnapshotHead({ clusterId, members: MemberList.initial(options.members) }, applierBytes);
+    const head = encodeSnapshotHead({ index, term: 1, confState }, nodeHead.length + applierBytes);
+    async function* data(): AsyncGenerator<Uint8Array> {
+      yield head;
+      yield nodeHead;
+      yield around.head;
+      yield* readAgain(source, backup, state.pieceChecksums, keySpace);
+      yield around.tail;
+    }
+    await writeDataDir(dataDir, { clusterId, memberId: options.memberId, confState, index }, data());
+    return { dataDir, newClusterId: clusterId, sourceClusterId: backup.clusterId, index: backup.index, term: backup.term, revision: backup.revision, clusterId: backup.clusterId };
   } finally {
     await source.close();
   }
-  if (applier.appliedIndex > backup.index) throw new BackupFileError(`the state was applied up to ${applier.appliedIndex}, past the header's index ${backup.index}`);
-  const index = dropSimpleTokens(applier, Math.max(backup.index, 1));
-  const voters = options.members.map((m) => m.id);
-  const clusterId = clusterIdOf(voters);
-  const confState = votersConfState(voters);
-  // The new cluster's members are the ones given (as etcd's restore takes --initial-cluster);
-  // the source cluster's member list in the file is not carried over.
-  const snapshot = new PooledSnapshot((stream) => new NodeSnapshotTask(index, confState, clusterId, MemberList.initial(options.members), applier.snapshotTask(stream)));
-  const never = (): boolean => false;
-  // Nothing else changes the state meanwhile: sizing ends 'done'.
-  assert((await snapshot.size(never)) === 'done', 'restore: the state changed while its snapshot was taken');
-  const head = encodeSnapshotHead({ index, term: 1, confState }, snapshot.task.sizeBytes!);
-  async function* data(): AsyncGenerator<Uint8Array> {
-    yield head;
-    yield* snapshot.pieces(never);
-  }
+}
 
+/** The member's data directory with `snapshot` as its snapshot at `index` (term 1, committed), made next to `dataDir` and renamed into place. */
+async function writeDataDir(dataDir: string, at: { clusterId: bigint; memberId: bigint; confState: ConfState; index: number }, snapshot: AsyncIterable<Uint8Array>): Promise<void> {
+  const { clusterId, memberId, confState, index } = at;
   await mkdir(dirname(dataDir), { recursive: true });
   const staging = join(dirname(dataDir), `.${basename(dataDir)}.restoring`);
   await rm(staging, { recursive: true, force: true });
   try {
-    const booted = await RaftPersistence.open({ dir: staging, metadata: memberWalMetadata(clusterId, options.memberId), bootstrapConfState: confState, snapshotDataInMemory: false });
+    const booted = await RaftPersistence.open({ dir: staging, metadata: memberWalMetadata(clusterId, memberId), bootstrapConfState: confState, snapshotDataInMemory: false });
     try {
       const { disk } = booted.persistence;
-      await disk.snapshots.save({ index, term: 1 }, data());
+      await disk.snapshots.save({ index, term: 1 }, snapshot);
       await disk.recordSnapshot({ index, term: 1 }, { restartsLog: true, hardState: { term: 1, vote: 0n, commit: index } });
     } finally {
       await booted.persistence.close();
@@ -150,7 +198,6 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
     await rm(staging, { recursive: true, force: true });
     throw error;
   }
-  return { dataDir, newClusterId: clusterId, sourceClusterId: backup.clusterId, index: backup.index, term: backup.term, revision: backup.revision, clusterId: backup.clusterId };
 }
 
 const USAGE = 'usage: raft-node snapshot-restore --file <backup.db> --data-dir <dir> --member-id <id> --members <id=name=peerHost:port=apiHost:port,...>';

@@ -247,6 +247,8 @@ export function decodeNodeSnapshot(bytes: Uint8Array): { clusterId: bigint | und
  * Member snapshot data of `totalBytes` bytes pushed in pieces, in order: the head is read once it
  * is in (at most NODE_SNAPSHOT_HEAD_MAX_BYTES are held for it), and the applier's bytes go on to
  * `applier` as they come, never joined. MembershipCodecError for bytes that are no such data.
+ * What it keeps of a piece it copies, so the caller may reuse its buffer once `push` returns (if
+ * `applier` copies what it keeps too, as the applier's own decoder does).
  */
 export class NodeSnapshotDecoder {
   private head: NodeSnapshotHead | undefined;
@@ -269,6 +271,8 @@ export class NodeSnapshotDecoder {
     this.held.push(piece);
     this.heldBytes += piece.length;
     if (this.heldBytes >= Math.min(this.totalBytes, NODE_SNAPSHOT_HEAD_MAX_BYTES)) this.readHead();
+    // Kept for a later push: a copy, so the caller may reuse its buffer.
+    else this.held[this.held.length - 1] = new Uint8Array(piece);
   }
 
   /** The head, once every announced byte was pushed (the applier's own decoder finishes after). */

@@ -67,7 +67,7 @@ describe('membership codecs', () => {
     expect(() => decodeNodeSnapshot(Uint8Array.of(...bytes.subarray(0, 4), 2, ...bytes.subarray(5)))).toThrow(/version 2/);
   });
 
-  it('decodes member snapshot data pushed in pieces of any size, the head held only until it is in', () => {
+  it('decodes member snapshot data pushed in pieces of any size, the head held (copied) only until it is in', () => {
     const applier = Applier.create().snapshot();
     const members = MemberList.of([rec(1n), rec(4n, true)], [2n]);
     for (const bytes of [encodeNodeSnapshot({ clusterId: 9n, members, applier }), applier]) {
@@ -75,7 +75,14 @@ describe('membership codecs', () => {
       for (const pieceBytes of [1, 7, 64, bytes.length]) {
         const received: Uint8Array[] = [];
         const decoder = new NodeSnapshotDecoder(bytes.length, { push: (piece) => received.push(piece.slice()) });
-        for (let offset = 0; offset < bytes.length; offset += pieceBytes) decoder.push(bytes.subarray(offset, offset + pieceBytes));
+        // The pieces come in one buffer, overwritten after each push: what the decoder keeps is its own.
+        const buffer = new Uint8Array(pieceBytes);
+        for (let offset = 0; offset < bytes.length; offset += pieceBytes) {
+          const piece = buffer.subarray(0, Math.min(pieceBytes, bytes.length - offset));
+          piece.set(bytes.subarray(offset, offset + piece.length));
+          decoder.push(piece);
+          buffer.fill(0xee);
+        }
         const head = decoder.finish();
         expect({ clusterId: head.clusterId, members: head.members }).toEqual({ clusterId: whole.clusterId, members: whole.members });
         expect(Buffer.concat(received)).toEqual(Buffer.from(whole.applier));

@@ -68,25 +68,10 @@ export class ApplierSnapshotTask {
     stream?: SnapshotStreamOptions,
   ) {
     this.authBytes = auth.snapshot();
-    this.version = signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS;
+    this.version = formatVersion(signingKeys);
     this.kvTask = kv.snapshotTask(stream);
     this.streamed = stream !== undefined;
-    const writer = new BinaryWriter({ initialCapacityBytes: 1024 });
-    const leaseEntries = leases.entries();
-    writer.uvarint(leaseEntries.length);
-    for (const [id, ttlSeconds] of leaseEntries) writer.svarint64(id).svarint64(BigInt(ttlSeconds));
-    const tokenEntries = tokens.entries();
-    writer.uvarint(tokenEntries.length);
-    for (const [token, owner] of tokenEntries) writer.string(token).string(owner.username);
-    if (!signingKeys.empty) {
-      const keys = signingKeys.list();
-      writer.uvarint(keys.length);
-      for (const key of keys) writer.string(key.keyId).string(key.alg).string(key.publicJwk).uvarint(key.notBeforeSeconds).uvarint(key.retireAfterSeconds);
-      const revoked = signingKeys.revokedIds();
-      writer.uvarint(revoked.length);
-      for (const id of revoked) writer.string(id);
-    }
-    this.tail = writer.finish();
+    this.tail = encodeTail(leases, tokens, signingKeys);
   }
 
   /** Writes up to `budget` keys of the key space; see KeySpaceSnapshotTask.step. */
@@ -101,8 +86,7 @@ export class ApplierSnapshotTask {
   }
 
   private head(kvBytes: number): Uint8Array {
-    const head = new BinaryWriter({ initialCapacityBytes: this.authBytes.length + 64 });
-    return head.raw(MAGIC).uvarint(this.version).uvarint(this.appliedIndex).bytes(this.authBytes).uvarint(kvBytes).finish();
+    return encodeHead(this.version, this.appliedIndex, this.authBytes, kvBytes);
   }
 
   /** The snapshot's chunks, in order, once `step` returned 'done' (not streamed). */
@@ -140,6 +124,58 @@ export class ApplierSnapshotTask {
     }
     return taken;
   }
+}
+
+function formatVersion(signingKeys: SigningKeyDirectory): number {
+  return signingKeys.empty ? FORMAT_VERSION : FORMAT_VERSION_WITH_SIGNING_KEYS;
+}
+
+/** The bytes before the key space's section of `kvBytes`: magic, version, applied index, the auth store, the section's length. */
+function encodeHead(version: number, appliedIndex: number, authBytes: Uint8Array, kvBytes: number): Uint8Array {
+  const head = new BinaryWriter({ initialCapacityBytes: authBytes.length + 64 });
+  return head.raw(MAGIC).uvarint(version).uvarint(appliedIndex).bytes(authBytes).uvarint(kvBytes).finish();
+}
+
+/** The bytes after the key space's section: leases, simple tokens and (version 2) signing keys. */
+function encodeTail(leases: LeaseTable, tokens: SimpleTokenTable, signingKeys: SigningKeyDirectory): Uint8Array {
+  const writer = new BinaryWriter({ initialCapacityBytes: 1024 });
+  const leaseEntries = leases.entries();
+  writer.uvarint(leaseEntries.length);
+  for (const [id, ttlSeconds] of leaseEntries) writer.svarint64(id).svarint64(BigInt(ttlSeconds));
+  const tokenEntries = tokens.entries();
+  writer.uvarint(tokenEntries.length);
+  for (const [token, owner] of tokenEntries) writer.string(token).string(owner.username);
+  if (!signingKeys.empty) {
+    const keys = signingKeys.list();
+    writer.uvarint(keys.length);
+    for (const key of keys) writer.string(key.keyId).string(key.alg).string(key.publicJwk).uvarint(key.notBeforeSeconds).uvarint(key.retireAfterSeconds);
+    const revoked = signingKeys.revokedIds();
+    writer.uvarint(revoked.length);
+    for (const id of revoked) writer.string(id);
+  }
+  return writer.finish();
+}
+
+/** The state machine's snapshot without its key-space section: what comes before it and after it. */
+export interface SnapshotAroundKeySpace {
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array;
+}
+
+/**
+ * The snapshot's bytes around a key-space section of `kvBytes` (the key space's own canonical
+ * bytes go between, unchanged): for a state whose key space is already encoded elsewhere, e.g. a
+ * backup's, so it is not encoded again.
+ */
+export function snapshotAroundKeySpace(parts: Omit<SnapshotParts, 'kv'>, kvBytes: number): SnapshotAroundKeySpace {
+  const { auth, leases, tokens, signingKeys, appliedIndex } = parts;
+  return { head: encodeHead(formatVersion(signingKeys), appliedIndex, auth.snapshot(), kvBytes), tail: encodeTail(leases, tokens, signingKeys) };
+}
+
+/** Where a snapshot's key-space section lies: its first byte's offset from the snapshot's start, and its length. */
+export interface KeySpaceSection {
+  readonly offset: number;
+  readonly length: number;
 }
 
 export interface SnapshotParts {
@@ -204,8 +240,14 @@ export class ApplierSnapshotDecoder {
   private kv: KVStoreDecoder | undefined;
   private kvLeft = 0;
   private readonly tail: Uint8Array[] = [];
+  private section: KeySpaceSection | undefined;
 
   constructor(private readonly restorers: StreamedRestorers) {}
+
+  /** Where the key space's section lies in the bytes pushed, once the head was read (undefined before). */
+  get keySpaceSection(): KeySpaceSection | undefined {
+    return this.section;
+  }
 
   push(piece: Uint8Array): void {
     asInvalidSnapshot(() => {
@@ -257,6 +299,7 @@ export class ApplierSnapshotDecoder {
     this.auth = this.restorers.restoreAuth(authBytes);
     this.kv = this.restorers.kvDecoder(kvLength);
     this.kvLeft = kvLength;
+    this.section = { offset: reader.offset, length: kvLength };
     this.phase = 'kv';
     this.head = [];
     this.feed(bytes.subarray(reader.offset));

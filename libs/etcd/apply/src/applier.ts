@@ -16,7 +16,7 @@ import {
 import type { EtcdWireError } from '@ward/etcd/wire-errors';
 import { toHex } from '@ward/shared/bytes';
 import { sha256 } from '@ward/shared/digest';
-import { ApplierSnapshotDecoder, ApplierSnapshotTask, decodeApplierSnapshot, type SnapshotRestorers } from './applier-snapshot';
+import { ApplierSnapshotDecoder, ApplierSnapshotTask, decodeApplierSnapshot, snapshotAroundKeySpace, type KeySpaceSection, type SnapshotAroundKeySpace, type SnapshotRestorers } from './applier-snapshot';
 import { joinChunks } from '@ward/shared/binary';
 import { ApplyError } from './errors';
 import { SigningKeyDirectory } from './key-directory';
@@ -48,6 +48,8 @@ export type LeaseQuery =
 export interface ApplierDecoder {
   push(piece: Uint8Array): void;
   finish(): Applier;
+  /** Where the key space's section lies in the bytes pushed, once the snapshot's head was read. */
+  readonly keySpaceSection: KeySpaceSection | undefined;
 }
 
 /** Limits of the state machine. Replicas must share them: they decide outcomes. */
@@ -160,7 +162,13 @@ export class Applier {
   static decoder(options: ApplierOptions = {}): ApplierDecoder {
     const { kvOptions: kv, ...parts } = restoredParts(options);
     const decoder = new ApplierSnapshotDecoder({ ...parts, kvDecoder: (totalBytes) => KVStore.decoder(totalBytes, kv) });
-    return { push: (piece) => decoder.push(piece), finish: () => new Applier(decoder.finish()) };
+    return {
+      push: (piece) => decoder.push(piece),
+      finish: () => new Applier(decoder.finish()),
+      get keySpaceSection() {
+        return decoder.keySpaceSection;
+      },
+    };
   }
 
   /** Index of the last entry applied (0 before any). */
@@ -276,6 +284,14 @@ export class Applier {
    */
   snapshotTask(stream?: SnapshotStreamOptions): ApplierSnapshotTask {
     return new ApplierSnapshotTask(this.appliedIndexValue, this.auth, this.kv, this.leases, this.tokens, this.signingKeys, stream);
+  }
+
+  /**
+   * The snapshot's bytes before and after its key-space section, for a key space of `kvBytes`
+   * (see snapshotAroundKeySpace): with the key space's canonical bytes between them, `snapshot()`.
+   */
+  snapshotAroundKeySpace(kvBytes: number): SnapshotAroundKeySpace {
+    return snapshotAroundKeySpace({ auth: this.auth, leases: this.leases, tokens: this.tokens, signingKeys: this.signingKeys, appliedIndex: this.appliedIndexValue }, kvBytes);
   }
 
   /** SHA-256 of the snapshot, in hex: equal on replicas that applied the same entries. */

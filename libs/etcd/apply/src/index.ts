@@ -1,6 +1,6 @@
 export { COMPACTION_TURN_MS, CompactionTurns, type CompactionTarget, type CompactionTurnsOptions } from './compaction-turns';
 export { Applier, DEFAULT_MAX_LEASES, type ApplierDecoder, DEFAULT_MAX_SIMPLE_TOKENS, DEFAULT_MAX_SIMPLE_TOKENS_PER_USER, type ApplierOptions, type LeaseQuery } from './applier';
-export type { ApplierSnapshotTask } from './applier-snapshot';
+export type { ApplierSnapshotTask, KeySpaceSection, SnapshotAroundKeySpace } from './applier-snapshot';
 export {
   DEFAULT_MAX_ENTRY_BYTES,
   ENTRY_FORMAT_VERSION,
