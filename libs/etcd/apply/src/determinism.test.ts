@@ -162,6 +162,11 @@ describe('determinism', () => {
         expect(restored.stateHash()).toBe(original.stateHash());
         expect(restored.appliedIndex).toBe(original.appliedIndex);
         expect(Buffer.from(restored.snapshot()).equals(Buffer.from(bytes))).toBe(true);
+        // The key space's section, found by the decoder, between the parts encoded around it: the snapshot again.
+        const section = decoder.keySpaceSection!;
+        const around = restored.snapshotAroundKeySpace(section.length);
+        expect(around.head.length).toBe(section.offset);
+        expect(Buffer.concat([around.head, bytes.subarray(section.offset, section.offset + section.length), around.tail]).equals(Buffer.from(bytes))).toBe(true);
         for (const s of after) expect(applyStep(restored, s)).toBe(applyStep(original, s));
       }),
       { numRuns: 300 },
