@@ -6,6 +6,20 @@ import { MAX_SNAPSHOT_BYTES } from '@ward/raft/core';
 const state = (length: number): Uint8Array => Uint8Array.from({ length }, (_, i) => (i * 7 + 3) % 251);
 const backup = (length: number) => ({ index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n, state: state(length) });
 
+/** `file` as a source that logs every read it serves. */
+function loggedSource(file: Uint8Array): { source: BackupSource; reads: Array<{ offset: number; length: number }> } {
+  const whole = bytesSource(file);
+  const reads: Array<{ offset: number; length: number }> = [];
+  const source: BackupSource = {
+    size: whole.size,
+    read: (offset, length) => {
+      reads.push({ offset, length });
+      return whole.read(offset, length);
+    },
+  };
+  return { source, reads };
+}
+
 describe('backup file', () => {
   it.each([0, 1, 512 - BACKUP_HEADER_BYTES, 512 - BACKUP_HEADER_BYTES + 1, 100_000])('round-trips a %i-byte state in n * 512 + 32 bytes', async (length) => {
     const file = encodeBackup(backup(length));
@@ -123,41 +137,25 @@ describe('backup file', () => {
 
   it('is checked and its state read in pieces of at most the size asked, never whole', async () => {
     const file = encodeBackup(backup(10_000));
-    const whole = bytesSource(file);
-    const reads: number[] = [];
-    const source: BackupSource = {
-      size: whole.size,
-      read: (offset, length) => {
-        reads.push(length);
-        return whole.read(offset, length);
-      },
-    };
+    const { source, reads } = loggedSource(file);
     const layout = await verifyBackup(source, 1000);
     expect(layout).toEqual({ version: 2, stateBytes: 10_000, index: 1234, term: 7, revision: 99, clusterId: 0xfedcba9876543210n });
     const pieces: Uint8Array[] = [];
     for await (const piece of backupState(source, layout, 1000)) pieces.push(piece);
     expect(pieces.map((piece) => piece.length)).toEqual(Array.from({ length: 10 }, () => 1000));
     expect(Buffer.concat(pieces).equals(Buffer.from(state(10_000)))).toBe(true);
-    expect(Math.max(...reads)).toBe(1000);
+    expect(Math.max(...reads.map((read) => read.length))).toBe(1000);
   });
 
   it('checks its SHA-256 fed in order by a reader, reading only what was not fed', async () => {
     const file = encodeBackup(backup(10_000));
-    const whole = bytesSource(file);
-    const offsets: number[] = [];
-    const source: BackupSource = {
-      size: whole.size,
-      read: (offset, length) => {
-        offsets.push(offset);
-        return whole.read(offset, length);
-      },
-    };
+    const { source, reads } = loggedSource(file);
     const fed = new BackupDigest();
     fed.add(file.subarray(0, 3000));
     fed.add(file.subarray(3000, 7000));
     await fed.finish(source, 2048);
     // The rest from byte 7000 on, then the stored checksum.
-    expect(offsets).toEqual([7000, 9048, file.length - BACKUP_CHECKSUM_BYTES]);
+    expect(reads.map((read) => read.offset)).toEqual([7000, 9048, file.length - BACKUP_CHECKSUM_BYTES]);
     const wrong = new BackupDigest();
     wrong.add(Buffer.from(file.subarray(0, 100)).fill(0, 99));
     await expect(wrong.finish(source)).rejects.toThrow(/checksum mismatch/);
