@@ -273,10 +273,14 @@ export async function verifyBackup(source: BackupSource, pieceBytes = BACKUP_REA
   return readBackupLayout(source, header);
 }
 
-/** The state of a checked backup (verifyBackup), read in pieces of at most `pieceBytes`, fresh ones (a consumer may keep them). */
-export async function* backupState(source: BackupSource, layout: BackupLayout, pieceBytes = BACKUP_READ_PIECE_BYTES): AsyncGenerator<Uint8Array> {
+/**
+ * The state of a checked backup (verifyBackup), read in pieces of at most `pieceBytes`: fresh ones
+ * (a consumer may keep them), or, given `into` (at least `pieceBytes` long), views of it, each valid
+ * until the next is asked for.
+ */
+export async function* backupState(source: BackupSource, layout: BackupLayout, pieceBytes = BACKUP_READ_PIECE_BYTES, into?: Uint8Array): AsyncGenerator<Uint8Array> {
   const end = BACKUP_HEADER_BYTES + layout.stateBytes;
-  for (let offset = BACKUP_HEADER_BYTES; offset < end; offset += pieceBytes) yield await source.read(offset, Math.min(pieceBytes, end - offset));
+  for (let offset = BACKUP_HEADER_BYTES; offset < end; offset += pieceBytes) yield await source.read(offset, Math.min(pieceBytes, end - offset), into);
 }
 
 /** A backup in memory checked and read whole (verifyBackup, then backupState joined): for small ones. */

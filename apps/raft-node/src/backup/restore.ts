@@ -13,7 +13,7 @@ import { encodeSnapshotHead, votersConfState, type ConfState } from '@ward/raft/
 import { crc32c } from '@ward/shared/checksum';
 import { assert } from '@ward/shared/errors';
 import { RaftPersistence, memberWalMetadata } from '@ward/raft/storage';
-import { BACKUP_HEADER_BYTES, BACKUP_READ_PIECE_BYTES, BackupDigest, BackupFileError, openBackupFile, readBackupHeader, readBackupLayout, type BackupInfo, type BackupLayout, type BackupSource } from './backup-file';
+import { BACKUP_HEADER_BYTES, BACKUP_READ_PIECE_BYTES, BackupDigest, BackupFileError, backupState, openBackupFile, readBackupHeader, readBackupLayout, type BackupInfo, type BackupLayout, type BackupSource } from './backup-file';
 import { clusterIdOf, parseMemberId, parseMembers, type MemberSpec } from '../members';
 import { NodeSnapshotDecoder, encodeNodeSnapshotHead } from '../membership/codec';
 import { MemberList } from '../membership/member-list';
@@ -82,10 +82,8 @@ async function restoreState(source: BackupSource, layout: BackupLayout, digest: 
     const decoder = new NodeSnapshotDecoder(layout.stateBytes, applierDecoder);
     const pieceChecksums: number[] = [];
     // One buffer, read into again piece after piece: the decoders copy what they keep.
-    const end = BACKUP_HEADER_BYTES + layout.stateBytes;
-    const buffer = new Uint8Array(Math.min(BACKUP_READ_PIECE_BYTES, layout.stateBytes));
-    for (let offset = BACKUP_HEADER_BYTES; offset < end; offset += BACKUP_READ_PIECE_BYTES) {
-      const piece = await source.read(offset, Math.min(BACKUP_READ_PIECE_BYTES, end - offset), buffer);
+    const buffer = new Uint8Array(BACKUP_READ_PIECE_BYTES);
+    for await (const piece of backupState(source, layout, BACKUP_READ_PIECE_BYTES, buffer)) {
       digest.add(piece);
       pieceChecksums.push(crc32c(piece));
       decoder.push(piece);
