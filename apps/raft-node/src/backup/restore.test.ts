@@ -172,7 +172,7 @@ describe('snapshot-restore', () => {
     const read = async (range: { offset: number; length: number }): Promise<Buffer> => {
       const pieces: Uint8Array[] = [];
       // Each piece is a view of one buffer, valid until the next is asked for: kept as a copy.
-      for await (const piece of readAgain(source, layout, pieceChecksums, range, 1000)) pieces.push(piece.slice());
+      for await (const piece of readAgain(source, layout, { pieceBytes: 1000, sums: pieceChecksums }, range)) pieces.push(piece.slice());
       return Buffer.concat(pieces);
     };
     // Across pieces, from inside one to inside another; a whole state; an empty range.

@@ -71,8 +71,14 @@ interface RestoredState {
   readonly applier: Applier;
   /** The key space's canonical bytes: their offset in the backup file and their length. */
   readonly keySpace: KeySpaceSection;
-  /** The CRC-32C of each piece of the state as it was read (pieces of BACKUP_READ_PIECE_BYTES from the state's start). */
-  readonly pieceChecksums: readonly number[];
+  /** The CRC-32C of each piece of the state as it was read. */
+  readonly checksums: PieceChecksums;
+}
+
+/** The CRC-32C of each piece of a backup's state as a reader went through it: pieces of `pieceBytes` from the state's start. */
+export interface PieceChecksums {
+  readonly pieceBytes: number;
+  readonly sums: readonly number[];
 }
 
 /** The backup's state decoded as it is read (a member snapshot, or the applier's state alone), each piece fed to `digest` first. */
@@ -80,18 +86,18 @@ async function restoreState(source: BackupSource, layout: BackupLayout, digest: 
   try {
     const applierDecoder = Applier.decoder();
     const decoder = new NodeSnapshotDecoder(layout.stateBytes, applierDecoder);
-    const pieceChecksums: number[] = [];
+    const checksums = { pieceBytes: BACKUP_READ_PIECE_BYTES, sums: [] as number[] };
     // One buffer, read into again piece after piece: the decoders copy what they keep.
-    const buffer = new Uint8Array(BACKUP_READ_PIECE_BYTES);
-    for await (const piece of backupState(source, layout, BACKUP_READ_PIECE_BYTES, buffer)) {
+    const buffer = new Uint8Array(checksums.pieceBytes);
+    for await (const piece of backupState(source, layout, checksums.pieceBytes, buffer)) {
       digest.add(piece);
-      pieceChecksums.push(crc32c(piece));
+      checksums.sums.push(crc32c(piece));
       decoder.push(piece);
     }
     const { headBytes } = decoder.finish();
     const applier = applierDecoder.finish();
     const section = applierDecoder.keySpaceSection!;
-    return { applier, keySpace: { offset: BACKUP_HEADER_BYTES + headBytes + section.offset, length: section.length }, pieceChecksums };
+    return { applier, keySpace: { offset: BACKUP_HEADER_BYTES + headBytes + section.offset, length: section.length }, checksums };
   } catch (error) {
     if (error instanceof BackupFileError) throw error;
     throw new BackupFileError(`the state in the file does not restore: ${(error as Error).message}`);
@@ -99,12 +105,12 @@ async function restoreState(source: BackupSource, layout: BackupLayout, digest: 
 }
 
 /**
- * The bytes of `range` (inside the state of `layout`) read again from the backup, in the pieces of
- * `pieceBytes` the decode read (restoreState), each checked against the CRC-32C it had then,
- * `pieceChecksums` (one per piece from the state's start): a file changed since throws
- * BackupFileError. The pieces are views of one buffer: each is valid until the next is asked for.
+ * The bytes of `range` (inside the state of `layout`) read again from the backup, in the pieces the
+ * decode read (restoreState), each checked against the CRC-32C it had then: a file changed since
+ * throws BackupFileError. The pieces are views of one buffer: each is valid until the next is asked for.
  */
-export async function* readAgain(source: BackupSource, layout: BackupLayout, pieceChecksums: readonly number[], range: KeySpaceSection, pieceBytes = BACKUP_READ_PIECE_BYTES): AsyncGenerator<Uint8Array> {
+export async function* readAgain(source: BackupSource, layout: BackupLayout, checksums: PieceChecksums, range: KeySpaceSection): AsyncGenerator<Uint8Array> {
+  const { pieceBytes, sums } = checksums;
   const stateEnd = BACKUP_HEADER_BYTES + layout.stateBytes;
   const end = range.offset + range.length;
   assert(range.offset >= BACKUP_HEADER_BYTES && end <= stateEnd, 'restore: the range lies outside the state');
@@ -113,7 +119,7 @@ export async function* readAgain(source: BackupSource, layout: BackupLayout, pie
     const start = BACKUP_HEADER_BYTES + piece * pieceBytes;
     if (start >= end) return;
     const bytes = await source.read(start, Math.min(pieceBytes, stateEnd - start), buffer);
-    if (crc32c(bytes) !== pieceChecksums[piece]) throw new BackupFileError('the file changed while it was restored');
+    if (crc32c(bytes) !== sums[piece]) throw new BackupFileError('the file changed while it was restored');
     yield bytes.subarray(Math.max(0, range.offset - start), Math.min(bytes.length, end - start));
   }
 }
@@ -165,7 +171,7 @@ export async function restoreMember(options: RestoreOptions): Promise<RestoreRes
       yield head;
       yield nodeHead;
       yield around.head;
-      yield* readAgain(source, backup, state.pieceChecksums, keySpace);
+      yield* readAgain(source, backup, state.checksums, keySpace);
       yield around.tail;
     }
     await writeDataDir(dataDir, { clusterId, memberId: options.memberId, confState, index }, data());
