@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Bundles one app (`apps/<name>/src/main.ts`) into `dist/apps/<name>/main.js` with esbuild: the
 // workspace libraries are inlined (aliases resolved from tsconfig), npm packages stay external
-// and are installed next to the bundle at deploy time (`npm ci --omit=dev`).
-import { existsSync } from 'node:fs';
+// and are installed next to the bundle at deploy time (`npm ci --omit=dev`). A module the app
+// loads with `await import(...)` goes to `dist/apps/<name>/chunks/` with the code it alone uses,
+// so a command that does not need the service (raft-node's `snapshot-restore`) does not load the
+// service's npm packages; `node dist/apps/<name>/main.js` stays the way to run it.
+import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
@@ -17,10 +20,16 @@ if (!existsSync(entry)) {
   console.error(`build-app: ${entry} does not exist`);
   process.exit(2);
 }
-const outfile = join(workspaceRoot, 'dist', projectRoot, 'main.js');
+const outdir = join(workspaceRoot, 'dist', projectRoot);
+const outfile = join(outdir, 'main.js');
+// Chunk names carry a hash of their content: an earlier build's would stay beside the new ones.
+rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
 await build({
   entryPoints: [entry],
-  outfile,
+  outdir,
+  entryNames: 'main',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   target: 'node20',
