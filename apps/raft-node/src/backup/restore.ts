@@ -84,7 +84,8 @@ export interface PieceChecksums {
 /** The backup's state decoded as it is read (a member snapshot, or the applier's state alone), each piece fed to `digest` first. */
 async function restoreState(source: BackupSource, layout: BackupLayout, digest: BackupDigest): Promise<RestoredState> {
   try {
-    const applierDecoder = Applier.decoder();
+    // The backup's SHA-256 covers every byte and is checked before the state is used (restoreMember).
+    const applierDecoder = Applier.decoder({}, { checksumChecked: true });
     const decoder = new NodeSnapshotDecoder(layout.stateBytes, applierDecoder);
     const checksums = { pieceBytes: BACKUP_READ_PIECE_BYTES, sums: [] as number[] };
     // One buffer, read into again piece after piece: the decoders copy what they keep.

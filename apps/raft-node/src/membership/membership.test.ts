@@ -142,6 +142,24 @@ describe('StateMachine membership', () => {
     await expect(StateMachine.decodeStreamed(options.applier, metadata, { totalBytes: data.length, data: data.subarray(0, data.length - 1) })).rejects.toThrow(/bytes announced/);
   });
 
+  it('takes the key space\'s CRC-32C only from a stream that did not check one of its own', async () => {
+    const sm = StateMachine.boot(options, undefined);
+    sm.apply([entry(1, one(ConfChangeType.AddLearnerNode, 4n, encodeChangeContext({ requestId: 7n, records: [rec(4n, true)] })))], () => ({ ...votersConfState([1n, 2n, 3n]), learners: [4n] }));
+    const data = sm.snapshotData();
+    const metadata = { index: 1, term: 1, confState: sm.confState };
+    const probe = Applier.decoder();
+    const node = new NodeSnapshotDecoder(data.length, probe);
+    node.push(data);
+    const { headBytes } = node.finish();
+    const section = probe.keySpaceSection!;
+    const wrongCrc = data.slice();
+    wrongCrc[headBytes + section.offset + section.length - 8]! ^= 1;
+    await expect(StateMachine.decodeStreamed(options.applier, metadata, { totalBytes: data.length, data: wrongCrc })).rejects.toThrow(/does not decode/);
+    // A file's stream (checksummed) has checked the whole data's CRC-32C: the key space's is not taken again.
+    const restored = await StateMachine.decodeStreamed(options.applier, metadata, { totalBytes: data.length, data: wrongCrc, checksummed: true });
+    expect(restored.applier.stateHash()).toBe(sm.applier.stateHash());
+  });
+
   it('boots from an older snapshot (applier bytes only) with the configured members', () => {
     const applier = Applier.create();
     const sm = StateMachine.boot(options, { data: applier.snapshot(), metadata: { index: 5, term: 1, confState: votersConfState([1n, 2n, 3n]) } });

@@ -157,11 +157,12 @@ export class Applier {
   /**
    * The state machine of {@link snapshot} bytes pushed in pieces, in order (a replica's feed: the
    * state is never joined whole); `finish` once all are in. ERR_APPLY_SNAPSHOT_INVALID for anything
-   * but such bytes, from `push` or at the latest from `finish`.
+   * but such bytes, from `push` or at the latest from `finish`. `checksumChecked`: the caller checks
+   * a checksum of its own over the bytes before it uses the state (KVStore.decoder).
    */
-  static decoder(options: ApplierOptions = {}): ApplierDecoder {
+  static decoder(options: ApplierOptions = {}, decoding: { readonly checksumChecked?: boolean } = {}): ApplierDecoder {
     const { kvOptions: kv, ...parts } = restoredParts(options);
-    const decoder = new ApplierSnapshotDecoder({ ...parts, kvDecoder: (totalBytes) => KVStore.decoder(totalBytes, kv) });
+    const decoder = new ApplierSnapshotDecoder({ ...parts, kvDecoder: (totalBytes) => KVStore.decoder(totalBytes, kv, decoding) });
     return {
       push: (piece) => decoder.push(piece),
       finish: () => new Applier(decoder.finish()),

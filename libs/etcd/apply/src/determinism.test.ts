@@ -173,6 +173,41 @@ describe('determinism', () => {
     );
   });
 
+  it('with checksumChecked the key space\'s CRC-32C is left to the caller: a wrong one is accepted, structural damage still refused', () => {
+    const applier = seeded();
+    for (const s of fc.sample(step, { numRuns: 40, seed: 11 })) applyStep(applier, s);
+    const valid = applier.snapshot();
+    const probe = Applier.decoder();
+    probe.push(valid);
+    const original = probe.finish();
+    const section = probe.keySpaceSection!;
+    // The key space's trailer: its CRC-32C, then a word no reader checks.
+    const crcAt = section.offset + section.length - 8;
+    const outcome = (bytes: Uint8Array, checksumChecked: boolean): string => {
+      try {
+        const decoder = Applier.decoder({}, { checksumChecked });
+        decoder.push(bytes);
+        return decoder.finish().stateHash();
+      } catch (error) {
+        return error instanceof ApplyError ? error.code : `crash: ${String(error)}`;
+      }
+    };
+    const wrongCrc = valid.slice();
+    wrongCrc[crcAt]! ^= 0x40;
+    expect(outcome(wrongCrc, false)).toBe('ERR_APPLY_SNAPSHOT_INVALID');
+    expect(outcome(wrongCrc, true)).toBe(original.stateHash());
+    // A key space cut short, or garbage: refused either way, never a crash.
+    const short = Buffer.concat([valid.subarray(0, section.offset + 20), valid.subarray(section.offset + section.length)]);
+    expect(outcome(short, true)).toBe('ERR_APPLY_SNAPSHOT_INVALID');
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (garbage) => {
+        const spliced = Buffer.concat([valid.subarray(0, section.offset), garbage, valid.subarray(section.offset + section.length)]);
+        expect(outcome(spliced, true)).toBe(garbage.length === section.length && Buffer.from(garbage).equals(valid.subarray(section.offset, section.offset + section.length)) ? original.stateHash() : 'ERR_APPLY_SNAPSHOT_INVALID');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('resolves the same simple tokens after a restore', () => {
     const applier = Applier.create();
     const root = (operation: ApplyOperation): ApplyResult =>

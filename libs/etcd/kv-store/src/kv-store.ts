@@ -95,11 +95,13 @@ export class KVStore {
 
   /**
    * A key space decoded from `snapshot()` bytes that arrive in pieces (see KeySpaceDecoder): push
-   * them in order, then `finish`. Malformed bytes raise KVSnapshotInvalidError.
+   * them in order, then `finish`. Malformed bytes raise KVSnapshotInvalidError. `checksumChecked`:
+   * the caller checks a checksum of its own over these bytes before it uses the store (a backup's
+   * SHA-256), so the image's CRC-32C is not taken.
    */
-  static decoder(totalBytes: number, options: KVStoreOptions): KVStoreDecoder {
+  static decoder(totalBytes: number, options: KVStoreOptions, decoding: { readonly checksumChecked?: boolean } = {}): KVStoreDecoder {
     const checked = checkOptions(options);
-    const decoder = new KeySpaceDecoder(totalBytes);
+    const decoder = new KeySpaceDecoder(totalBytes, decoding);
     return { push: (piece) => decoder.push(piece), finish: () => KVStore.ofRestored(decoder.finish(), checked) };
   }
 

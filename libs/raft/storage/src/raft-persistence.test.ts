@@ -255,7 +255,8 @@ describe('RaftPersistence', () => {
     expect(booted.snapshot!.metadata.index).toBe(appliedIndex);
     expect(booted.snapshotBytes).toBe(8000);
     const read: Uint8Array[] = [];
-    const { data } = await booted.persistence.snapshotData(booted.snapshot!);
+    const { data, checksummed } = await booted.persistence.snapshotData(booted.snapshot!);
+    expect(checksummed).toBe(true); // read from the file, whose CRC-32C the iteration checks
     for await (const piece of data instanceof Uint8Array ? [data] : data) read.push(piece);
     expect(Buffer.concat(read).equals(Buffer.concat(pieces))).toBe(true);
     expect(payloads(booted.storage.entries(appliedIndex + 1, booted.storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER))).toEqual(

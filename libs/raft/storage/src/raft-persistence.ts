@@ -44,6 +44,11 @@ export interface RaftPersistenceOptions extends RaftStorageOptions {
 export interface SnapshotDataStream {
   readonly totalBytes: number;
   readonly data: Uint8Array | AsyncIterable<Uint8Array>;
+  /**
+   * True when `data` is read from the snapshot's file: its iteration throws before it ends unless
+   * the file's CRC-32C of the whole data matched, so a reader need not check a checksum of its own.
+   */
+  readonly checksummed?: boolean;
 }
 
 const NO_DATA = new Uint8Array(0);
@@ -257,7 +262,7 @@ export class RaftPersistence {
     await this.writing.get(index);
     const skipBytes = encodeSnapshotHead(snapshot.metadata, 0).length;
     const { totalBytes, pieces } = await this.disk.snapshots.readData({ index, term }, skipBytes);
-    return { totalBytes, data: pieces };
+    return { totalBytes, data: pieces, checksummed: true };
   }
 
   /**
