@@ -97,6 +97,8 @@ export class PeerSender {
   private retryTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
   private openedAtMs = 0;
+  /** When (performance.now()) a backoff was last cut short because the peer was heard from. */
+  private heardRetryAtMs = Number.NEGATIVE_INFINITY;
   private readonly counters = { sentMessages: 0, sentBytes: 0, sentBatches: 0, droppedQueueFull: 0, droppedTooLarge: 0, droppedExpired: 0, reconnects: 0 };
 
   constructor(private readonly options: PeerSenderOptions) {
@@ -110,6 +112,27 @@ export class PeerSender {
     if (!this.queue.push(message, performance.now())) return this.drop(1, 'queue-full');
     this.scheduleFlush();
     return true;
+  }
+
+  /** Opens the stream now if none is open or being opened, with nothing to send yet (a member dials its peers at start). */
+  dial(): void {
+    if (this.state === 'idle') this.connect();
+  }
+
+  /**
+   * The peer was heard from (a batch came in): it is up. A stream waiting out its backoff is opened
+   * now instead, at most once per backoff.maxMs (a peer that reaches this member while this member
+   * cannot reach it costs one extra attempt per that interval, no more).
+   */
+  heardFrom(): void {
+    if (this.state !== 'waiting') return;
+    const now = performance.now();
+    if (now - this.heardRetryAtMs < this.options.backoff.maxMs) return;
+    this.heardRetryAtMs = now;
+    clearTimeout(this.retryTimer);
+    this.counters.reconnects++;
+    this.options.hooks.onReconnect?.(this.options.peer, this.attempt, 0);
+    this.connect();
   }
 
   stats(): PeerSendStats {

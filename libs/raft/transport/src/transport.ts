@@ -93,7 +93,15 @@ export class PeerTransport {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 2000;
     if (!Number.isFinite(this.connectTimeoutMs) || this.connectTimeoutMs <= 0) throw new TypeError('PeerTransport: connectTimeoutMs must be positive');
     this.onFrameStream = options.frameStream !== false && (options.credentials === undefined || options.frameStreamTls !== undefined);
-    const service = createPeerService({ localId: options.localId, clusterId: options.clusterId ?? 0n, limits: this.limits, receiver: options.receiver, hooks: this.hooks, keepalive: this.keepalive });
+    // A batch from a peer shows it is up: a stream to it waiting out a backoff is retried at once.
+    const hooks: TransportHooks = {
+      ...this.hooks,
+      onReceived: (peer, messages, bytes) => {
+        this.peers.get(peer)?.sender.heardFrom();
+        this.hooks.onReceived?.(peer, messages, bytes);
+      },
+    };
+    const service = createPeerService({ localId: options.localId, clusterId: options.clusterId ?? 0n, limits: this.limits, receiver: options.receiver, hooks, keepalive: this.keepalive });
     this.service = { definition: service.definition, handlers: service.handlers, frameStream: service.frameStream };
     this.receiveStats = service.stats;
     for (const [id, address] of options.peers ?? []) this.setPeer(id, address);
@@ -129,6 +137,12 @@ export class PeerTransport {
       random: this.options.random ?? Math.random,
     });
     this.peers.set(id, { address, sender, client, snapshotClient, snapshotInFlight: false, snapshotsSent: 0 });
+  }
+
+  /** Opens a stream to every peer that has none yet (etcd's transport dials its peers at start). */
+  dialAll(): void {
+    if (this.closed) return;
+    for (const peer of this.peers.values()) peer.sender.dial();
   }
 
   /** Forgets a peer: its queue is dropped and its connections closed. */

@@ -177,3 +177,30 @@ describe.each([
     expect(a.transport.stats().peers[0]!.sentBytes).toBe(sent.bytes);
   });
 });
+
+// On the frame stream only: over gRPC's Send, the channel keeps a backoff of its own.
+describe('PeerTransport at start, on the frame stream', () => {
+  it('dials a peer before any message (dialAll); a stream waiting out its backoff is retried once the peer is heard from', async () => {
+    const unreachable: bigint[] = [];
+    // A backoff far longer than the test waits: only the peer being heard from can cut it short.
+    const a = await startMember(1n, { frameStream: true, backoff: { initialMs: 20_000, maxMs: 20_000 }, hooks: { onUnreachable: (peer) => unreachable.push(peer) } });
+    const b = await startMember(2n, { frameStream: true });
+    members.push(a, b);
+    await b.server.stop(0); // b is not listening yet
+    a.transport.setPeer(2n, `127.0.0.1:${b.port}`);
+    a.transport.dialAll();
+    await waitFor(() => unreachable.length > 0, 5000, 'the first dial to fail');
+    expect(a.transport.stats().peers[0]!.connected).toBe(false);
+    await b.restart();
+    b.transport.setPeer(1n, `127.0.0.1:${a.port}`);
+    b.transport.dialAll();
+    await waitFor(() => b.transport.stats().peers[0]!.connected, 5000, "b's stream to a");
+    expect(a.received).toEqual([]); // dialled, nothing sent
+    expect(a.transport.stats().peers[0]!.connected).toBe(false); // still waiting out its backoff
+    b.transport.send(1n, message(1));
+    await waitFor(() => a.transport.stats().peers[0]!.connected, 5000, "a's stream to b, retried when b was heard from");
+    expect(a.transport.stats().peers[0]!.reconnects).toBe(1);
+    a.transport.send(2n, message(2));
+    await waitFor(() => b.received.length === 1, 5000, 'a message on the retried stream');
+  });
+});
