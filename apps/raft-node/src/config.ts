@@ -36,6 +36,10 @@ export const RAFT_NODE_CONFIG = defineConfig({
     tickMs: int({ default: 100, min: 1, max: 10_000, why: "Length of one raft tick (etcd's --heartbeat-interval)." }),
     electionTicks: int({ default: 10, min: 2, max: 1000, why: 'Ticks without a leader before campaigning; randomized to [n, 2n) (etcd: 10 x 100 ms).' }),
     heartbeatTicks: int({ default: 1, min: 1, max: 100, why: 'Ticks between leader heartbeats; must be below electionTicks.' }),
+    initialElectionTickAdvance: bool({
+      default: true,
+      why: "etcd's --initial-election-tick-advance: at start, once more than one peer is connected (within 5 s), fast-forward electionTicks - 2 ticks, so a cluster started or restarted whole elects a leader about an election timeout sooner. A member alone in its cluster fast-forwards electionTicks - 1 whatever this says.",
+    }),
     snapshotEntriesCount: int({ default: 10_000, min: 1, max: 10_000_000, why: "Applied entries between local snapshots (etcd --snapshot-count); once a snapshot is larger than RAFT_NODE_SNAPSHOT_BYTES, at least one entry per 4 KiB of it (a snapshot rewrites the whole state, so its cost per entry would otherwise grow with the state)." }),
     snapshotBytes: int({
       default: 64 * MIB,
@@ -121,6 +125,7 @@ export interface RaftNodeConfig {
   readonly tickMs: number;
   readonly electionTicks: number;
   readonly heartbeatTicks: number;
+  readonly initialElectionTickAdvance: boolean;
   readonly snapshotEntriesCount: number;
   readonly snapshotBytes: number;
   readonly snapshotCatchUpEntriesCount: number;

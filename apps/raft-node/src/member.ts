@@ -16,6 +16,7 @@ import { ChangeWaiters } from './membership/change-waiters';
 import { encodeChangeContext } from './membership/codec';
 import { askMember } from './membership/join';
 import type { RaftNodeConfig } from './config';
+import { TICK_ADVANCE_POLL_MS, TICK_ADVANCE_WAIT_MS, initialTicksToAdvance } from './election-tick-advance';
 import { createMessenger, createRawNode, createStateMachine, maxEntryBytesOf, peersOf } from './member-parts';
 import { Lessor, minLeaseTtlSeconds } from './lessor';
 import { formatMemberId } from './members';
@@ -91,6 +92,8 @@ export class Member implements NodeCore {
   private readonly node: RawNode;
   private readonly logger: Logger;
   private housekeeping: NodeJS.Timeout | undefined;
+  /** Looks for connected peers at start, to fast-forward the election ticks (advanceInitialTicks). */
+  private tickAdvance: NodeJS.Timeout | undefined;
   private leaseExpiry: NodeJS.Timeout | undefined;
   private resolveFatal: (error: unknown) => void = () => undefined;
   /** Peers the transport knows now. */
@@ -146,6 +149,39 @@ export class Member implements NodeCore {
     this.driver.start();
     this.housekeeping = setInterval(() => this.housekeep(), 1000);
     this.leaseExpiry = setInterval(() => this.revokeExpiredLeases(), LEASE_EXPIRY_CHECK_MS);
+    this.advanceInitialTicks();
+  }
+
+  /**
+   * etcd's initial election tick advance (election-tick-advance.ts): alone in its cluster, the
+   * member fast-forwards at once; otherwise it dials its peers and, once more than one stream is
+   * open (looked at every TICK_ADVANCE_POLL_MS for TICK_ADVANCE_WAIT_MS), fast-forwards.
+   */
+  private advanceInitialTicks(): void {
+    const startedMs = this.clock.monotonicMs();
+    const look = (): boolean => {
+      const connectedPeers = this.messenger.transport.stats().peers.filter((peer) => peer.connected).length;
+      const members = this.stateMachine.members.size;
+      const decision = initialTicksToAdvance({
+        members,
+        connectedPeers,
+        electionTicks: this.config.electionTicks,
+        enabled: this.config.initialElectionTickAdvance,
+        leaderKnown: this.node.basicStatus().lead !== NO_NODE,
+      });
+      if (decision === 'never') return true;
+      if (decision === 'wait') return this.clock.monotonicMs() - startedMs >= TICK_ADVANCE_WAIT_MS;
+      this.logger.info({ ticks: decision, electionTicks: this.config.electionTicks, connectedPeers }, members === 1 ? 'alone in the cluster: fast-forwarding election ticks' : 'peers connected: fast-forwarding election ticks');
+      this.driver.advanceTicks(decision);
+      return true;
+    };
+    if (look()) return;
+    this.messenger.transport.dialAll();
+    this.tickAdvance = setInterval(() => {
+      if (!look()) return;
+      clearInterval(this.tickAdvance);
+      this.tickAdvance = undefined;
+    }, TICK_ADVANCE_POLL_MS);
   }
 
   raftIndexes(): { commit: number; last: number } {
@@ -199,6 +235,7 @@ export class Member implements NodeCore {
   /** Stops the raft side (the servers are stopped by the caller first). */
   async stop(): Promise<void> {
     if (this.housekeeping !== undefined) clearInterval(this.housekeeping);
+    if (this.tickAdvance !== undefined) clearInterval(this.tickAdvance);
     if (this.leaseExpiry !== undefined) clearInterval(this.leaseExpiry);
     this.lessor.demote();
     this.compaction.stop();

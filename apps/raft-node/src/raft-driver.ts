@@ -137,6 +137,13 @@ export class RaftDriver {
     this.wake();
   }
 
+  /** Ticks the core `ticks` times at once (etcd's advanceTicks: a shorter wait for the first election at start). */
+  advanceTicks(ticks: number): void {
+    if (this.stopped) return;
+    for (let i = 0; i < ticks; i++) this.node.tick();
+    this.wake();
+  }
+
   /** Stops ticking and waits for the Ready being handled and the snapshot being written, if any. */
   async stop(): Promise<void> {
     this.stopped = true;

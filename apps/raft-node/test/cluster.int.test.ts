@@ -3,7 +3,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@ward/testing/etcd-harness';
 import { LocalCluster, buildRaftNodeBundle, casRequest, getRequest, putRequest } from '@ward/testing/cluster';
+import { readFileSync } from 'node:fs';
 import { localValue, openWatch, others, valueOf } from './helpers';
+
+/** The JSON lines of a member's log. */
+const logLines = (file: string): Array<Record<string, unknown>> =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 let cluster: LocalCluster;
 let leader: bigint;
@@ -21,6 +29,13 @@ describe('a 3-member cluster', () => {
     const statuses = await cluster.statuses();
     expect(new Set(statuses.map((s) => s!.leader_id))).toEqual(new Set([leader.toString()]));
     expect(new Set(statuses.map((s) => s!.cluster_id)).size).toBe(1);
+  });
+
+  it("fast-forwards its election ticks at start once both peers are connected (etcd's initial election tick advance)", async () => {
+    const advanced = cluster.members.flatMap((member) => logLines(member.logFile).filter((line) => line.msg === 'peers connected: fast-forwarding election ticks'));
+    // The default RAFT_NODE_ELECTION_TICKS (10) less two; a member that learnt of a leader first does not advance.
+    expect(advanced.length).toBeGreaterThan(0);
+    for (const line of advanced) expect([line.ticks, line.connectedPeers]).toEqual([8, 2]);
   });
 
   it('replicates and applies a write on every member', async () => {
@@ -97,5 +112,18 @@ describe('a 3-member cluster', () => {
   it('lists the members with their addresses', async () => {
     const list = await cluster.client(leader).memberList();
     expect(list.members.map((m) => [m.id, m.name, m.api_address])).toEqual(cluster.members.map((m) => [m.id.toString(), m.name, m.apiAddress]));
+  });
+});
+
+describe('a 1-member cluster', () => {
+  it('fast-forwards electionTicks - 1 at start and elects itself', async () => {
+    const alone = await LocalCluster.start({ entry: buildRaftNodeBundle(), size: 1, env: { RAFT_NODE_ELECTION_TICKS: '30' } });
+    try {
+      await alone.waitForLeader(30_000);
+      const advanced = logLines(alone.members[0]!.logFile).filter((line) => line.msg === 'alone in the cluster: fast-forwarding election ticks');
+      expect(advanced.map((line) => line.ticks)).toEqual([29]);
+    } finally {
+      await alone.stop();
+    }
   });
 });
