@@ -25,6 +25,21 @@ describe('more etcd scenarios at the apply layer', () => {
     expect(tokens.filter((token) => h.applier.resolveSimpleToken(token) !== undefined)).toEqual(tokens.slice(25));
   });
 
+  it('a txn putting a key twice is refused at apply as invalid, before any permission check, and changes nothing', () => {
+    const h = standardSetup();
+    h.must('test-user', put('foo', 'before'));
+    const twice = (key: string): ApplyOperation => {
+      const op = put(key, 'after');
+      if (op.type !== 'put') throw new Error('put() made no put');
+      return { type: 'txn', request: { compare: [], success: [{ type: 'put', request: op.request }, { type: 'put', request: op.request }], failure: [] } };
+    };
+    expect(outcome(h.run('test-user', twice('foo')))).toBe('DuplicateKey');
+    // test-user may not write bar: the request is refused as invalid all the same (etcd checks it first).
+    expect(outcome(h.run('test-user', twice('bar')))).toBe('DuplicateKey');
+    const read = h.must('test-user', range('foo'));
+    expect(read.ok && read.result.type === 'range' ? Buffer.from(read.result.response.kvs[0]!.value).toString() : undefined).toBe('before');
+  });
+
   it('Authenticate (spec §5): a token assignment checked at an older auth revision is refused, and no token is left', () => {
     const h = standardSetup();
     const checkedAt = h.revision;

@@ -351,7 +351,7 @@ export class Applier {
       case 'txn':
         validateTxnRequest(operation.request, this.kv.options);
         refuse(checkTxn(context, operation.request));
-        return { type: 'txn', response: this.kv.txn(operation.request) };
+        return { type: 'txn', response: this.kv.txnValidated(operation.request) };
       default:
         return this.dispatchMaintenance(context, operation);
     }

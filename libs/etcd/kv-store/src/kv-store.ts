@@ -171,6 +171,15 @@ export class KVStore {
   /** etcd Txn: all compares first, then the chosen branch on one revision. */
   txn(request: TxnRequest): TxnResponse {
     validateTxnRequest(request, this.options);
+    return this.txnValidated(request);
+  }
+
+  /**
+   * Txn for a request that already passed validateTxnRequest with this store's options (the
+   * applier validates before its permission checks, so that an invalid request is refused as
+   * invalid first, as etcd's API does): the same, without checking every key a second time.
+   */
+  txnValidated(request: TxnRequest): TxnResponse {
     const revision = this.space.currentRevision;
     const plan = planTxn(this.space, request, revision);
     checkPlan(this.space, plan, revision, this.options.leases);
