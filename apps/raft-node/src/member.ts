@@ -160,7 +160,7 @@ export class Member implements NodeCore {
   private advanceInitialTicks(): void {
     const startedMs = this.clock.monotonicMs();
     const look = (): boolean => {
-      const connectedPeers = this.messenger.transport.stats().peers.filter((peer) => peer.connected).length;
+      const connectedPeers = this.connectedPeers().size;
       const members = this.stateMachine.members.size;
       const decision = initialTicksToAdvance({
         members,
@@ -384,10 +384,16 @@ export class Member implements NodeCore {
     return since === undefined ? 0 : this.clock.monotonicMs() - since;
   }
 
-  private trackConnections(): void {
-    const now = this.clock.monotonicMs();
+  /** The peers whose stream from this member is open now. */
+  private connectedPeers(): Set<bigint> {
     const up = new Set<bigint>();
     for (const peer of this.messenger.transport.stats().peers) if (peer.connected) up.add(peer.peer);
+    return up;
+  }
+
+  private trackConnections(): void {
+    const now = this.clock.monotonicMs();
+    const up = this.connectedPeers();
     for (const id of [...this.connectedSince.keys()]) if (!up.has(id)) this.connectedSince.delete(id);
     for (const id of up) if (!this.connectedSince.has(id)) this.connectedSince.set(id, now);
   }
