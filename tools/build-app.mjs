@@ -5,8 +5,8 @@
 // loads with `await import(...)` goes to `dist/apps/<name>/chunks/` with the code it alone uses,
 // so a command that does not need the service (raft-node's `snapshot-restore`) does not load the
 // service's npm packages; `node dist/apps/<name>/main.js` stays the way to run it.
-import { existsSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const projectRoot = process.argv[2];
@@ -22,9 +22,9 @@ if (!existsSync(entry)) {
 }
 const outdir = join(workspaceRoot, 'dist', projectRoot);
 const outfile = join(outdir, 'main.js');
-// Chunk names carry a hash of their content: an earlier build's would stay beside the new ones.
-rmSync(join(outdir, 'chunks'), { recursive: true, force: true });
-await build({
+const result = await build({
+  // The metafile's paths are relative to it.
+  absWorkingDir: workspaceRoot,
   entryPoints: [entry],
   outdir,
   entryNames: 'main',
@@ -39,5 +39,14 @@ await build({
   tsconfig: join(workspaceRoot, 'tsconfig.json'),
   logLevel: 'warning',
   legalComments: 'none',
+  metafile: true,
 });
-console.log(`build-app: wrote ${outfile}`);
+// Chunk names carry a hash of their content, so an earlier build's chunks would stay beside the
+// new ones: those this build did not write go once it is done (not before: a process of the app
+// starting meanwhile still finds every chunk its main.js names).
+const chunks = join(outdir, 'chunks');
+const written = new Set(Object.keys(result.metafile.outputs).map((path) => resolve(workspaceRoot, path)));
+for (const name of existsSync(chunks) ? readdirSync(chunks) : []) {
+  if (!written.has(join(chunks, name))) rmSync(join(chunks, name), { force: true });
+}
+console.log(`build-app: wrote ${outfile}${written.size > 2 ? ` and ${relative(outdir, chunks)}/` : ''}`);
