@@ -9,6 +9,7 @@ import {
   validatePutRequest,
   validateRangeRequest,
   validateTxnRequest,
+  type KeySpaceDecoding,
   type KVStoreOptions,
   type LeaseId,
   type SnapshotStreamOptions,
@@ -160,7 +161,7 @@ export class Applier {
    * but such bytes, from `push` or at the latest from `finish`. `checksumChecked`: the caller checks
    * a checksum of its own over the bytes before it uses the state (KVStore.decoder).
    */
-  static decoder(options: ApplierOptions = {}, decoding: { readonly checksumChecked?: boolean } = {}): ApplierDecoder {
+  static decoder(options: ApplierOptions = {}, decoding: KeySpaceDecoding = {}): ApplierDecoder {
     const { kvOptions: kv, ...parts } = restoredParts(options);
     const decoder = new ApplierSnapshotDecoder({ ...parts, kvDecoder: (totalBytes) => KVStore.decoder(totalBytes, kv, decoding) });
     return {

@@ -51,7 +51,7 @@ export {
   KVValueProvidedError,
 } from './errors';
 export { KVStore, type KVStoreDecoder } from './kv-store';
-export { KeySpaceSnapshotTask, SNAPSHOT_CHUNK_BYTES, SNAPSHOT_DEFAULT_STEP, type SnapshotStepResult, type SnapshotStreamOptions } from './snapshot';
+export { KeySpaceSnapshotTask, SNAPSHOT_CHUNK_BYTES, SNAPSHOT_DEFAULT_STEP, type KeySpaceDecoding, type SnapshotStepResult, type SnapshotStreamOptions } from './snapshot';
 export { HASH_KV_DEFAULT_STEP, HashKvTask } from './hash-kv';
 export type { TxnLimits } from './request-validate';
 export {

@@ -12,7 +12,7 @@ import {
   validateRangeRequest,
   validateTxnRequest,
 } from './request-validate';
-import { KeySpaceDecoder, KeySpaceSnapshotTask, decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace, type SnapshotStreamOptions } from './snapshot';
+import { KeySpaceDecoder, KeySpaceSnapshotTask, decodeKeySpace, encodeKeySpace, encodeKeySpaceChunks, hashKeySpace, type KeySpaceDecoding, type SnapshotStreamOptions } from './snapshot';
 import { checkPlan, executePlan, planTxn } from './txn';
 import type {
   CompactResponse,
@@ -99,7 +99,7 @@ export class KVStore {
    * the caller checks a checksum of its own over these bytes before it uses the store (a backup's
    * SHA-256), so the image's CRC-32C is not taken.
    */
-  static decoder(totalBytes: number, options: KVStoreOptions, decoding: { readonly checksumChecked?: boolean } = {}): KVStoreDecoder {
+  static decoder(totalBytes: number, options: KVStoreOptions, decoding: KeySpaceDecoding = {}): KVStoreDecoder {
     const checked = checkOptions(options);
     const decoder = new KeySpaceDecoder(totalBytes, decoding);
     return { push: (piece) => decoder.push(piece), finish: () => KVStore.ofRestored(decoder.finish(), checked) };

@@ -395,6 +395,12 @@ export function decodeKeySpace(bytes: Uint8Array): KeySpace {
 const STRADDLE_FIRST_BYTES = 64 * 1024;
 const TRAILER_LENGTH = 8;
 
+/** How a key-space image is decoded. */
+export interface KeySpaceDecoding {
+  /** The caller checks a checksum of its own over the image before it uses it: the image's CRC-32C is not taken. */
+  readonly checksumChecked?: boolean;
+}
+
 /**
  * Decodes a key-space image that arrives in pieces (a replica's feed), key by key as each piece is
  * pushed: the state is never held as one buffer, and the work of a piece is bounded by its size.
@@ -432,7 +438,7 @@ export class KeySpaceDecoder {
   private readonly chain: KeyRecord[] = [];
 
   /** `totalBytes`: the image's length, trailer included. */
-  constructor(totalBytes: number, options: { readonly checksumChecked?: boolean } = {}) {
+  constructor(totalBytes: number, options: KeySpaceDecoding = {}) {
     if (!Number.isSafeInteger(totalBytes) || totalBytes < MAGIC.length + 1 + TRAILER_LENGTH) throw new KVSnapshotInvalidError('too short', 0);
     this.bodyBytes = totalBytes - TRAILER_LENGTH;
     this.checksumChecked = options.checksumChecked === true;
