@@ -14,6 +14,7 @@ export interface TickAdvanceInput {
   readonly members: number;
   /** Peers this member's streams to are open now. */
   readonly connectedPeers: number;
+  /** At least 2 (RAFT_NODE_ELECTION_TICKS' minimum). */
   readonly electionTicks: number;
   /** RAFT_NODE_INITIAL_ELECTION_TICK_ADVANCE. */
   readonly enabled: boolean;
@@ -24,7 +25,7 @@ export interface TickAdvanceInput {
 /** Ticks to fast-forward now; 'wait' to look again in TICK_ADVANCE_POLL_MS; 'never' to stop looking. */
 export function initialTicksToAdvance(input: TickAdvanceInput): number | 'wait' | 'never' {
   if (input.leaderKnown) return 'never';
-  if (input.members === 1) return Math.max(0, input.electionTicks - 1);
+  if (input.members === 1) return input.electionTicks - 1;
   if (!input.enabled) return 'never';
-  return input.connectedPeers > 1 ? Math.max(0, input.electionTicks - 2) : 'wait';
+  return input.connectedPeers > 1 ? input.electionTicks - 2 : 'wait';
 }
