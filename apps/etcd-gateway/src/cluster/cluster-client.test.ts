@@ -1,9 +1,10 @@
 // The cluster client over real gRPC against applier nodes playing leader, follower, dead and
 // hanging members: leader hints are followed, writes are never sent twice when their outcome is
 // unknown, reads are retried, every loop is bounded.
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '@ward/platform/logging';
-import { SeededRng, systemClock } from '@ward/shared/clock';
+import { SeededRng, systemClock, type Rng } from '@ward/shared/clock';
 import { encodeApplyRequest, toPasswordHash, type ApplyOperation } from '@ward/etcd/apply';
 import { isWireError } from '@ward/etcd/wire-errors';
 import { startApplierNode, type ApplierNode } from '../testing/applier-node';
@@ -11,10 +12,12 @@ import { ClusterClient } from './cluster-client';
 
 const nodes: ApplierNode[] = [];
 const clients: ClusterClient[] = [];
+const silentServers: Server[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
   await Promise.all(nodes.splice(0).map((node) => node.stop()));
+  for (const server of silentServers.splice(0)) server.close();
 });
 
 async function node(options: Parameters<typeof startApplierNode>[0] = {}): Promise<ApplierNode> {
@@ -23,15 +26,30 @@ async function node(options: Parameters<typeof startApplierNode>[0] = {}): Promi
   return started;
 }
 
-function client(endpoints: string[], overrides: { requestTimeoutMs?: number; maxAttemptsCount?: number } = {}): ClusterClient {
+/**
+ * A member whose host went silent as a killed container's does: its port takes connections and
+ * never answers (no HTTP/2 settings), so a gRPC channel to it stays connecting.
+ */
+async function silentMember(): Promise<string> {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => sockets.push(socket));
+  server.on('close', () => sockets.forEach((socket) => socket.destroy()));
+  silentServers.push(server);
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('silent member: no port');
+  return `127.0.0.1:${address.port}`;
+}
+
+function client(endpoints: string[], overrides: { requestTimeoutMs?: number; maxAttemptsCount?: number; retryDelayMs?: number; rng?: Rng } = {}): ClusterClient {
   const created = new ClusterClient({
     endpoints,
     requestTimeoutMs: overrides.requestTimeoutMs ?? 5000,
     resolveTokenTimeoutMs: 1000,
-    retry: { maxAttemptsCount: overrides.maxAttemptsCount ?? 6, baseDelayMs: 5, maxDelayMs: 50 },
+    retry: { maxAttemptsCount: overrides.maxAttemptsCount ?? 6, baseDelayMs: overrides.retryDelayMs ?? 5, maxDelayMs: overrides.retryDelayMs ?? 50 },
     connection: { maxReceiveBytes: 16 * 1024 * 1024, maxSendBytes: 4 * 1024 * 1024, keepaliveTimeMs: 30_000, keepaliveTimeoutMs: 10_000 },
     clock: systemClock,
-    rng: new SeededRng(3),
+    rng: overrides.rng ?? new SeededRng(3),
     logger: createLogger({ name: 'test', level: 'silent' }),
   });
   clients.push(created);
@@ -248,6 +266,45 @@ describe('ClusterClient', () => {
       other.announceLeader(old.address, 7);
       await vi.waitFor(() => expect(cluster.currentTarget).toBe(old.address));
       expect(cluster.deposedLeader).toBe(fresh.address);
+    });
+
+    it('a call waiting for a silent leader\'s connection goes to the new leader as soon as a member names it', async () => {
+      const silent = await silentMember();
+      const fresh = await node();
+      const cluster = client([silent, fresh.address], { requestTimeoutMs: 10_000 });
+      cluster.watchLeaders();
+      await watched(fresh);
+      fresh.announceLeader(silent, 4);
+      await vi.waitFor(() => expect(cluster.currentTarget).toBe(silent));
+      const reading = cluster.read(range('a'), false);
+      // The call waits for the silent member's channel (for up to a second, as for any member).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const announcedAt = Date.now();
+      fresh.announceLeader(fresh.address, 5);
+      await reading;
+      expect(Date.now() - announcedAt).toBeLessThan(500);
+      expect(fresh.options.calls['Read']).toBe(1);
+      expect(cluster.currentTarget).toBe(fresh.address);
+    });
+
+    it('a request pausing between tries goes to the new leader as soon as a member names it', async () => {
+      const dead = await node();
+      dead.kill();
+      const fresh = await node();
+      // Every pause as long as the bounds allow: 5 s here.
+      const longest: Rng = { nextUint32: () => 0xffff_ffff, nextFloat: () => 0.999_999, nextInt: (bound) => bound - 1 };
+      const cluster = client([dead.address, fresh.address], { requestTimeoutMs: 20_000, retryDelayMs: 5000, rng: longest });
+      cluster.watchLeaders();
+      await watched(fresh);
+      const started = Date.now();
+      const reading = cluster.read(range('a'), false);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The dead member refused the call; the request pauses before its next try.
+      expect(fresh.options.calls['Read'] ?? 0).toBe(0);
+      fresh.announceLeader(fresh.address, 5);
+      await reading;
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(fresh.options.calls['Read']).toBe(1);
     });
 
     it('an older term, or no leader, changes nothing', async () => {

@@ -21,7 +21,7 @@ import type {
   NodeWatchResponse__Output,
   ResolveTokenResponse__Output,
 } from '@ward/etcd/proto';
-import { backoffDelayMs, readAttempt, readErrorAttempt, sleep, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
+import { backoffDelayMs, readAttempt, readErrorAttempt, writeAttempt, type Attempt, type RetryBounds } from '@ward/etcd/node-calls';
 import { NodeConnection, isTransportFailure, type ChannelKind, type NodeConnectionOptions, type NodeUnaryMethod } from './node-connection';
 import { isNotServed } from './node-exchange';
 import { abortSignalOf, type Cancellation } from '@ward/platform/grpc-server';
@@ -124,6 +124,8 @@ export class ClusterClient {
    */
   private deposedAddress: string | undefined;
   private readonly leaderWatches = new Map<string, LeaderWatch>();
+  /** Requests pausing between tries (one entry each while it pauses): a new leader ends the pauses. */
+  private readonly pausedTries = new Set<() => void>();
   private cursor = 0;
   private highestAppliedIndexValue = 0;
   private closed = false;
@@ -432,7 +434,10 @@ export class ClusterClient {
     this.leaderAddress = address;
     this.namedLeaderAddress = address;
     if (this.deposedAddress === address) this.deposedAddress = undefined;
-    if (previous === undefined || previous === address) return;
+    if (previous === address) return;
+    // Requests pausing between tries go to the new leader now.
+    for (const resume of [...this.pausedTries]) resume();
+    if (previous === undefined) return;
     this.options.logger.info({ leader: address, term, previous }, 'a member names a new leader');
     if (previous !== from) this.deposedAddress = previous;
     this.connections.get(previous)?.abandonIdempotent();
@@ -484,13 +489,25 @@ export class ClusterClient {
     throw lastError ?? wireError('NoLeader');
   }
 
-  private async pause(tryNumber: number, deadlineMs: number, signal?: Cancellation): Promise<void> {
+  /** The backoff between tries; it ends early once a member names a new leader (the next try goes there). */
+  private pause(tryNumber: number, deadlineMs: number, signal?: Cancellation): Promise<void> {
     const delayMs = Math.min(backoffDelayMs(tryNumber, this.options.retry, this.options.rng), Math.max(0, deadlineMs - this.nowMs()));
-    try {
-      await sleep(delayMs, abortSignalOf(signal));
-    } catch {
-      throw wireError('Canceled');
-    }
+    const callerSignal = abortSignalOf(signal);
+    return new Promise((resolve, reject) => {
+      const end = (cancelled: boolean): void => {
+        clearTimeout(timer);
+        this.pausedTries.delete(resume);
+        callerSignal?.removeEventListener('abort', cancel);
+        if (cancelled) reject(wireError('Canceled'));
+        else resolve();
+      };
+      const resume = (): void => end(false);
+      const cancel = (): void => end(true);
+      const timer = setTimeout(resume, delayMs);
+      if (callerSignal?.aborted) return cancel();
+      callerSignal?.addEventListener('abort', cancel, { once: true });
+      this.pausedTries.add(resume);
+    });
   }
 
   /** Follows a NotLeader hint; true when it names another member to try at once. */

@@ -75,6 +75,8 @@ export class NodeConnection {
   private exchangeServesAuthCheck = true;
   /** Unary calls in flight that may be asked again elsewhere (see abandonIdempotent). */
   private readonly idempotentCalls = new Set<{ cancel(): void }>();
+  /** Calls waiting for this member's channel to connect (see waitReady); abandonIdempotent ends the waits. */
+  private readonly readyWaits = new Set<(ready: boolean) => void>();
 
   constructor(
     readonly address: string,
@@ -136,17 +138,27 @@ export class NodeConnection {
   /**
    * Resolves true when the channel is connected (a call sent now reaches the node), false as soon
    * as a connection attempt fails or `deadlineMs` (epoch ms) passes: a request not sent is safe to
-   * send elsewhere. grpc-js keeps reconnecting in the background (backoff ≤ 2 s).
+   * send elsewhere. grpc-js keeps reconnecting in the background (backoff ≤ 2 s). Also false
+   * once abandonIdempotent is called (another member leads now).
    */
   waitReady(deadlineMs: number, kind: ChannelKind = 'unary'): Promise<boolean> {
     const channel = this.clientOf(kind).getChannel();
     return new Promise((resolve) => {
-      const check = (): void => {
-        const state = channel.getConnectivityState(true);
-        if (state === connectivityState.READY) return resolve(true);
-        if (state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.SHUTDOWN || Date.now() >= deadlineMs) return resolve(false);
-        channel.watchConnectivityState(state, deadlineMs, (error) => (error ? resolve(false) : check()));
+      let settled = false;
+      const settle = (ready: boolean): void => {
+        if (settled) return;
+        settled = true;
+        this.readyWaits.delete(settle);
+        resolve(ready);
       };
+      const check = (): void => {
+        if (settled) return;
+        const state = channel.getConnectivityState(true);
+        if (state === connectivityState.READY) return settle(true);
+        if (state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.SHUTDOWN || Date.now() >= deadlineMs) return settle(false);
+        channel.watchConnectivityState(state, deadlineMs, (error) => (error ? settle(false) : check()));
+      };
+      this.readyWaits.add(settle);
       check();
     });
   }
@@ -181,12 +193,15 @@ export class NodeConnection {
    * Another member leads now: the calls in flight here that may be asked again fail at once as
    * transport failures (the cluster client retries them at the leader) instead of waiting for a
    * member that may have gone silent. Proposals and membership changes keep waiting: they may
-   * have reached the log, and only their answer tells.
+   * have reached the log, and only their answer tells. Calls of any kind still waiting for this
+   * member's channel to connect (waitReady) were not sent: they go elsewhere at once.
    */
   abandonIdempotent(): void {
     const calls = [...this.idempotentCalls];
     this.idempotentCalls.clear();
     for (const call of calls) call.cancel();
+    // Calls not sent yet, whatever they are, go elsewhere now rather than wait for a silent member's connection.
+    for (const settle of [...this.readyWaits]) settle(false);
     this.exchange.abandonReads();
   }
 
