@@ -158,8 +158,9 @@ export class NodeConnection {
         if (state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.SHUTDOWN || Date.now() >= deadlineMs) return settle(false);
         channel.watchConnectivityState(state, deadlineMs, (error) => (error ? settle(false) : check()));
       };
-      this.readyWaits.add(settle);
       check();
+      // A connected channel (every call's case but after a member's loss) settles at once.
+      if (!settled) this.readyWaits.add(settle);
     });
   }
 
