@@ -6,7 +6,7 @@
 // so a command that does not need the service (raft-node's `snapshot-restore`) does not load the
 // service's npm packages; `node dist/apps/<name>/main.js` stays the way to run it.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const projectRoot = process.argv[2];
@@ -45,8 +45,12 @@ const result = await build({
 // new ones: those this build did not write go once it is done (not before: a process of the app
 // starting meanwhile still finds every chunk its main.js names).
 const chunks = join(outdir, 'chunks');
-const written = new Set(Object.keys(result.metafile.outputs).map((path) => resolve(workspaceRoot, path)));
+const writtenChunks = new Set(
+  Object.keys(result.metafile.outputs)
+    .map((path) => resolve(workspaceRoot, path))
+    .filter((path) => dirname(path) === chunks),
+);
 for (const name of existsSync(chunks) ? readdirSync(chunks) : []) {
-  if (!written.has(join(chunks, name))) rmSync(join(chunks, name), { force: true });
+  if (!writtenChunks.has(join(chunks, name))) rmSync(join(chunks, name), { force: true });
 }
-console.log(`build-app: wrote ${outfile}${written.size > 2 ? ` and ${relative(outdir, chunks)}/` : ''}`);
+console.log(`build-app: wrote ${outfile}${writtenChunks.size > 0 ? ` and ${relative(outdir, chunks)}/` : ''}`);
