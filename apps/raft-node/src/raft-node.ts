@@ -20,6 +20,7 @@ import { formatMemberId } from './members';
 import { joinedConfig } from './membership/join';
 import { serveExchangeFrames } from './service/exchange';
 import { nodeServiceHandlers } from './service/node-service';
+import { withEncodedSnapshotAnswers } from './service/snapshot-answer';
 
 const MIB = 1024 * 1024;
 /**
@@ -206,7 +207,7 @@ async function startApi(config: RaftNodeConfig, member: Member, logger: Logger, 
     logger: apiLogger,
     metrics,
   });
-  grpc.addService(wardNodeServiceDefinition(), nodeServiceHandlers(member));
+  grpc.addService(withEncodedSnapshotAnswers(wardNodeServiceDefinition()), nodeServiceHandlers(member));
   const exchangeOptions = { maxReceiveBytes, logger: apiLogger };
   const listener = await startSharedListener({
     host: config.apiListen.host,

@@ -1,4 +1,4 @@
-import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks } from '@ward/shared/binary';
+import { BinaryDecodeError, BinaryReader, BinaryWriter, ChunkSink, TeeSink, joinChunks, uvarintBytes } from '@ward/shared/binary';
 import type { ByteString } from './byte-string';
 import { compactionStep, finishCompaction } from './compaction';
 import { KVSnapshotInvalidError } from './errors';
@@ -94,13 +94,6 @@ function newestAt(latest: KeyRecord, revision: number): KeyRecord | null {
   let newest: KeyRecord | null = latest;
   while (newest !== null && newest.modRevision > revision) newest = newest.prev;
   return newest;
-}
-
-/** Bytes of `value` as BinaryWriter.uvarint writes it. */
-function uvarintBytes(value: number): number {
-  let bytes = 1;
-  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++;
-  return bytes;
 }
 
 /**

@@ -23,6 +23,13 @@ const LARGEST_RESERVATION = 10;
 const SCRATCH = new Uint8Array(8);
 const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
 
+/** Bytes of `value` (a non-negative safe integer) as {@link BinaryWriter.uvarint} writes it. */
+export function uvarintBytes(value: number): number {
+  let bytes = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++;
+  return bytes;
+}
+
 /** Thrown when a writer would pass its byte limit: the value is too large for the format. */
 export class BinaryLimitError extends RangeError {
   readonly limitBytes: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes, latin1IntoBytes, spliceRuns } from './index';
+import { BinaryDecodeError, BinaryLimitError, BinaryReader, BinaryWriter, ChunkSink, CollectingSink, isWellFormedText, joinChunks, latin1FromBytes, latin1IntoBytes, spliceRuns, uvarintBytes } from './index';
 import { portableLatin1FromBytes, portableLatin1IntoBytes } from './latin1';
 
 function reasonOf(run: () => unknown): string | undefined {
@@ -19,6 +19,13 @@ describe('varints', () => {
     expect(new BinaryWriter().uvarint(127).finish()).toEqual(Uint8Array.of(0x7f));
     expect(new BinaryWriter().uvarint(300).finish()).toEqual(Uint8Array.of(0xac, 0x02));
     expect(new BinaryWriter().uvarint64(300n).finish()).toEqual(Uint8Array.of(0xac, 0x02));
+  });
+
+  it('counts the bytes of an unsigned varint as uvarint writes them', () => {
+    for (const n of [0, 127, 128, 16_383, 16_384, 2 ** 35, Number.MAX_SAFE_INTEGER]) {
+      expect(uvarintBytes(n)).toBe(new BinaryWriter().uvarint(n).finish().length);
+    }
+    fc.assert(fc.property(fc.maxSafeNat(), (n) => uvarintBytes(n) === new BinaryWriter().uvarint(n).finish().length), { numRuns: 500 });
   });
 
   it('zigzag-encodes signed 64-bit values', () => {
