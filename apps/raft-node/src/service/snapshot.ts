@@ -21,7 +21,7 @@ import { PooledSnapshot, SnapshotGivenUp } from '../snapshot-turns';
 import { responseAnswer, wireErrorAnswer } from './answers';
 import { adminRefusal } from './maintain';
 import { responseContext, type NodeCore } from './node-core';
-import { snapshotAnswerBytes } from './snapshot-answer';
+import { SnapshotAnswers, type EncodedSnapshotAnswer } from './snapshot-answer';
 
 const SNAPSHOT_CHUNK_BYTES = 32 * 1024;
 /** The first answer of an accepted stream: no bytes (see serve). */
@@ -33,7 +33,7 @@ const MAX_SNAPSHOT_ATTEMPTS = 3;
 const SNAPSHOT_BYTES_PER_TURN = 1024 * 1024;
 
 /** Its chunks are written encoded (snapshot-answer.ts), its other answers as NodeResponse objects. */
-type SnapshotCall = ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse | Buffer>;
+type SnapshotCall = ServerWritableStream<NodeSnapshotRequest__Output, NodeResponse | EncodedSnapshotAnswer>;
 
 type Drain = 'drained' | 'closed' | 'stalled';
 
@@ -99,7 +99,7 @@ export class SnapshotStreams {
       const { info, snapshot } = sized;
       const stateBytes = snapshot.task.sizeBytes!;
       const fileBytes = backupFileBytes(stateBytes);
-      const header = encodeEtcdMessage('etcdserverpb.ResponseHeader', responseHeaderToProto(responseContext(core), info.revision));
+      const answers = new SnapshotAnswers(encodeEtcdMessage('etcdserverpb.ResponseHeader', responseHeaderToProto(responseContext(core), info.revision)), SNAPSHOT_CHUNK_BYTES);
       const state = snapshot.pieces(() => call.cancelled);
       let sent = 0;
       let sentSinceTurn = 0;
@@ -108,7 +108,7 @@ export class SnapshotStreams {
           if (call.cancelled) return;
           sent += blob.length;
           // Encoding copies the blob: its buffer may be reused once the next is asked for.
-          if (call.write(snapshotAnswerBytes(header, fileBytes - sent, blob))) {
+          if (call.write(answers.encode(fileBytes - sent, blob))) {
             // A reader that keeps up never makes the loop wait: let other work in now and then.
             sentSinceTurn += blob.length;
             if (sentSinceTurn >= SNAPSHOT_BYTES_PER_TURN) {

@@ -30,6 +30,21 @@ export function uvarintBytes(value: number): number {
   return bytes;
 }
 
+/**
+ * Writes `value` (a non-negative safe integer, unchecked) as {@link BinaryWriter.uvarint} does into
+ * `target` at `offset`, which has room for it; returns the offset after it.
+ */
+export function putUvarint(target: Uint8Array, offset: number, value: number): number {
+  let at = offset;
+  let rest = value;
+  while (rest >= 0x80) {
+    target[at++] = (rest % 0x80) | 0x80;
+    rest = Math.floor(rest / 0x80);
+  }
+  target[at++] = rest;
+  return at;
+}
+
 /** Thrown when a writer would pass its byte limit: the value is too large for the format. */
 export class BinaryLimitError extends RangeError {
   readonly limitBytes: number;
@@ -148,13 +163,7 @@ export class BinaryWriter {
   uvarint(value: number): this {
     if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`uvarint needs a non-negative safe integer: ${value}`);
     this.reserve(8);
-    const buffer = this.buffer;
-    let rest = value;
-    while (rest >= 0x80) {
-      buffer[this.lengthBytes++] = (rest % 0x80) | 0x80;
-      rest = Math.floor(rest / 0x80);
-    }
-    buffer[this.lengthBytes++] = rest;
+    this.lengthBytes = putUvarint(this.buffer, this.lengthBytes, value);
     return this;
   }
 
