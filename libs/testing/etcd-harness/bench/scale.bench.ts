@@ -101,6 +101,8 @@ interface PhaseStalls {
 interface SnapshotSave {
   readonly seconds: number;
   readonly fileBytes: number;
+  /** The member serving it (0-based: etcd's first member; ward's leader). */
+  readonly server: number;
   /** Highest RSS of the member serving it (sampled every SAVE_SAMPLE_MS) above its RSS before. */
   readonly rssGrowthBytes: number;
   /** Longest event-loop stalls and GC pauses during the save (ward only). */
@@ -292,7 +294,7 @@ async function snapshotSave(system: System, file: string): Promise<SnapshotSave>
   const seconds = elapsedSeconds(started);
   if (result.exitCode !== 0) throw new Error(`${system.label}: etcdctl snapshot save failed (${result.exitCode}): ${result.stderr.slice(-1500)}`);
   const stalls = await system.recentStalls();
-  return { seconds, fileBytes: statSync(file).size, rssGrowthBytes: Math.max(0, peak - before), stalls };
+  return { seconds, fileBytes: statSync(file).size, server, rssGrowthBytes: Math.max(0, peak - before), stalls };
 }
 
 /**
@@ -358,7 +360,7 @@ async function measure(system: System, count: number, backupFile: string): Promi
 
   const save = await snapshotSave(system, backupFile);
   note(
-    `etcdctl snapshot save: ${save.seconds.toFixed(2)} s, ${(save.fileBytes / 1e6).toFixed(0)} MB, serving member's RSS +${(save.rssGrowthBytes / 1e6).toFixed(0)} MB${save.stalls === undefined ? '' : `, longest stall members / gateway ${stallText(save.stalls)}`}`,
+    `etcdctl snapshot save: ${save.seconds.toFixed(2)} s, ${(save.fileBytes / 1e6).toFixed(0)} MB, serving member (${save.server + 1})'s RSS +${(save.rssGrowthBytes / 1e6).toFixed(0)} MB${save.stalls === undefined ? '' : `, longest stall members / gateway ${stallText(save.stalls)}`}`,
   );
 
   for (let i = 0; i < system.members; i++) await readStall(i);
@@ -600,7 +602,7 @@ function table(count: number, etcd: Measured, ward: Measured): string {
     ['etcdctl snapshot save (s)', etcd.save.seconds.toFixed(2), ward.save.seconds.toFixed(2), ratio(ward.save.seconds, etcd.save.seconds)],
     ['snapshot file (MB)', mb(etcd.save.fileBytes), mb(ward.save.fileBytes), ratio(ward.save.fileBytes, etcd.save.fileBytes)],
     ['RSS growth of the member serving the save (MB)', mb(etcd.save.rssGrowthBytes), mb(ward.save.rssGrowthBytes), ''],
-    ['longest event-loop stall during the save, members / gateway (ms)', 'n/a (Go)', ward.save.stalls === undefined ? 'n/a' : stallsWithGateway(ward.save.stalls), ''],
+    ['longest event-loop stall during the save, members / gateway (ms)', 'n/a (Go)', ward.save.stalls === undefined ? 'n/a' : `${stallsWithGateway(ward.save.stalls)}; member ${ward.save.server + 1} served it`, ''],
     ['restore of the saved file into a new member (etcdctl / raft-node snapshot-restore, s)', etcd.restore.seconds.toFixed(2), ward.restore.seconds.toFixed(2), ratio(ward.restore.seconds, etcd.restore.seconds)],
     ['peak memory of that restore (VmHWM, MB)', mb(etcd.restore.peakRssBytes), mb(ward.restore.peakRssBytes), ratio(ward.restore.peakRssBytes, etcd.restore.peakRssBytes)],
     ['full restart until serving (s)', etcd.restartSeconds.toFixed(2), ward.restartSeconds.toFixed(2), ratio(ward.restartSeconds, etcd.restartSeconds)],
