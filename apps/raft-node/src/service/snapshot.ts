@@ -1,6 +1,7 @@
 // etcd's Maintenance.Snapshot at the leader: the admin check (as Maintain), then a backup file
 // (backup/backup-file.ts) of the state machine at this member's applied index, streamed as
-// etcdserverpb.SnapshotResponse messages of at most 32 KiB of blob (etcd's chunk size), the SHA-256
+// etcdserverpb.SnapshotResponse messages of at most 32 KiB of blob (etcd's chunk size; written by
+// snapshot-answer.ts into buffers the stream reuses), the SHA-256
 // computed on the way, after an empty first answer that says the stream was accepted. The state
 // is never held whole: it is sized first (the file's header holds its length), then encoded a
 // turn at a time into a few reused 1 MiB buffers (snapshot-turns.ts), each turn once the stream
