@@ -234,12 +234,18 @@ describe('FramedStream: a side blocked on its writes', () => {
     const farSeen = record(far);
     const big = 'z'.repeat(256 * 1024);
     for (let i = 0; i < 64; i++) far.write(big);
+    let chunks = 0;
+    socket.on('data', () => chunks++); // paused by hand before: the listener does not resume it
     // A live client: keepalives every 50 ms (unread while the server is blocked), and it takes
-    // some of the answers every 100 ms, for 1.5 s: five silence limits.
+    // some of the answers every 100 ms, for 1.5 s: five silence limits. Each round reads for 20 ms
+    // from its first chunk on (or once nothing is left to send): a window timed from the resume
+    // alone could pass unread on a loaded machine (a .ci/run saw 'nothing heard' so).
     const alive = setInterval(() => socket.write(frame(2, Buffer.alloc(0))), 50);
     try {
       for (let i = 0; i < 15; i++) {
+        const before = chunks;
         socket.resume();
+        await until(() => chunks > before || far.unsentBytes === 0, `a chunk read (round ${i})`);
         await new Promise((resolve) => setTimeout(resolve, 20));
         socket.pause();
         await new Promise((resolve) => setTimeout(resolve, 80));
