@@ -15,6 +15,7 @@
 //   TxnResponse: header 1, succeeded 2, responses 3
 //   ResponseOp: response_range 1, response_put 2, response_delete_range 3, response_txn 4
 import type { DeleteRangeResponse, KeyValue, PutResponse, RangeResponse, ResponseOp, TxnResponse } from '@ward/etcd/kv-store';
+import { putUvarint, uvarintBytes } from '@ward/shared/binary';
 import type { ResponseContext } from './header';
 
 const TWO_64 = 1n << 64n;
@@ -24,14 +25,7 @@ function bigVarint(value: bigint): bigint {
   return value < 0n ? value + TWO_64 : value;
 }
 
-function varintSize(value: number): number {
-  let size = 1;
-  while (value >= 128) {
-    value = Math.floor(value / 128);
-    size++;
-  }
-  return size;
-}
+const varintSize = uvarintBytes;
 
 function bigVarintSize(value: bigint): number {
   let v = bigVarint(value);
@@ -54,14 +48,7 @@ class WireWriter {
   constructor(readonly bytes: Uint8Array) {}
 
   varint(value: number): void {
-    const bytes = this.bytes;
-    let offset = this.offset;
-    while (value >= 128) {
-      bytes[offset++] = (value % 128) | 128;
-      value = Math.floor(value / 128);
-    }
-    bytes[offset++] = value;
-    this.offset = offset;
+    this.offset = putUvarint(this.bytes, this.offset, value);
   }
 
   bigVarint(value: bigint): void {
