@@ -17,6 +17,8 @@ export interface ReplicaGauges {
   readonly resyncs: number;
   /** Feeds that went on from the replica's state (no snapshot). */
   readonly resumes: number;
+  /** Feeds moved from another member to the leader. */
+  readonly moves: number;
   /** Reads answered from the replica. */
   readonly local: number;
   /** Reads the replica could not answer in time, sent to a member. */
@@ -33,6 +35,7 @@ export function createGatewayMetrics(collectProcessMetrics: boolean): GatewayMet
     registry.gauge({ name: 'replica_synced', help: '1 while the read replica holds a state it serves reads from', collect: (g) => g.set(read().synced ? 1 : 0) });
     registry.gauge({ name: 'replica_applied_index', help: 'raft index the read replica has applied', collect: (g) => g.set(read().appliedIndex) });
     registry.gauge({ name: 'replica_resyncs', help: "times the read replica's feed ended and it followed again (since start)", collect: (g) => g.set(read().resyncs) });
+    registry.gauge({ name: 'replica_moves', help: "times the read replica's feed moved from another member to the leader (since start)", collect: (g) => g.set(read().moves) });
     registry.gauge({ name: 'replica_resumes', help: "times a new feed went on from the read replica's state, without a snapshot (since start)", collect: (g) => g.set(read().resumes) });
     registry.gauge({
       name: 'replica_reads',

@@ -218,7 +218,7 @@ async function wireApis(
       : new ReplicaReads({ cluster, replica, catchUpWaitMs: config.readReplicaCatchUpWaitMs, maxWaitingReads: MAX_REPLICA_WAITING_READS });
   if (replica !== undefined && replicaReads !== undefined) {
     const counts = replicaReads.counts;
-    w.metrics.trackReplica(() => ({ synced: replica.ready, appliedIndex: replica.appliedIndex, resyncs: replica.resyncCount, resumes: replica.resumeCount, local: counts.local, fallback: counts.fallback }));
+    w.metrics.trackReplica(() => ({ synced: replica.ready, appliedIndex: replica.appliedIndex, resyncs: replica.resyncCount, resumes: replica.resumeCount, moves: replica.moveCount, local: counts.local, fallback: counts.fallback }));
   }
   const transport = replicaReads ?? membersOnly(cluster);
   const executor = new RequestExecutor({ transport, identities, ids, maxRequestBytes: config.maxRequestBytes, maxReadEntryBytes, inFlight });
@@ -286,7 +286,7 @@ const MAX_REPLICA_WAITING_READS = 16_384;
 /** The read replica, following a member from now on (reads go to the members until it syncs). */
 function startReadReplica(w: Wiring): ReadReplica {
   const replica = new ReadReplica({
-    open: (from) => w.cluster.openFollow(from, w.config.readReplicaMaxBytes),
+    open: (from) => w.cluster.openFollow(from, w.config.readReplicaMaxBytes, w.config.readReplicaFeedFromLeader),
     // Entries the members applied and sent: any that fits the channel's message limit decodes.
     maxEntryBytes: NODE_MAX_MESSAGE_BYTES,
     maxSnapshotBytes: w.config.readReplicaMaxBytes,
@@ -294,7 +294,9 @@ function startReadReplica(w: Wiring): ReadReplica {
     minRetryMs: 100,
     maxRetryMs: 5000,
     logger: w.logger.child({ component: 'replica' }),
+    ...(w.config.readReplicaFeedFromLeader ? { leader: () => w.cluster.namedLeader?.id } : {}),
   });
+  if (w.config.readReplicaFeedFromLeader) w.cluster.onLeaderNamed(() => replica.leaderChanged());
   replica.start();
   return replica;
 }

@@ -1,10 +1,11 @@
 // The gateway's read replica against real raft-node processes: linearizable reads answered from it
 // stay linearizable while the member that feeds it is cut off from its peers (its state stops
 // moving while the others commit) and while it is killed and restarted (the replica follows
-// another member, going on from its own state); serializable reads through a gateway see the writes that gateway acknowledged;
-// a gateway started late syncs from a snapshot. Reads are checked by the linearizability checker
+// another member, going on from its own state); its feed moves to the leader, and with the
+// leadership; serializable reads through a gateway see the writes that gateway acknowledged (fed by
+// the leader or by a follower); a gateway started late syncs from a snapshot. Reads are checked by the linearizability checker
 // over the recorded history, not by comparing single values.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { LocalCluster, buildRaftNodeBundle } from '@ward/testing/cluster';
 import { startNetProxy, type NetProxy } from '@ward/testing/net-proxy';
@@ -20,12 +21,16 @@ let cluster: LocalCluster<NetProxy>;
 const gateways: Gateway[] = [];
 const clients: EtcdTestClient[] = [];
 const logLines: string[] = [];
+/** Each gateway's own log lines. */
+const gatewayLogs = new Map<Gateway, string[]>();
 
-async function addGateway(extra: { readReplicaMaxBytes?: number } = {}): Promise<Gateway> {
-  const destination = new Writable({ write: (chunk, _encoding, done) => (logLines.push(String(chunk)), done()) });
+async function addGateway(extra: { readReplicaMaxBytes?: number; readReplicaFeedFromLeader?: boolean } = {}): Promise<Gateway> {
+  const own: string[] = [];
+  const destination = new Writable({ write: (chunk, _encoding, done) => (logLines.push(String(chunk)), own.push(String(chunk)), done()) });
   const config = gatewayConfig({ grpcPort: 0, httpPort: 0, nodeEndpoints: cluster.members.map((m) => m.apiAddress), bcryptCost: 4, logLevel: 'info', ...extra });
   const gateway = await createGateway(config, { logger: createLogger({ name: 'etcd-gateway', level: 'info', destination }) });
   gateways.push(gateway);
+  gatewayLogs.set(gateway, own);
   return gateway;
 }
 
@@ -42,8 +47,8 @@ async function metric(gateway: Gateway, line: string): Promise<number> {
 }
 
 /** The member the gateway's replica synced from or resumed at last (from its log). */
-function followedMember(): bigint {
-  const synced = logLines.filter((l) => l.includes('read replica synced') || l.includes('read replica resumed'));
+function followedMember(gateway = gateways[0]!): bigint {
+  const synced = gatewayLogs.get(gateway)!.filter((l) => l.includes('read replica synced') || l.includes('read replica resumed'));
   return BigInt((JSON.parse(synced.at(-1)!) as { member: string }).member);
 }
 
@@ -134,10 +139,39 @@ describe('read replica', () => {
     await waitSynced(gateway, 20_000);
   }, 180_000);
 
+  it('feeds its replica from the leader, and moves the feed with the leadership, going on from its state', async () => {
+    const gateway = gateways[0]!;
+    await waitSynced(gateway, 20_000);
+    const leader = await cluster.waitForLeader(10_000);
+    await vi.waitFor(() => expect(followedMember(gateway)).toBe(leader), { timeout: 10_000, interval: 50 });
+    const [moves, resyncs, resumes] = await Promise.all(['moves', 'resyncs', 'resumes'].map((name) => metric(gateway, `ward_gateway_replica_${name}`)));
+    const etcd = clientOf(gateway);
+    const next = cluster.members.find((m) => m.id !== leader)!.id;
+    const moved = await etcd.call('Maintenance', 'MoveLeader', { targetID: next.toString() });
+    expect(moved, JSON.stringify(moved)).toMatchObject({ ok: true });
+    expect(await cluster.waitForLeader(10_000)).toBe(next);
+    await vi.waitFor(() => expect(followedMember(gateway)).toBe(next), { timeout: 10_000, interval: 50 });
+    expect(await metric(gateway, 'ward_gateway_replica_moves')).toBeGreaterThan(moves);
+    // Not a failure of the feed, and no snapshot: the new leader's log held the replica's index.
+    expect(await metric(gateway, 'ward_gateway_replica_resyncs')).toBe(resyncs);
+    expect(await metric(gateway, 'ward_gateway_replica_resumes')).toBeGreaterThan(resumes);
+    await waitSynced(gateway, 10_000);
+    const served = await metric(gateway, 'ward_gateway_replica_reads{served="replica"}');
+    for (let i = 0; i < 20; i++) {
+      expect(await etcd.call('KV', 'Put', { key: bytes('moved/k'), value: bytes(`v${i}`) })).toMatchObject({ ok: true });
+      const read = await etcd.call<{ kvs: { value: Buffer }[] }>('KV', 'Range', { key: bytes('moved/k'), serializable: true });
+      expect(read.ok && read.value.kvs[0]?.value.toString()).toBe(`v${i}`);
+    }
+    expect(await metric(gateway, 'ward_gateway_replica_reads{served="replica"}')).toBeGreaterThan(served);
+  }, 60_000);
+
   it('serializable reads through a gateway see every write that gateway acknowledged, even fed by a follower', async () => {
-    const etcd = clientOf(gateways[0]!);
+    // A gateway that keeps the feed where it reached (GATEWAY_READ_REPLICA_FEED_FROM_LEADER=false).
+    const gateway = await addGateway({ readReplicaFeedFromLeader: false });
+    await waitSynced(gateway, 20_000);
+    const etcd = clientOf(gateway);
     // A follower applies after the leader answered the proposal: the replica lags the answer.
-    const followed = followedMember();
+    const followed = followedMember(gateway);
     if ((await cluster.waitForLeader(10_000)) === followed) {
       const other = cluster.members.find((m) => m.id !== followed)!.id;
       const moved = await etcd.call('Maintenance', 'MoveLeader', { targetID: other.toString() });
@@ -150,6 +184,9 @@ describe('read replica', () => {
       const read = await etcd.call<{ kvs: { value: Buffer }[] }>('KV', 'Range', { key, serializable: true });
       expect(read.ok && read.value.kvs[0]?.value.toString()).toBe(`v${i}`);
     }
+    // Its feed stayed with the follower.
+    expect(followedMember(gateway)).toBe(followed);
+    expect(await metric(gateway, 'ward_gateway_replica_moves')).toBe(0);
   }, 60_000);
 
   it('a gateway started after the writes syncs from a snapshot and answers as the members do', async () => {

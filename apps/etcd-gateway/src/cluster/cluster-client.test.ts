@@ -323,6 +323,33 @@ describe('ClusterClient', () => {
       await vi.waitFor(() => expect(cluster.currentTarget).toBe(a.address));
     });
 
+    it('names each new leader to its listeners once, with its id and address', async () => {
+      const a = await node();
+      const b = await node();
+      const cluster = client([a.address, b.address]);
+      const named: { id: bigint; address: string }[] = [];
+      cluster.onLeaderNamed((leader) => named.push(leader));
+      const removed: unknown[] = [];
+      const remove = cluster.onLeaderNamed((leader) => removed.push(leader));
+      remove();
+      expect(cluster.namedLeader).toBeUndefined();
+      cluster.watchLeaders();
+      await watched(b);
+      b.announceLeader(b.address, 5);
+      await vi.waitFor(() => expect(named).toEqual([{ id: 7n, address: b.address }]));
+      // The same leader in a newer term, an older term, no leader: nobody is told.
+      b.announceLeader(b.address, 6);
+      b.announceLeader(a.address, 4);
+      b.announceLeader('', 9);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(named).toHaveLength(1);
+      b.announceLeader(a.address, 7);
+      await vi.waitFor(() => expect(named).toHaveLength(2));
+      expect(named[1]).toEqual({ id: 7n, address: a.address });
+      expect(cluster.namedLeader).toEqual({ id: 7n, address: a.address });
+      expect(removed).toEqual([]);
+    });
+
     it('a proposal waiting at the old leader is not asked again: its outcome is unknown', async () => {
       let hang = false;
       const old = await node({ onPropose: () => (hang ? new Promise(() => undefined) : undefined) });

@@ -100,6 +100,12 @@ function firstMessage<T>(stream: ClientReadableStream<T>, signal?: Cancellation)
 
 type TryFunction<T> = (connection: NodeConnection, deadlineMs: number, signal?: Cancellation) => Promise<Attempt<T>>;
 
+/** A leader the members' leader watches named: its member id and the address calls reach it at. */
+export interface NamedLeader {
+  readonly id: bigint;
+  readonly address: string;
+}
+
 /** A member's leader watch that ended is opened again after this, doubling up to the max. */
 const LEADER_WATCH_MIN_RETRY_MS = 100;
 const LEADER_WATCH_MAX_RETRY_MS = 2000;
@@ -117,7 +123,9 @@ export class ClusterClient {
   /** The highest term in which a member's leader watch named a leader (0: none yet). */
   private leaderTerm = 0;
   /** The leader the members' watches named last (kept when calls move on from an unreachable one). */
-  private namedLeaderAddress: string | undefined;
+  private namedLeaderValue: NamedLeader | undefined;
+  /** Told each time the members' watches name a leader other than the last (onLeaderNamed). */
+  private readonly leaderListeners = new Set<(leader: NamedLeader) => void>();
   /**
    * The leader a newer term's leader replaced, until its own leader watch speaks again: a leader
    * that went silent keeps its connections open, so a call sent there would wait for its deadline.
@@ -141,6 +149,20 @@ export class ClusterClient {
     const endpoints = this.options.endpoints;
     const address = endpoints[this.cursor % endpoints.length]!;
     return address === this.deposedAddress && endpoints.length > 1 ? endpoints[(this.cursor + 1) % endpoints.length]! : address;
+  }
+
+  /** The leader the members' leader watches named last (undefined until one has). */
+  get namedLeader(): NamedLeader | undefined {
+    return this.namedLeaderValue;
+  }
+
+  /**
+   * Calls `listener` each time the members' leader watches name a leader other than the one named
+   * last (the first included); returns what removes it.
+   */
+  onLeaderNamed(listener: (leader: NamedLeader) => void): () => void {
+    this.leaderListeners.add(listener);
+    return () => this.leaderListeners.delete(listener);
   }
 
   /** The replaced leader calls pass over for now (for tests). */
@@ -204,15 +226,18 @@ export class ClusterClient {
 
   /**
    * Opens a Follow stream (a read replica's feed) at the first reachable member, starting with the
-   * current target (the leader when known: it applies first), on the member's stream channel,
-   * asking to go on from `from` (an applied index and its entry's term) when given, and for no
-   * state larger than `maxSnapshotBytes` (0: any).
+   * leader the members' watches named when `fromLeader` (it applies first, and its feed leaves
+   * with its answers to this gateway's calls), else with the current target. On the member's
+   * stream channel, asking to go on from `from` (an applied index and its entry's term) when
+   * given, and for no state larger than `maxSnapshotBytes` (0: any).
    */
-  async openFollow(from: { readonly index: number; readonly term: number } | undefined, maxSnapshotBytes: number): Promise<ClientReadableStream<FollowMessage__Output>> {
+  async openFollow(from: { readonly index: number; readonly term: number } | undefined, maxSnapshotBytes: number, fromLeader = true): Promise<ClientReadableStream<FollowMessage__Output>> {
     this.assertOpen();
     const request = { ...(from === undefined ? {} : { from_index: from.index, from_term: from.term }), max_snapshot_bytes: maxSnapshotBytes };
+    const named = fromLeader ? this.namedLeaderValue?.address : undefined;
     for (let tries = 0; tries < this.options.endpoints.length; tries++) {
-      const connection = this.connectionTo(this.currentTarget);
+      const first = tries === 0 && named !== undefined && named !== this.deposedAddress;
+      const connection = this.connectionTo(first ? named : this.currentTarget);
       if (await connection.waitReady(this.nowMs() + CONNECT_WAIT_MS, 'streams')) return connection.streamClient.Follow(request);
       this.moveOn(connection);
     }
@@ -430,10 +455,12 @@ export class ClusterClient {
     if (term === this.leaderTerm && this.leaderAddress !== undefined) return;
     if (!this.connections.has(address) && this.connections.size >= MAX_CONNECTIONS_COUNT) return;
     this.leaderTerm = term;
-    const previous = this.leaderAddress ?? this.namedLeaderAddress;
+    const previous = this.leaderAddress ?? this.namedLeaderValue?.address;
+    const named = this.namedLeaderValue;
     this.leaderAddress = address;
-    this.namedLeaderAddress = address;
+    this.namedLeaderValue = { id: BigInt(status.leader_id), address };
     if (this.deposedAddress === address) this.deposedAddress = undefined;
+    if (named?.address !== address) for (const listener of [...this.leaderListeners]) listener(this.namedLeaderValue);
     if (previous === address) return;
     // Requests pausing between tries go to the new leader now.
     for (const resume of [...this.pausedTries]) resume();

@@ -345,3 +345,84 @@ describe('ReadReplica', () => {
     });
   });
 });
+
+describe('ReadReplica fed by a member other than the leader', () => {
+  const snapshotOf = (source: Applier, index: number) => ({ index: String(index), limits: null, chunk: Buffer.from(source.snapshot()), last: true });
+
+  it('moves its feed to the leader once synced, keeping its state, and stays there', async () => {
+    const source = Applier.create();
+    source.apply(3, { header: { id: 3n, username: '', authRevision: 0 }, operation: put('a', '1') });
+    const streams = [new FakeStream(), new FakeStream()];
+    const froms: (FollowFrom | undefined)[] = [];
+    let leader: bigint | undefined = 5n;
+    const replica = replicaWith(streams, 1 << 20, froms, { leader: () => leader, minMoveIntervalMs: 1000 });
+    replica.start();
+    await tick();
+    // Member 2 feeds it first (the leader was not reachable, or not known when it opened).
+    streams[0]!.send({ applied_index: '3', applied_term: '2', snapshot: snapshotOf(source, 3) });
+    streams[0]!.send({ applied_index: '6', applied_term: '3', entries: [entry(5, put('b', '2'))] });
+    await tick();
+    expect(replica.moveCount).toBe(1);
+    expect(streams[0]!.cancelled).toBe(true);
+    expect(froms).toEqual([undefined, { index: 6, term: 3 }]);
+    // A move is not a failure of the feed.
+    expect(replica.resyncCount).toBe(0);
+    streams[1]!.send({ member_id: '5', applied_index: '8', applied_term: '3', entries: [entry(7, put('a', '3'))] });
+    expect(replica.ready).toBe(true);
+    expect(replica.resumeCount).toBe(1);
+    expect(valueOf(replica, 'a')).toBe('3');
+    expect(valueOf(replica, 'b')).toBe('2');
+    // Fed by the leader: a leader change that names it again, or no leader, moves nothing.
+    replica.leaderChanged();
+    leader = undefined;
+    replica.leaderChanged();
+    await tick(20);
+    expect(replica.moveCount).toBe(1);
+    expect(streams[1]!.cancelled).toBe(false);
+    replica.stop();
+  });
+
+  it('moves at most once per interval, the interval doubling while moves do not reach the leader', async () => {
+    let ms = 0;
+    const streams = Array.from({ length: 4 }, () => new FakeStream());
+    const froms: (FollowFrom | undefined)[] = [];
+    const replica = replicaWith(streams, 1 << 20, froms, { leader: () => 9n, minMoveIntervalMs: 40, maxMoveIntervalMs: 60, now: () => ms });
+    replica.start();
+    await tick();
+    streams[0]!.send({ applied_index: '3', applied_term: '2', snapshot: snapshotOf(Applier.create(), 3) });
+    await tick();
+    expect(replica.moveCount).toBe(1);
+    // The next feed is again not the leader's (member 2): the next move waits for the interval.
+    streams[1]!.send({ applied_index: '4', applied_term: '2', entries: [entry(4, put('a', '1'))] });
+    await tick(20);
+    expect(replica.moveCount).toBe(1);
+    ms = 40;
+    await tick(60);
+    expect(replica.moveCount).toBe(2);
+    expect(froms).toEqual([undefined, { index: 3, term: 2 }, { index: 4, term: 2 }]);
+    // Not reached again: the interval doubled (80), bounded by maxMoveIntervalMs (60).
+    streams[2]!.send({ applied_index: '5', applied_term: '2', entries: [entry(5, put('a', '2'))] });
+    ms = 90;
+    await tick(80);
+    expect(replica.moveCount).toBe(2);
+    ms = 100;
+    replica.leaderChanged();
+    await tick();
+    expect(replica.moveCount).toBe(3);
+    expect(replica.resyncCount).toBe(0);
+    replica.stop();
+  });
+
+  it('without a leader to follow, stays with the member that feeds it', async () => {
+    const streams = [new FakeStream(), new FakeStream()];
+    const replica = replicaWith(streams);
+    replica.start();
+    await tick();
+    streams[0]!.send({ applied_index: '3', applied_term: '2', snapshot: snapshotOf(Applier.create(), 3) });
+    replica.leaderChanged();
+    await tick(20);
+    expect(replica.moveCount).toBe(0);
+    expect(streams[0]!.cancelled).toBe(false);
+    replica.stop();
+  });
+});
