@@ -41,9 +41,10 @@ export interface ReadReplicaOptions {
   /** Monotonic ms (default performance.now). */
   readonly now?: () => number;
   /**
-   * The member id of the leader when known. A feed from another member moves to the leader (see
-   * feedMoved), at most once per `minMoveIntervalMs` (default MIN_MOVE_INTERVAL_MS), an interval
-   * that doubles up to `maxMoveIntervalMs` (default MAX_MOVE_INTERVAL_MS) while moves do not reach it.
+   * The member id of the leader when known. A feed from another member moves to the leader once
+   * synced and whenever leaderChanged is called, at most once per `minMoveIntervalMs` (default
+   * MIN_MOVE_INTERVAL_MS), an interval that doubles up to `maxMoveIntervalMs` (default
+   * MAX_MOVE_INTERVAL_MS) while moves do not reach it. Without it the feed stays where it reached.
    */
   readonly leader?: () => bigint | undefined;
   readonly minMoveIntervalMs?: number;
