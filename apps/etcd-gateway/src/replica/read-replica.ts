@@ -66,10 +66,9 @@ export const TOO_LARGE_RETRY_MS = 60_000;
 /**
  * A feed from a member other than the leader moves to the leader at most this often. The leader
  * applies an entry before any follower can (a follower learns the commit from it), and its feed
- * then leaves with its answers to the gateway's writes: the gateway wakes once for both. Fed by a
- * follower, one client's puts ran at 0.85x the rate (rounds 0.72x-0.96x) for 1.23x the servers'
- * CPU per put. A move costs the replica the entries it applied meanwhile, read from the new member's
- * log (reads go to the members until they are in).
+ * then leaves with its answers to the gateway's writes, so the gateway can take both in one
+ * wake-up (docs/architecture.md has what an A/B measured). A move costs the replica the entries
+ * the new member applied meanwhile, read from its log (reads go to the members until they are in).
  */
 export const MIN_MOVE_INTERVAL_MS = 1000;
 /** The longest interval between moves that do not reach the leader (it is not reachable from here). */
