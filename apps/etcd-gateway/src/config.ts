@@ -99,7 +99,7 @@ export const gatewayConfigSchema = defineConfig({
     }),
     readReplicaFeedFromLeader: bool({
       default: true,
-      why: "feed the read replica from the leader: it applies first and its feed leaves with its answers (a feed from another member moves to the leader, at most once a second); off: from whichever member the feed reached, which keeps that work off the leader",
+      why: "feed the read replica from the leader, which applies first: a read right after a write through this gateway waits less (a feed from another member moves to the leader, at most once a second); off: from whichever member the feed reached, which keeps that work off the leader",
     }),
     readReplicaCatchUpWaitMs: int({ default: 200, min: 1, max: 10_000, why: 'a read waits this long for the replica to reach its index, then goes to a member (and the replica re-syncs)' }),
     readReplicaMaxBytes: int({ default: 1024 * 1024 * 1024, min: 1024 * 1024, max: 2 * 1024 * 1024 * 1024 - 1, why: 'largest state snapshot the read replica takes; a larger state leaves reads to the members' }),

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Applier, encodeApplyRequest, type ApplyOperation } from '@ward/etcd/apply';
 import type { FollowMessage__Output } from '@ward/etcd/proto';
 import { createLogger } from '@ward/platform/logging';
@@ -361,7 +361,7 @@ describe('ReadReplica fed by a member other than the leader', () => {
     // Member 2 feeds it first (the leader was not reachable, or not known when it opened).
     streams[0]!.send({ applied_index: '3', applied_term: '2', snapshot: snapshotOf(source, 3) });
     streams[0]!.send({ applied_index: '6', applied_term: '3', entries: [entry(5, put('b', '2'))] });
-    await tick();
+    await vi.waitFor(() => expect(froms).toHaveLength(2));
     expect(replica.moveCount).toBe(1);
     expect(streams[0]!.cancelled).toBe(true);
     expect(froms).toEqual([undefined, { index: 6, term: 3 }]);
@@ -390,24 +390,26 @@ describe('ReadReplica fed by a member other than the leader', () => {
     replica.start();
     await tick();
     streams[0]!.send({ applied_index: '3', applied_term: '2', snapshot: snapshotOf(Applier.create(), 3) });
-    await tick();
+    await vi.waitFor(() => expect(froms).toHaveLength(2));
     expect(replica.moveCount).toBe(1);
     // The next feed is again not the leader's (member 2): the next move waits for the interval.
     streams[1]!.send({ applied_index: '4', applied_term: '2', entries: [entry(4, put('a', '1'))] });
+    expect(replica.resumeCount).toBe(1);
     await tick(20);
     expect(replica.moveCount).toBe(1);
     ms = 40;
-    await tick(60);
+    await vi.waitFor(() => expect(froms).toHaveLength(3));
     expect(replica.moveCount).toBe(2);
     expect(froms).toEqual([undefined, { index: 3, term: 2 }, { index: 4, term: 2 }]);
-    // Not reached again: the interval doubled (80), bounded by maxMoveIntervalMs (60).
+    // Not reached again: the interval doubled (80), bounded by maxMoveIntervalMs (60): not before 100.
     streams[2]!.send({ applied_index: '5', applied_term: '2', entries: [entry(5, put('a', '2'))] });
+    expect(replica.resumeCount).toBe(2);
     ms = 90;
     await tick(80);
     expect(replica.moveCount).toBe(2);
     ms = 100;
     replica.leaderChanged();
-    await tick();
+    await vi.waitFor(() => expect(froms).toHaveLength(4));
     expect(replica.moveCount).toBe(3);
     expect(replica.resyncCount).toBe(0);
     replica.stop();
