@@ -65,10 +65,10 @@ export const APPLY_TURN_MS = 5;
 export const TOO_LARGE_RETRY_MS = 60_000;
 /**
  * A feed from a member other than the leader moves to the leader at most this often. The leader
- * applies an entry before any follower can (a follower learns the commit from it), and its feed
- * then leaves with its answers to the gateway's writes, so the gateway can take both in one
- * wake-up (docs/architecture.md has what an A/B measured). A move costs the replica the entries
- * the new member applied meanwhile, read from its log (reads go to the members until they are in).
+ * applies an entry before any follower can (a follower learns the commit from it), so a read right
+ * after a write through this gateway waits less for the replica (docs/architecture.md has what was
+ * measured). A move costs the replica the entries the new member applied meanwhile, read from its
+ * log (reads go to the members until they are in).
  */
 export const MIN_MOVE_INTERVAL_MS = 1000;
 /** The longest interval between moves that do not reach the leader (it is not reachable from here). */
