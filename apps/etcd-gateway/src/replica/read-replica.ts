@@ -140,6 +140,8 @@ export class ReadReplica {
   /** When the feed may move to the leader next (ms of `now`), and the interval after that move. */
   private moveNotBeforeMs = Number.NEGATIVE_INFINITY;
   private moveIntervalMs: number;
+  private readonly minMoveIntervalMs: number;
+  private readonly maxMoveIntervalMs: number;
   private moveTimer: NodeJS.Timeout | undefined;
   /** Cuts a compaction's dropped records in turns, never in one stall of the feed (KVStore.compactionPending). */
   private readonly compaction = new CompactionTurns({ target: () => this.synced?.applier, now: () => performance.now(), defer: (turn) => setImmediate(turn) });
@@ -155,12 +157,10 @@ export class ReadReplica {
     this.applyTurnMs = options.applyTurnMs ?? APPLY_TURN_MS;
     this.now = options.now ?? (() => performance.now());
     if (!(this.applyTurnMs > 0)) throw new TypeError(`ReadReplica: applyTurnMs must be positive, got ${this.applyTurnMs}`);
-    this.moveIntervalMs = options.minMoveIntervalMs ?? MIN_MOVE_INTERVAL_MS;
-    if (!(this.moveIntervalMs > 0) || !(this.moveIntervalMs <= this.maxMoveIntervalMs)) throw new TypeError(`ReadReplica: need 0 < minMoveIntervalMs <= maxMoveIntervalMs, got ${this.moveIntervalMs} and ${this.maxMoveIntervalMs}`);
-  }
-
-  private get maxMoveIntervalMs(): number {
-    return this.options.maxMoveIntervalMs ?? MAX_MOVE_INTERVAL_MS;
+    this.minMoveIntervalMs = options.minMoveIntervalMs ?? MIN_MOVE_INTERVAL_MS;
+    this.maxMoveIntervalMs = options.maxMoveIntervalMs ?? MAX_MOVE_INTERVAL_MS;
+    if (!(this.minMoveIntervalMs > 0) || !(this.minMoveIntervalMs <= this.maxMoveIntervalMs)) throw new TypeError(`ReadReplica: need 0 < minMoveIntervalMs <= maxMoveIntervalMs, got ${this.minMoveIntervalMs} and ${this.maxMoveIntervalMs}`);
+    this.moveIntervalMs = this.minMoveIntervalMs;
   }
 
   /** The replica holds a state it can serve reads from. */
@@ -220,7 +220,7 @@ export class ReadReplica {
     const leader = this.options.leader?.();
     if (leader === undefined) return;
     if (this.synced.context.memberId === leader) {
-      this.moveIntervalMs = this.options.minMoveIntervalMs ?? MIN_MOVE_INTERVAL_MS;
+      this.moveIntervalMs = this.minMoveIntervalMs;
       return;
     }
     const waitMs = this.moveNotBeforeMs - this.now();
