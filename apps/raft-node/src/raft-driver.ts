@@ -306,6 +306,7 @@ export class RaftDriver {
     const applied = this.applyEntries(rest);
     this.node.advance();
     if (rest.length > 0) this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
+    this.options.persistence.storage.pack(this.options.stateMachine.appliedIndex);
   }
 
   /**

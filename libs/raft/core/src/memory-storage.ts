@@ -3,8 +3,39 @@ import { CompactedError, SnapshotOutOfDateError, UnavailableError } from './erro
 import { limitSize } from './limit-size';
 import type { Storage } from './storage';
 import type { ConfState, Entry, HardState, Index, Snapshot, Term } from './types';
-import { EMPTY_CONF_STATE, EMPTY_HARD_STATE, EntryType } from './types';
+import { EMPTY_CONF_STATE, EMPTY_HARD_STATE, ENTRY_HEADER_BYTES, EntryType } from './types';
 import { EMPTY_BYTES } from '@ward/shared/bytes';
+
+/**
+ * Turns entries' data into one string of one character per byte and back. The host supplies it
+ * (the core does no I/O and uses no host buffers); {@link MemoryStorage} packs applied entries with
+ * it.
+ */
+export interface BytesAsText {
+  /** The bytes of `parts`, `totalBytes` in all, as one string of one character per byte. */
+  pack(parts: readonly Uint8Array[], totalBytes: number): string;
+  /** Characters [start, end) of a packed string as a new byte array. */
+  unpack(text: string, start: number, end: number): Uint8Array;
+}
+
+/**
+ * Applied entries are packed once at least this much of their data waits: a string this long is
+ * allocated as a large object, which a young-generation collection never copies.
+ */
+export const PACK_MIN_BYTES = 256 * 1024;
+/**
+ * The longest run of packed data (one string), unless a single entry is longer. Node.js keeps a
+ * decoded string under about 1 MiB in the heap and a longer one outside it, as external memory,
+ * which is what packing moves away from.
+ */
+export const PACK_RUN_MAX_BYTES = 1_000_000;
+
+/** Entries `first`, `first + 1`, ... whose data is one string; entry k's is [ends[k], ends[k + 1]). */
+interface PackedRun {
+  readonly first: Index;
+  readonly ends: readonly number[];
+  readonly text: string;
+}
 
 /**
  * The in-memory {@link Storage}: the live log tail, the latest snapshot and the HardState. The
@@ -17,10 +48,27 @@ import { EMPTY_BYTES } from '@ward/shared/bytes';
 export class MemoryStorage implements Storage {
   private hardState: HardState = EMPTY_HARD_STATE;
   private snap: Snapshot;
+  /** Position 0 is the dummy; entries through `packedLast` are stubs whose data is in `runs`. */
   private ents: Entry[];
+  /**
+   * The packed data of entries (`ents[0].index`, `packedLast`], in order of `first`. A run may
+   * start before the first entry kept (compaction keeps a run whole while any entry of it is
+   * kept) and, after a conflicting append, reach past `packedLast` (the rest is never read).
+   */
+  private runs: PackedRun[] = [];
+  private packedLast: Index = 0;
+  /** Data bytes of the entries in (`packedLast`, `scanned`], counted by `pack`, not packed yet. */
+  private scanned: Index = 0;
+  private scannedBytes = 0;
 
-  /** An empty log; `confState` is the membership of a brand-new cluster (index 0). */
-  constructor(confState: ConfState = EMPTY_CONF_STATE) {
+  /**
+   * An empty log; `confState` is the membership of a brand-new cluster (index 0). With
+   * `packing`, `pack` keeps applied entries' data in strings (see there).
+   */
+  constructor(
+    confState: ConfState = EMPTY_CONF_STATE,
+    private readonly packing?: BytesAsText,
+  ) {
     this.snap = { data: EMPTY_BYTES, metadata: { confState, index: 0, term: 0 } };
     this.ents = [dummy(0, 0)];
   }
@@ -39,7 +87,101 @@ export class MemoryStorage implements Storage {
     if (lo <= offset) throw new CompactedError(lo);
     assert(hi <= this.lastIndex() + 1, `entries' hi(${hi}) is out of bound lastindex(${this.lastIndex()})`);
     if (this.ents.length === 1) throw new UnavailableError(lo);
-    return limitSize(this.ents.slice(lo - offset, hi - offset), maxBytes);
+    if (lo > this.packedLast) return limitSize(this.ents.slice(lo - offset, hi - offset), maxBytes);
+    return this.unpacked(lo, hi, maxBytes);
+  }
+
+  /** Length of the data of entry `index`, valid in [firstIndex(), lastIndex()], without unpacking it. */
+  dataLength(index: Index): number {
+    const offset = this.ents[0]!.index;
+    if (index <= offset) throw new CompactedError(index);
+    if (index - offset >= this.ents.length) throw new UnavailableError(index);
+    if (index > this.packedLast) return this.ents[index - offset]!.data.length;
+    const run = this.runs[this.runAt(index)]!;
+    const k = index - run.first;
+    return run.ends[k + 1]! - run.ends[k]!;
+  }
+
+  /**
+   * Packs the data of entries through `through` (applied, so read again only for a follower
+   * catching up or a replica resuming) into strings, once at least PACK_MIN_BYTES of it waits:
+   * a log of many large entries then holds a few heap strings instead of a buffer per entry,
+   * whose memory outside the heap is what starts V8's full collections. Without a packer (the
+   * constructor's), does nothing.
+   */
+  pack(through: Index): void {
+    if (this.packing === undefined) return;
+    const offset = this.ents[0]!.index;
+    const last = Math.min(through, this.lastIndex());
+    for (let i = this.scanned + 1; i <= last; i++) this.scannedBytes += this.ents[i - offset]!.data.length;
+    if (last > this.scanned) this.scanned = last;
+    let i = this.packedLast + 1;
+    while (this.scannedBytes >= PACK_MIN_BYTES) {
+      const first = i;
+      const parts: Uint8Array[] = [];
+      const ends = [0];
+      let bytes = 0;
+      for (; i <= this.scanned; i++) {
+        const data = this.ents[i - offset]!.data;
+        if (parts.length > 0 && bytes + data.length > PACK_RUN_MAX_BYTES) break;
+        parts.push(data);
+        bytes += data.length;
+        ends.push(bytes);
+      }
+      this.runs.push({ first, ends, text: this.packing.pack(parts, bytes) });
+      for (let j = first; j < i; j++) {
+        const { term, index, type } = this.ents[j - offset]!;
+        this.ents[j - offset] = { term, index, type, data: EMPTY_BYTES };
+      }
+      this.packedLast = i - 1;
+      this.scannedBytes -= bytes;
+    }
+  }
+
+  /** Entries in [lo, hi) (lo in the packed part), size-limited as `entries`, their data unpacked. */
+  private unpacked(lo: Index, hi: Index, maxBytes: number): Entry[] {
+    const offset = this.ents[0]!.index;
+    const out: Entry[] = [];
+    let size = 0;
+    let r = this.runAt(lo);
+    for (let index = lo; index < hi; index++) {
+      const stub = this.ents[index - offset]!;
+      if (index > this.packedLast) {
+        size += ENTRY_HEADER_BYTES + stub.data.length;
+        if (out.length > 0 && size > maxBytes) break;
+        out.push(stub);
+        continue;
+      }
+      while (r + 1 < this.runs.length && this.runs[r + 1]!.first <= index) r++;
+      const run = this.runs[r]!;
+      const k = index - run.first;
+      const start = run.ends[k]!;
+      const end = run.ends[k + 1]!;
+      size += ENTRY_HEADER_BYTES + end - start;
+      if (out.length > 0 && size > maxBytes) break;
+      out.push({ term: stub.term, index, type: stub.type, data: this.packing!.unpack(run.text, start, end) });
+    }
+    return out;
+  }
+
+  /** Position in `runs` of the run holding packed entry `index`. */
+  private runAt(index: Index): number {
+    let lo = 0;
+    let hi = this.runs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.runs[mid]!.first <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Nothing packed and nothing counted: entries after `index` are all as appended. */
+  private unpackedAfter(index: Index): void {
+    this.runs = [];
+    this.packedLast = index;
+    this.scanned = index;
+    this.scannedBytes = 0;
   }
 
   term(index: Index): Term {
@@ -67,6 +209,7 @@ export class MemoryStorage implements Storage {
     if (this.snap.metadata.index >= index) throw new SnapshotOutOfDateError(index);
     this.snap = snapshot;
     this.ents = [dummy(index, snapshot.metadata.term)];
+    this.unpackedAfter(index);
   }
 
   /**
@@ -91,6 +234,8 @@ export class MemoryStorage implements Storage {
     const kept = this.ents.slice(i);
     kept[0] = dummy(compactIndex, this.ents[i]!.term);
     this.ents = kept;
+    if (compactIndex >= this.packedLast) this.unpackedAfter(compactIndex);
+    else while (this.runs.length > 1 && this.runs[1]!.first <= compactIndex + 1) this.runs.shift();
   }
 
   /**
@@ -105,8 +250,23 @@ export class MemoryStorage implements Storage {
     const from = first > entries[0]!.index ? first - entries[0]!.index : 0;
     const offset = entries[from]!.index - this.ents[0]!.index;
     assert(offset <= this.ents.length, `missing log entry [last: ${this.lastIndex()}, append at: ${entries[from]!.index}]`);
-    if (offset < this.ents.length) this.ents.length = offset;
+    if (offset < this.ents.length) {
+      this.ents.length = offset;
+      this.truncatedAfter(entries[from]!.index - 1);
+    }
     for (let i = from; i < entries.length; i++) this.ents.push(entries[i]!);
+  }
+
+  /** The log now ends at `last` (a conflicting append replaced what followed). */
+  private truncatedAfter(last: Index): void {
+    if (last < this.packedLast) {
+      this.packedLast = last;
+      while (this.runs.length > 0 && this.runs[this.runs.length - 1]!.first > last) this.runs.pop();
+    }
+    if (last < this.scanned) {
+      this.scanned = this.packedLast;
+      this.scannedBytes = 0;
+    }
   }
 }
 

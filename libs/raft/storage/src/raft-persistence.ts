@@ -18,6 +18,7 @@ import {
 } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
 import { chunksByteLength, joinChunks } from '@ward/shared/binary';
+import { latin1Packing } from './latin1-packing';
 import { SnapshotCorruptError, SnapshotTooLargeError, StateUnrecoverableError } from './errors';
 import { RAFT_STORAGE_DEFAULTS, RaftStorage, chunksOf, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
@@ -272,11 +273,10 @@ export class RaftPersistence {
   private catchUpStart(index: Index): Index {
     const first = Math.max(this.storage.firstIndex(), index - this.catchUpEntries + 1);
     if (first > index) return index + 1;
-    const tail = this.storage.entries(first, index + 1, Number.MAX_SAFE_INTEGER);
     let bytes = 0;
-    for (let i = tail.length - 1; i >= 0; i--) {
-      bytes += tail[i]!.data.length;
-      if (bytes > this.catchUpBytes) return tail[i]!.index + 1;
+    for (let i = index; i >= first; i--) {
+      bytes += this.storage.dataLength(i);
+      if (bytes > this.catchUpBytes) return i + 1;
     }
     return first;
   }
@@ -297,7 +297,7 @@ async function rebuild(
   options: RaftPersistenceOptions,
   dataInMemory: boolean,
 ): Promise<{ memory: MemoryStorage; snapshot: Snapshot | undefined; snapshotBytes: number }> {
-  const memory = new MemoryStorage(options.bootstrapConfState);
+  const memory = new MemoryStorage(options.bootstrapConfState, latin1Packing());
   let snapshot: Snapshot | undefined;
   let snapshotBytes = 0;
   if (state.snapshot !== undefined) {
