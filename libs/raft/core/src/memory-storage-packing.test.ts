@@ -2,7 +2,7 @@ import { SeededRng } from '@ward/shared/clock';
 import { describe, expect, it } from 'vitest';
 import { CompactedError, UnavailableError } from './errors';
 import { limitSize } from './limit-size';
-import { MemoryStorage, PACK_MIN_BYTES, PACK_RUN_MAX_BYTES, type BytesAsText } from './memory-storage';
+import { MemoryStorage, PACK_MIN_BYTES, PACK_RUN_MAX_BYTES, PACK_RUNS_PER_CALL, type BytesAsText } from './memory-storage';
 import type { Entry, Index, Term } from './types';
 import { EntryType, votersConfState } from './types';
 
@@ -108,6 +108,19 @@ describe('MemoryStorage packing of applied entries', () => {
     s.compact(20);
     expect(() => s.dataLength(20)).toThrow(CompactedError);
     expect(s.dataLength(21)).toBe(size);
+  });
+
+  it('packs at most PACK_RUNS_PER_CALL runs a call, the rest at the next', () => {
+    const packer = countingPacker();
+    const s = new MemoryStorage(votersConfState([1n]), packer);
+    const data = new Uint8Array(PACK_RUN_MAX_BYTES).fill(0x80);
+    const count = PACK_RUNS_PER_CALL + 2;
+    s.append(Array.from({ length: count }, (_, i) => ({ term: 1, index: i + 1, type: EntryType.Normal, data })));
+    s.pack(count);
+    expect(packer.packed.length).toBe(PACK_RUNS_PER_CALL);
+    s.pack(count);
+    expect(packer.packed.length).toBe(count);
+    expect(Buffer.from(s.entries(count, count + 1, 0)[0]!.data).equals(Buffer.from(data))).toBe(true);
   });
 
   it('keeps the entries appended unpacked, and returns them as appended, until they are packed', () => {

@@ -29,6 +29,8 @@ export const PACK_MIN_BYTES = 256 * 1024;
  * which is what packing moves away from.
  */
 export const PACK_RUN_MAX_BYTES = 1_000_000;
+/** Runs packed by one `pack` call at most: what is left waits for the next (an apply's turn stays short). */
+export const PACK_RUNS_PER_CALL = 8;
 
 /** Entries `first`, `first + 1`, ... whose data is one string; entry k's is [ends[k], ends[k + 1]). */
 interface PackedRun {
@@ -106,8 +108,8 @@ export class MemoryStorage implements Storage {
    * Packs the data of entries through `through` (applied, so read again only for a follower
    * catching up or a replica resuming) into strings, once at least PACK_MIN_BYTES of it waits:
    * a log of many large entries then holds a few heap strings instead of a buffer per entry,
-   * whose memory outside the heap is what starts V8's full collections. Without a packer (the
-   * constructor's), does nothing.
+   * whose memory outside the heap is what starts V8's full collections. At most PACK_RUNS_PER_CALL
+   * runs a call. Without a packer (the constructor's), does nothing.
    */
   pack(through: Index): void {
     if (this.packing === undefined) return;
@@ -116,7 +118,7 @@ export class MemoryStorage implements Storage {
     for (let i = this.scanned + 1; i <= last; i++) this.scannedBytes += this.ents[i - offset]!.data.length;
     if (last > this.scanned) this.scanned = last;
     let i = this.packedLast + 1;
-    while (this.scannedBytes >= PACK_MIN_BYTES) {
+    for (let runs = 0; runs < PACK_RUNS_PER_CALL && this.scannedBytes >= PACK_MIN_BYTES; runs++) {
       const first = i;
       const parts: Uint8Array[] = [];
       const ends = [0];
