@@ -5,38 +5,25 @@ import type { Storage } from './storage';
 import type { ConfState, Entry, HardState, Index, Snapshot, Term } from './types';
 import { EMPTY_CONF_STATE, EMPTY_HARD_STATE, ENTRY_HEADER_BYTES, EntryType } from './types';
 import { EMPTY_BYTES } from '@ward/shared/bytes';
+import { SlabPool } from './slab-pool';
 
-/**
- * Turns entries' data into one string of one character per byte and back. The host supplies it
- * (the core does no I/O and uses no host buffers); {@link MemoryStorage} packs applied entries with
- * it.
- */
-export interface BytesAsText {
-  /** The bytes of `parts`, `totalBytes` in all, as one string of one character per byte. */
-  pack(parts: readonly Uint8Array[], totalBytes: number): string;
-  /** Characters [start, end) of a packed string as a new byte array. */
-  unpack(text: string, start: number, end: number): Uint8Array;
-}
-
-/**
- * Applied entries are packed once at least this much of their data waits: a string this long is
- * allocated as a large object, which a young-generation collection never copies.
- */
+/** Applied entries are packed once at least this much of their data waits. */
 export const PACK_MIN_BYTES = 256 * 1024;
-/**
- * The longest run of packed data (one string), unless a single entry is longer. Node.js keeps a
- * decoded string under about 1 MiB in the heap and a longer one outside it, as external memory,
- * which is what packing moves away from.
- */
-export const PACK_RUN_MAX_BYTES = 1_000_000;
+/** The most data one run holds (one copy into a slab), unless a single entry is longer. */
+export const PACK_RUN_MAX_BYTES = 1024 * 1024;
 /** Runs packed by one `pack` call at most: what is left waits for the next (an apply's turn stays short). */
 export const PACK_RUNS_PER_CALL = 8;
+/** Size of the slabs packed data is copied into. */
+export const PACK_SLAB_BYTES = 4 * 1024 * 1024;
+/** Released slabs kept for reuse at most (1 GiB), per MemoryStorage. */
+export const PACK_FREE_SLABS_MAX = 256;
 
-/** Entries `first`, `first + 1`, ... whose data is one string; entry k's is [ends[k], ends[k + 1]). */
+/** Entries `first`, `first + 1`, ... whose data is in `slab`: entry k's at [start + ends[k], start + ends[k + 1]). */
 interface PackedRun {
   readonly first: Index;
   readonly ends: readonly number[];
-  readonly text: string;
+  readonly slab: Uint8Array;
+  readonly start: number;
 }
 
 /**
@@ -62,15 +49,10 @@ export class MemoryStorage implements Storage {
   /** Data bytes of the entries in (`packedLast`, `scanned`], counted by `pack`, not packed yet. */
   private scanned: Index = 0;
   private scannedBytes = 0;
+  private readonly slabs = new SlabPool(PACK_SLAB_BYTES, PACK_FREE_SLABS_MAX);
 
-  /**
-   * An empty log; `confState` is the membership of a brand-new cluster (index 0). With
-   * `packing`, `pack` keeps applied entries' data in strings (see there).
-   */
-  constructor(
-    confState: ConfState = EMPTY_CONF_STATE,
-    private readonly packing?: BytesAsText,
-  ) {
+  /** An empty log; `confState` is the membership of a brand-new cluster (index 0). */
+  constructor(confState: ConfState = EMPTY_CONF_STATE) {
     this.snap = { data: EMPTY_BYTES, metadata: { confState, index: 0, term: 0 } };
     this.ents = [dummy(0, 0)];
   }
@@ -93,6 +75,16 @@ export class MemoryStorage implements Storage {
     return this.unpacked(lo, hi, maxBytes);
   }
 
+  /** The last entry whose data is packed (`firstIndex() - 1` or less when none is). */
+  get lastPacked(): Index {
+    return this.packedLast;
+  }
+
+  /** Bytes of the slabs packed data is in, or kept for it. */
+  get packedSlabBytes(): number {
+    return this.slabs.heldBytes;
+  }
+
   /** Length of the data of entry `index`, valid in [firstIndex(), lastIndex()], without unpacking it. */
   dataLength(index: Index): number {
     const offset = this.ents[0]!.index;
@@ -106,13 +98,14 @@ export class MemoryStorage implements Storage {
 
   /**
    * Packs the data of entries through `through` (applied, so read again only for a follower
-   * catching up or a replica resuming) into strings, once at least PACK_MIN_BYTES of it waits:
-   * a log of many large entries then holds a few heap strings instead of a buffer per entry,
-   * whose memory outside the heap is what starts V8's full collections. At most PACK_RUNS_PER_CALL
-   * runs a call. Without a packer (the constructor's), does nothing.
+   * catching up or a replica resuming) into slabs reused as the log is compacted, once at least
+   * PACK_MIN_BYTES of it waits: each entry's own buffer is then let go soon after it was made,
+   * before a young-generation collection promotes it, and a log of large entries holds a few
+   * slabs allocated once instead of a buffer per entry, whose growth outside V8's heap is what
+   * starts full collections. Packed entries are returned as copies (`entries`). At most
+   * PACK_RUNS_PER_CALL runs a call.
    */
   pack(through: Index): void {
-    if (this.packing === undefined) return;
     const offset = this.ents[0]!.index;
     const last = Math.min(through, this.lastIndex());
     for (let i = this.scanned + 1; i <= last; i++) this.scannedBytes += this.ents[i - offset]!.data.length;
@@ -120,21 +113,24 @@ export class MemoryStorage implements Storage {
     let i = this.packedLast + 1;
     for (let runs = 0; runs < PACK_RUNS_PER_CALL && this.scannedBytes >= PACK_MIN_BYTES; runs++) {
       const first = i;
-      const parts: Uint8Array[] = [];
+      const room = this.slabs.room();
+      // The run fills what is left of the newest slab, or starts a new one.
+      const limit = Math.min(PACK_RUN_MAX_BYTES, this.ents[i - offset]!.data.length <= room ? room : PACK_SLAB_BYTES);
       const ends = [0];
       let bytes = 0;
       for (; i <= this.scanned; i++) {
-        const data = this.ents[i - offset]!.data;
-        if (parts.length > 0 && bytes + data.length > PACK_RUN_MAX_BYTES) break;
-        parts.push(data);
-        bytes += data.length;
+        const length = this.ents[i - offset]!.data.length;
+        if (ends.length > 1 && bytes + length > limit) break;
+        bytes += length;
         ends.push(bytes);
       }
-      this.runs.push({ first, ends, text: this.packing.pack(parts, bytes) });
+      const { bytes: slab, start } = this.slabs.place(bytes, i - 1);
       for (let j = first; j < i; j++) {
-        const { term, index, type } = this.ents[j - offset]!;
+        const { term, index, type, data } = this.ents[j - offset]!;
+        slab.set(data, start + ends[j - first]!);
         this.ents[j - offset] = { term, index, type, data: EMPTY_BYTES };
       }
+      this.runs.push({ first, ends, slab, start });
       this.packedLast = i - 1;
       this.scannedBytes -= bytes;
     }
@@ -161,7 +157,7 @@ export class MemoryStorage implements Storage {
       const end = run.ends[k + 1]!;
       size += ENTRY_HEADER_BYTES + end - start;
       if (out.length > 0 && size > maxBytes) break;
-      out.push({ term: stub.term, index, type: stub.type, data: this.packing!.unpack(run.text, start, end) });
+      out.push({ term: stub.term, index, type: stub.type, data: run.slab.slice(run.start + start, run.start + end) });
     }
     return out;
   }
@@ -181,6 +177,7 @@ export class MemoryStorage implements Storage {
   /** Nothing packed and nothing counted: entries after `index` are all as appended. */
   private unpackedAfter(index: Index): void {
     this.runs = [];
+    this.slabs.releaseAll();
     this.packedLast = index;
     this.scanned = index;
     this.scannedBytes = 0;
@@ -236,8 +233,12 @@ export class MemoryStorage implements Storage {
     const kept = this.ents.slice(i);
     kept[0] = dummy(compactIndex, this.ents[i]!.term);
     this.ents = kept;
-    if (compactIndex >= this.packedLast) this.unpackedAfter(compactIndex);
-    else while (this.runs.length > 1 && this.runs[1]!.first <= compactIndex + 1) this.runs.shift();
+    if (compactIndex >= this.packedLast) {
+      this.unpackedAfter(compactIndex);
+      return;
+    }
+    while (this.runs.length > 1 && this.runs[1]!.first <= compactIndex + 1) this.runs.shift();
+    this.slabs.releaseThrough(compactIndex);
   }
 
   /**

@@ -18,7 +18,6 @@ import {
 } from '@ward/raft/core';
 import { assert } from '@ward/shared/errors';
 import { chunksByteLength, joinChunks } from '@ward/shared/binary';
-import { latin1Packing } from './latin1-packing';
 import { SnapshotCorruptError, SnapshotTooLargeError, StateUnrecoverableError } from './errors';
 import { RAFT_STORAGE_DEFAULTS, RaftStorage, chunksOf, type BootReport, type RaftStorageOptions, type RecoveredState } from './raft-storage';
 import type { WalEntry, WalRecord } from './record';
@@ -297,7 +296,7 @@ async function rebuild(
   options: RaftPersistenceOptions,
   dataInMemory: boolean,
 ): Promise<{ memory: MemoryStorage; snapshot: Snapshot | undefined; snapshotBytes: number }> {
-  const memory = new MemoryStorage(options.bootstrapConfState, latin1Packing());
+  const memory = new MemoryStorage(options.bootstrapConfState);
   let snapshot: Snapshot | undefined;
   let snapshotBytes = 0;
   if (state.snapshot !== undefined) {
