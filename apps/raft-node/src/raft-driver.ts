@@ -124,6 +124,11 @@ export class RaftDriver {
     }
   }
 
+  /** Bytes of the slabs the in-memory log keeps applied entries' data in (in use and kept for reuse). */
+  get logPackedBytes(): number {
+    return this.options.persistence.storage.packedSlabBytes;
+  }
+
   /** Bytes of entry data applied since the last snapshot. */
   get appliedBytesSinceSnapshot(): number {
     return this.bytesSinceSnapshot;
