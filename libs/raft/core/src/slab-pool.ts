@@ -17,7 +17,7 @@ interface SlabInUse {
  */
 export class SlabPool {
   private readonly inUse: SlabInUse[] = [];
-  private free: Uint8Array[] = [];
+  private readonly free: Uint8Array[] = [];
   /** Bytes placed in the newest slab in use. */
   private used = 0;
 
