@@ -445,7 +445,6 @@ export class Member implements NodeCore {
     this.metrics.watch(this.watches.streamCount, this.watches.watcherCount);
     this.metrics.progress(this.stateMachine.appliedIndex, this.node.basicStatus().commit);
     this.metrics.store(this.stateMachine.applier.keySpaceView.retainedBytes, this.quota.limitBytes);
-    this.metrics.logPacked(this.driver.logPackedBytes);
   }
 
   /**

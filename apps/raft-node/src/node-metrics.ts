@@ -15,8 +15,6 @@ export interface NodeMetrics {
   undecodableEntry(): void;
   /** The store's size as the backend quota measures it, and the quota (0: none). */
   store(retainedBytes: number, quotaBytes: number | undefined): void;
-  /** Bytes of the slabs holding the in-memory log's packed entry data. */
-  logPacked(bytes: number): void;
 }
 
 export function createNodeMetrics(metrics: Metrics): NodeMetrics {
@@ -38,7 +36,6 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
   const undecodable = metrics.counter({ name: 'undecodable_entries_total', help: 'Committed entries that did not decode (skipped).' });
   const retained = metrics.gauge({ name: 'store_retained_bytes', help: 'Size of the retained records as the backend quota counts them (key + value + 256 per version).' });
   const quota = metrics.gauge({ name: 'quota_backend_bytes', help: 'The backend quota in force (0: none).' });
-  const logPacked = metrics.gauge({ name: 'log_packed_slab_bytes', help: "Slabs holding applied entries' data in the in-memory Raft log (in use and kept for reuse)." });
   return {
     proposal(outcome, seconds) {
       proposals.inc({ outcome });
@@ -73,9 +70,6 @@ export function createNodeMetrics(metrics: Metrics): NodeMetrics {
     store(retainedBytes, quotaBytes) {
       retained.set(retainedBytes);
       quota.set(quotaBytes ?? 0);
-    },
-    logPacked(bytes) {
-      logPacked.set(bytes);
     },
   };
 }

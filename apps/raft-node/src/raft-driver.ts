@@ -124,11 +124,6 @@ export class RaftDriver {
     }
   }
 
-  /** Bytes of the slabs the in-memory log keeps applied entries' data in (in use and kept for reuse). */
-  get logPackedBytes(): number {
-    return this.options.persistence.storage.packedSlabBytes;
-  }
-
   /** Bytes of entry data applied since the last snapshot. */
   get appliedBytesSinceSnapshot(): number {
     return this.bytesSinceSnapshot;
@@ -311,7 +306,6 @@ export class RaftDriver {
     const applied = this.applyEntries(rest);
     this.node.advance();
     if (rest.length > 0) this.options.hooks.onApplied(applied, this.options.stateMachine.appliedIndex);
-    this.options.persistence.storage.pack(this.options.stateMachine.appliedIndex);
   }
 
   /**

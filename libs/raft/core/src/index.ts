@@ -43,7 +43,7 @@ export type { RaftMutation } from './mutations';
 export { RAFT_MUTATIONS } from './mutations';
 export type { ReadOnlyOption } from './read-only';
 export type { Storage } from './storage';
-export { MemoryStorage, PACK_MIN_BYTES, PACK_RUN_MAX_BYTES, PACK_RUNS_PER_CALL, PACK_SLAB_BYTES } from './memory-storage';
+export { MemoryStorage } from './memory-storage';
 export type { Ready } from './ready';
 export type { ProgressStatus, Status } from './status';
 export { ProgressState } from './progress';

@@ -272,10 +272,11 @@ export class RaftPersistence {
   private catchUpStart(index: Index): Index {
     const first = Math.max(this.storage.firstIndex(), index - this.catchUpEntries + 1);
     if (first > index) return index + 1;
+    const tail = this.storage.entries(first, index + 1, Number.MAX_SAFE_INTEGER);
     let bytes = 0;
-    for (let i = index; i >= first; i--) {
-      bytes += this.storage.dataLength(i);
-      if (bytes > this.catchUpBytes) return i + 1;
+    for (let i = tail.length - 1; i >= 0; i--) {
+      bytes += tail[i]!.data.length;
+      if (bytes > this.catchUpBytes) return tail[i]!.index + 1;
     }
     return first;
   }
