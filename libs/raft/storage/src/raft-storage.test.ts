@@ -85,6 +85,30 @@ describe('RaftStorage boot', () => {
     await storage.close();
   });
 
+  it('keeps an older snapshot file only while the log still continues it', async () => {
+    // A catch-up tail of 10 entries: once the log is released past the older snapshot, that file
+    // could never be booted from and goes, whatever retainSnapshots allows.
+    const { storage } = await RaftStorage.open(options({ retainSnapshots: 2, catchUpEntries: 10 }));
+    await writeEntries(storage, 1, 600, 600);
+    await storage.saveSnapshot({ index: 200, term: 1, data: stateData(200) });
+    const kept = await storage.saveSnapshot({ index: 210, term: 1, data: stateData(210) });
+    // The log still reaches back past 200 (released only up to 201): both files stay.
+    expect(storage.wal.oldestSegmentFirstIndex()).toBeLessThanOrEqual(201);
+    expect(kept.purgedSnapshots).toEqual([]);
+    expect((await storage.snapshots.list()).map((s) => s.index)).toEqual([210, 200]);
+    const far = await storage.saveSnapshot({ index: 590, term: 1, data: stateData(590) });
+    expect(far.releasedSegments.length).toBeGreaterThan(0);
+    expect(storage.wal.oldestSegmentFirstIndex()).toBeGreaterThan(211);
+    expect((await storage.snapshots.list()).map((s) => s.index)).toEqual([590]);
+    expect(far.purgedSnapshots).toHaveLength(2);
+    await storage.close();
+    // And it boots from the one it kept.
+    const { storage: reopened, state } = await RaftStorage.open(options({ catchUpEntries: 10 }));
+    expect(state.snapshot!.index).toBe(590);
+    expect(state.entries.map((e) => e.index)).toEqual(Array.from({ length: 10 }, (_, i) => 591 + i));
+    await reopened.close();
+  });
+
   it('a broken newest snapshot is reported, renamed .broken, and the previous one is used', async () => {
     const { storage } = await RaftStorage.open(options({ catchUpEntries: 1000 }));
     await writeEntries(storage, 1, 300, 300);

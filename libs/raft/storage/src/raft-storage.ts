@@ -17,7 +17,10 @@ export interface RaftStorageOptions {
   readonly wal?: Omit<WalOptions, 'dir' | 'metadata'>;
   /** Largest snapshot written or loaded. Default MAX_SNAPSHOT_BYTES (@ward/raft/core). */
   readonly maxSnapshotBytes?: number;
-  /** Snapshot files kept after a new one is saved. Default 2. */
+  /**
+   * Snapshot files kept after a new one is saved, at most. Default 2. An older one is kept only
+   * while the log still continues it (see compact).
+   */
   readonly retainSnapshots?: number;
   /**
    * Entries kept in the log behind a new snapshot, so a slightly lagging follower (or a fallback
@@ -124,13 +127,18 @@ export class RaftStorage {
   /**
    * Releases log segments and old snapshot files behind a durable snapshot at `position`: the
    * segments wholly before `keepFrom` or before `index - catchUpEntries + 1`, whichever is later
-   * (`keepFrom` shortens the catch-up tail, e.g. to bound its bytes; it never lengthens it).
+   * (`keepFrom` shortens the catch-up tail, e.g. to bound its bytes; it never lengthens it), then
+   * all but the newest `retainSnapshots` files and any older one the log no longer continues.
    */
   async compact(position: SnapshotPosition, keepFrom?: number): Promise<{ releasedSegments: string[]; purgedSnapshots: string[] }> {
     const byCount = position.index - this.catchUpEntries + 1;
     if (keepFrom !== undefined && (!Number.isSafeInteger(keepFrom) || keepFrom > position.index + 1)) throw new TypeError(`compact: keepFrom must be an integer at most ${position.index + 1}, got ${keepFrom}`);
     const releasedSegments = await this.wal.releaseTo(Math.max(0, byCount, keepFrom ?? 0));
-    const purgedSnapshots = await this.snapshots.purge(this.retainSnapshots);
+    // An older file is a fallback for a damaged newest one only while the log still holds every
+    // entry after it; once the log no longer reaches back to it (its catch-up tail is shorter than
+    // the distance between snapshots, as at a large state), it is a whole state's copy for nothing.
+    const logFrom = this.wal.oldestSegmentFirstIndex();
+    const purgedSnapshots = await this.snapshots.purge(this.retainSnapshots, (info) => info.index + 1 >= logFrom);
     return { releasedSegments, purgedSnapshots };
   }
 

@@ -177,6 +177,14 @@ export class Wal {
     return { ...this.counters, queuedBytes: this.queuedBytes, segmentCount: this.segments.length };
   }
 
+  /**
+   * The index the oldest retained segment was cut at: no entry below it is left unless written
+   * again later (a conflict's rewrite), so a snapshot below `index - 1` is not continued by the log.
+   */
+  oldestSegmentFirstIndex(): number {
+    return this.segments[0]!.firstIndex;
+  }
+
   /** Names of the retained segment files, oldest first. */
   segmentNames(): string[] {
     return this.segments.map((segment) => segment.name);
