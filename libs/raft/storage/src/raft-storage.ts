@@ -137,8 +137,7 @@ export class RaftStorage {
     // An older file is a fallback for a damaged newest one only while the log still holds every
     // entry after it; once the log no longer reaches back to it (its catch-up tail is shorter than
     // the distance between snapshots, as at a large state), it is a whole state's copy for nothing.
-    const logFrom = this.wal.oldestSegmentFirstIndex();
-    const purgedSnapshots = await this.snapshots.purge(this.retainSnapshots, (info) => info.index + 1 >= logFrom);
+    const purgedSnapshots = await this.snapshots.purge(this.retainSnapshots, this.wal.oldestSegmentFirstIndex() - 1);
     return { releasedSegments, purgedSnapshots };
   }
 

@@ -80,8 +80,8 @@ describe('SnapshotStore', () => {
     expect((await store.list()).map((s) => s.index)).toEqual([30, 20, 10]);
     expect(await store.purge(2)).toEqual(['0000000000000001-000000000000000a.snap']);
     expect((await store.list()).map((s) => s.index)).toEqual([30, 20]);
-    // An older file the caller calls unusable goes even within `keep`; the newest never does.
-    expect(await store.purge(2, (info) => info.index > 40)).toEqual(['0000000000000003-0000000000000014.snap']);
+    // An older file below `olderFrom` goes even within `keep`; the newest never does.
+    expect(await store.purge(2, 41)).toEqual(['0000000000000003-0000000000000014.snap']);
     expect((await store.list()).map((s) => s.index)).toEqual([30]);
   });
 

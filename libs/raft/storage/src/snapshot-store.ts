@@ -264,12 +264,12 @@ export class SnapshotStore {
   }
 
   /**
-   * Deletes all but the newest `keep` snapshot files, and older ones among those that `usable`
-   * refuses (the newest is always kept); returns the deleted names.
+   * Deletes all but the newest `keep` snapshot files, and among those any older one below index
+   * `olderFrom` (the newest is always kept); returns the deleted names.
    */
-  async purge(keep: number, usable: (info: SnapshotFileInfo) => boolean = () => true): Promise<string[]> {
+  async purge(keep: number, olderFrom = 0): Promise<string[]> {
     if (!Number.isSafeInteger(keep) || keep < 1) throw new TypeError(`SnapshotStore.purge: keep must be a positive integer, got ${keep}`);
-    const doomed = (await this.list()).filter((info, rank) => rank >= keep || (rank > 0 && !usable(info)));
+    const doomed = (await this.list()).filter((info, rank) => rank >= keep || (rank > 0 && info.index < olderFrom));
     for (const info of doomed) await unlink(join(this.dir, info.file));
     if (doomed.length > 0) await fsyncDirectory(this.dir);
     return doomed.map((info) => info.file);
