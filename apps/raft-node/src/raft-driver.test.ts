@@ -289,28 +289,32 @@ describe('RaftDriver snapshot triggers', () => {
     const { members } = await startMembers(3, 1000, undefined, 100);
     await until(() => members.some((m) => m.driver.isLeader) && members.every((m) => m.driver.leader !== NO_NODE));
     const revision = (m: Member): number => m.stateMachine.applier.keySpaceView.currentRevision;
+    // Each large value is larger than the whole state before it, so its entry alone is past the
+    // bytes trigger (the last snapshot's size) whenever it is applied: however the snapshots fall
+    // between the applies, each member's last one ends up holding all three values, and nothing
+    // applied after it counts toward the next.
+    const LARGE_PUTS = 3;
     const large = (i: number): Uint8Array =>
-      encodeApplyRequest({ header: { id: BigInt(1000 + i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`large${i}`), value: new Uint8Array(1500).fill(i) } } });
-    for (let i = 1; i <= 4; i++) {
+      encodeApplyRequest({ header: { id: BigInt(1000 + i), username: '', authRevision: 0 }, operation: { type: 'put', request: { key: new TextEncoder().encode(`large${i}`), value: new Uint8Array(1500 * 2 ** (i - 1)).fill(i) } } });
+    for (let i = 1; i <= LARGE_PUTS; i++) {
       await proposeAtLeader(members, large(i));
       await until(() => members.every((m) => revision(m) === 1 + i));
     }
-    // Snapshots by count or bytes follow the first puts, the last of a state of about 4.5 KB,
-    // past the floor (the fourth put is short of its bytes).
-    await until(() => members.every((m) => m.snapshots.some((s) => s.revision >= 4)));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => members.every((m) => m.snapshots.some((s) => s.revision === 1 + LARGE_PUTS)));
     const first = members.map((m) => m.snapshots.at(-1)!);
-    const trigger = Math.min(...first.map((s) => Math.floor(s.bytes / 100)));
+    members.forEach((m) => expect(m.driver.appliedBytesSinceSnapshot).toBe(0));
+    const triggers = first.map((s) => Math.floor(s.bytes / 100));
+    const trigger = Math.min(...triggers);
     expect(trigger).toBeGreaterThan(40);
     // Small puts: fewer entries than bytes / 100 (and fewer bytes than the snapshot): none taken,
     // where the configured count would have taken one every 3 entries.
     let next = 1;
     for (; next <= trigger - 5; next++) await proposeAtLeader(members, put(next));
-    await until(() => members.every((m) => revision(m) === 4 + next));
+    await until(() => members.every((m) => revision(m) === LARGE_PUTS + next));
     await new Promise((resolve) => setTimeout(resolve, 200));
     members.forEach((m, k) => expect(m.snapshots.at(-1)).toBe(first[k]));
     // Then the count is reached: a snapshot, no sooner than bytes / 100 entries after the last.
-    for (const last = next + 15; next <= last; next++) await proposeAtLeader(members, put(next));
+    for (const last = Math.max(...triggers) + 5; next <= last; next++) await proposeAtLeader(members, put(next));
     await until(() => members.every((m, k) => m.snapshots.at(-1) !== first[k]));
     members.forEach((m, k) => expect(m.snapshots.at(-1)!.index - first[k]!.index).toBeGreaterThanOrEqual(Math.floor(first[k]!.bytes / 100)));
     expect(members.flatMap((m) => m.violations)).toEqual([]);
