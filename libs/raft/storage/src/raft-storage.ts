@@ -101,8 +101,8 @@ export class RaftStorage {
 
   /**
    * Persists a snapshot of the state machine taken at `index`: the file (atomically), then its
-   * marker in the log (synced), then compaction: log segments wholly before
-   * `index - catchUpEntries + 1` and all but the newest `retainSnapshots` files are deleted.
+   * marker in the log (synced), then compaction behind it (compact: log segments wholly before
+   * `index - catchUpEntries + 1`, then the snapshot files it no longer needs).
    * `restartsLog` is for a snapshot installed from the leader, which replaces the whole log; its
    * `hardState` (commit at least the snapshot's index) is then written in the same record.
    */
