@@ -3,6 +3,8 @@
 // (<name>: etcd-gateway, raft-node or the script's file name). Lines:
 //   <epoch ms> minor|major|incremental|weakcb <pause ms>
 //   <epoch ms> usage <minor page faults so far> <CPU µs so far> <heap used bytes>
+//   <epoch ms> stall <ms>   (the event loop was held past a 10 ms timer by 30 ms or more: the
+//                            time is when the timer was due, the figure how late it ran)
 // A pause is logged when Node hands it to the observer (a task or more after it happened), with
 // the time it began. Without GC_LOG_DIR the preload does nothing. Summarise a run with
 // `node tools/gc-log.mjs --summary DIR`: per file, the pauses by kind (count, mean, longest, how
@@ -17,6 +19,9 @@ const KINDS = {
   [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
 };
+/** A timer's lateness from which a stall is logged, and the timer's period. */
+const STALL_LOG_MS = 30;
+const STALL_PROBE_MS = 10;
 /** Lines held between two writes; more are dropped (a process that collects that often is broken anyway). */
 const MAX_PENDING_LINES = 10_000;
 
@@ -41,6 +46,13 @@ function record(dir) {
     appendFileSync(file, `${pending.join('\n')}\n`);
     pending = [];
   };
+  let due = Date.now() + STALL_PROBE_MS;
+  setInterval(() => {
+    const now = Date.now();
+    const late = now - due;
+    if (late >= STALL_LOG_MS && pending.length < MAX_PENDING_LINES) pending.push(`${due} stall ${late}`);
+    due = now + STALL_PROBE_MS;
+  }, STALL_PROBE_MS).unref();
   setInterval(flush, 1000).unref();
   process.on('exit', flush);
 }
