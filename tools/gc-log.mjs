@@ -7,7 +7,7 @@
 //                            time is when the timer was due, the figure how late it ran)
 // A pause is logged when Node hands it to the observer (a task or more after it happened), with
 // the time it began. Without GC_LOG_DIR the preload does nothing. Summarise a run with
-// `node tools/gc-log.mjs --summary DIR`: per file, the pauses by kind (count, mean, longest, how
+// `node tools/gc-log.mjs --summary DIR`: per file, the pauses by kind and the stalls (count, mean, longest, how
 // many over 10 ms) and the page faults per scavenge.
 import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
