@@ -1,19 +1,24 @@
-// What serving a unary call costs the server, by serving path: grpc-js's call machinery, or the
-// direct path off the HTTP/2 stream (src/unary-streams.ts). The server runs in a child process
-// answering a small fixed response (as the gateway answers a read from its replica); a grpc-js
-// client here keeps `BENCH_CONCURRENCY` calls in flight over 4 connections. Rounds alternate the
-// two paths so machine drift hits both; each row is one round.
+// What serving a unary call costs the server, by serving path: grpc-js's call machinery, the
+// direct path off node:http2's stream (src/unary-streams.ts), or HTTP/2 frames read and written by
+// the server itself (bench/h2-frames.ts, a measurement of that lever, not a served path). The server
+// runs in a child process answering a small fixed response (as the gateway answers a read from its
+// replica); a grpc-js client here keeps `BENCH_CONCURRENCY` calls in flight over 4 connections.
+// Rounds alternate the paths so machine drift hits each alike; each row is one round.
 //
 //   npx tsx libs/platform/grpc-server/bench/unary.bench.ts    (BENCH_DURATION_MS, BENCH_ROUNDS)
 import { fork, type ChildProcess } from 'node:child_process';
 import { Metadata, credentials, makeGenericClientConstructor, type Client, type ServiceDefinition } from '@grpc/grpc-js';
 import { createLogger } from '@ward/platform/logging';
 import { createGrpcServer } from '../src/index';
+import { listenFrames } from './h2-frames';
 
 const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const CONNECTIONS = 4;
+const PATHS = ['grpc-js', 'direct', 'frames'] as const;
+type ServingPath = (typeof PATHS)[number];
+const TOKEN = 'abcdefghijklmnop.42';
 const RESPONSE = Buffer.alloc(120, 7);
 type StoreClient = Client & { Get(request: Buffer, metadata: Metadata, callback: (error: Error | null) => void): void };
 const raw = (value: Buffer): Buffer => value;
@@ -22,7 +27,26 @@ const definition: ServiceDefinition = {
 };
 
 /** The child: serves Get and reports its CPU time when asked. */
-async function child(direct: boolean): Promise<void> {
+async function child(path: ServingPath): Promise<void> {
+  if (path === 'frames') {
+    let served = 0;
+    const { server, port } = await listenFrames((headers, body) => {
+      // What the other paths' handler reads, checked: the decoded headers must be the client's.
+      if (headers[':path'] !== '/bench.Store/Get' || headers['token'] !== TOKEN || body.length !== 5 + 'bench/key-1'.length) throw new Error(`h2-frames: unexpected call ${JSON.stringify(headers)}`);
+      served++;
+      return RESPONSE;
+    });
+    process.on('message', (message) => {
+      if (message === 'cpu') {
+        const usage = process.cpuUsage();
+        process.send!({ cpuUs: usage.user + usage.system, counts: { frames: served } });
+      }
+      if (message === 'stop') server.close(() => process.exit(0));
+    });
+    process.send!({ port });
+    return;
+  }
+  const direct = path === 'direct';
   const server = createGrpcServer({
     host: '127.0.0.1',
     port: 0,
@@ -49,7 +73,7 @@ async function child(direct: boolean): Promise<void> {
 /** A token in the metadata of every call, as etcd clients send one. */
 function withToken(): Metadata {
   const metadata = new Metadata();
-  metadata.set('token', 'abcdefghijklmnop.42');
+  metadata.set('token', TOKEN);
   return metadata;
 }
 
@@ -60,8 +84,8 @@ function ask<T>(proc: ChildProcess, message: string): Promise<T> {
   });
 }
 
-async function round(direct: boolean): Promise<{ direct: boolean; callsPerSecond: number; serverCpuUsPerCall: number }> {
-  const proc = fork(new URL(import.meta.url).pathname, ['child', String(direct)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function round(path: ServingPath): Promise<{ path: ServingPath; callsPerSecond: number; serverCpuUsPerCall: number }> {
+  const proc = fork(new URL(import.meta.url).pathname, ['child', path], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise<{ port: number }>((resolve) => proc.once('message', (m) => resolve(m as { port: number })));
   const Store = makeGenericClientConstructor(definition, 'Store');
   const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as StoreClient);
@@ -80,24 +104,25 @@ async function round(direct: boolean): Promise<{ direct: boolean; callsPerSecond
   const started = performance.now();
   const calls = (await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => loop(started + DURATION_MS, w)))).reduce((a, b) => a + b, 0);
   const elapsed = performance.now() - started;
-  const after = await ask<{ cpuUs: number; counts: { direct: number; grpcJs: number } }>(proc, 'cpu');
-  if ((after.counts.direct > 0) !== direct) throw new Error(`round ${direct ? 'direct' : 'grpc-js'} served ${JSON.stringify(after.counts)}`);
+  const after = await ask<{ cpuUs: number; counts: { direct?: number; grpcJs?: number; frames?: number } }>(proc, 'cpu');
+  const servedBy = { 'grpc-js': after.counts.grpcJs ?? 0, direct: after.counts.direct ?? 0, frames: after.counts.frames ?? 0 };
+  if (servedBy[path] < calls || PATHS.some((other) => other !== path && servedBy[other] > 0)) throw new Error(`round ${path} served ${JSON.stringify(after.counts)}`);
   for (const client of clients) client.close();
   proc.send('stop');
   await new Promise((resolve) => proc.once('exit', resolve));
-  return { direct, callsPerSecond: Math.round((calls / elapsed) * 1000), serverCpuUsPerCall: Math.round((after.cpuUs - before.cpuUs) / calls) };
+  return { path, callsPerSecond: Math.round((calls / elapsed) * 1000), serverCpuUsPerCall: Math.round((after.cpuUs - before.cpuUs) / calls) };
 }
 
 async function main(): Promise<void> {
   console.log(`unary call server cost, ${CONCURRENCY} in flight over ${CONNECTIONS} connections, ${DURATION_MS} ms per round, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' / ')}`);
   console.log('| path | calls/s | server CPU µs/call |\n| --- | ---: | ---: |');
   for (let i = 0; i < ROUNDS; i++) {
-    for (const direct of [false, true]) {
-      const row = await round(direct);
-      console.log(`| ${row.direct ? 'direct' : 'grpc-js'} | ${row.callsPerSecond} | ${row.serverCpuUsPerCall} |`);
+    for (const path of PATHS) {
+      const row = await round(path);
+      console.log(`| ${row.path} | ${row.callsPerSecond} | ${row.serverCpuUsPerCall} |`);
     }
   }
 }
 
-if (process.argv[2] === 'child') void child(process.argv[3] === 'true');
+if (process.argv[2] === 'child') void child(process.argv[3] as ServingPath);
 else void main();
