@@ -1,5 +1,6 @@
 // What serving a unary call costs the server, by serving path: grpc-js's call machinery, the
-// direct path off node:http2's stream (src/unary-streams.ts), or HTTP/2 frames read and written by
+// direct path off node:http2's stream (src/unary-streams.ts), a bare node:http2 handler with none
+// of ward's server around it (what node:http2 itself costs), or HTTP/2 frames read and written by
 // the server itself (bench/h2-frames.ts, a measurement of that lever, not a served path). The server
 // runs in a child process answering a small fixed response (as the gateway answers a read from its
 // replica); a grpc-js client here keeps `BENCH_CONCURRENCY` calls in flight over 4 connections.
@@ -7,6 +8,7 @@
 //
 //   npx tsx libs/platform/grpc-server/bench/unary.bench.ts    (BENCH_DURATION_MS, BENCH_ROUNDS)
 import { fork, type ChildProcess } from 'node:child_process';
+import { createServer as createHttp2Server } from 'node:http2';
 import { Metadata, credentials, makeGenericClientConstructor, type Client, type ServiceDefinition } from '@grpc/grpc-js';
 import { createLogger } from '@ward/platform/logging';
 import { createGrpcServer } from '../src/index';
@@ -16,7 +18,7 @@ const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const CONNECTIONS = 4;
-const PATHS = ['grpc-js', 'direct', 'frames'] as const;
+const PATHS = ['grpc-js', 'direct', 'node:http2', 'frames'] as const;
 type ServingPath = (typeof PATHS)[number];
 const TOKEN = 'abcdefghijklmnop.42';
 const RESPONSE = Buffer.alloc(120, 7);
@@ -26,8 +28,42 @@ const definition: ServiceDefinition = {
   Get: { path: '/bench.Store/Get', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
 };
 
+/** Answers the parent's 'cpu' with the child's CPU time and its calls by path, and stops on 'stop'. */
+function reportWhenAsked(counts: () => Partial<Record<ServingPath, number>>, stop: () => void): void {
+  process.on('message', (message) => {
+    if (message === 'cpu') {
+      const usage = process.cpuUsage();
+      process.send!({ cpuUs: usage.user + usage.system, counts: counts() });
+    }
+    if (message === 'stop') stop();
+  });
+}
+
 /** The child: serves Get and reports its CPU time when asked. */
 async function child(path: ServingPath): Promise<void> {
+  if (path === 'node:http2') {
+    let served = 0;
+    const server = createHttp2Server();
+    server.on('stream', (stream, headers) => {
+      const pieces: Buffer[] = [];
+      stream.on('data', (piece: Buffer) => pieces.push(piece));
+      stream.on('end', () => {
+        if (headers['token'] !== TOKEN || Buffer.concat(pieces).length !== 5 + 'bench/key-1'.length) throw new Error(`node:http2: unexpected call ${JSON.stringify(headers)}`);
+        served++;
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
+        stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'OK' }));
+        const framed = Buffer.allocUnsafe(5 + RESPONSE.length);
+        framed[0] = 0;
+        framed.writeUInt32BE(RESPONSE.length, 1);
+        RESPONSE.copy(framed, 5);
+        stream.end(framed);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    reportWhenAsked(() => ({ 'node:http2': served }), () => server.close(() => process.exit(0)));
+    process.send!({ port: (server.address() as { port: number }).port });
+    return;
+  }
   if (path === 'frames') {
     let served = 0;
     const { server, port } = await listenFrames((headers, body) => {
@@ -36,13 +72,7 @@ async function child(path: ServingPath): Promise<void> {
       served++;
       return RESPONSE;
     });
-    process.on('message', (message) => {
-      if (message === 'cpu') {
-        const usage = process.cpuUsage();
-        process.send!({ cpuUs: usage.user + usage.system, counts: { frames: served } });
-      }
-      if (message === 'stop') server.close(() => process.exit(0));
-    });
+    reportWhenAsked(() => ({ frames: served }), () => server.close(() => process.exit(0)));
     process.send!({ port });
     return;
   }
@@ -58,15 +88,10 @@ async function child(path: ServingPath): Promise<void> {
     logger: createLogger({ name: 'bench', level: 'warn' }),
     serveUnaryDirectly: direct,
   });
-  server.addService(definition, { Get: async (_request: Buffer, context: { metadata: { get(key: string): unknown[] } }) => (context.metadata.get('token'), RESPONSE) });
+  // The token read as the gateway reads it (CallContext.metadataValue: off the request headers on the direct path).
+  server.addService(definition, { Get: async (_request: Buffer, context: { metadataValue(key: string): unknown }) => (context.metadataValue('token'), RESPONSE) });
   const port = await server.start();
-  process.on('message', (message) => {
-    if (message === 'cpu') {
-      const usage = process.cpuUsage();
-      process.send!({ cpuUs: usage.user + usage.system, counts: server.callCounts() });
-    }
-    if (message === 'stop') void server.stop(100).then(() => process.exit(0));
-  });
+  reportWhenAsked(() => ({ 'grpc-js': server.callCounts().grpcJs, direct: server.callCounts().direct }), () => void server.stop(100).then(() => process.exit(0)));
   process.send!({ port });
 }
 
@@ -88,7 +113,7 @@ async function round(path: ServingPath): Promise<{ path: ServingPath; callsPerSe
   const proc = fork(new URL(import.meta.url).pathname, ['child', path], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise<{ port: number }>((resolve) => proc.once('message', (m) => resolve(m as { port: number })));
   const Store = makeGenericClientConstructor(definition, 'Store');
-  const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as StoreClient);
+  const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as unknown as StoreClient);
   const call = (client: StoreClient): Promise<void> =>
     new Promise((resolve, reject) => client.Get(Buffer.from('bench/key-1'), withToken(), (error: Error | null) => (error ? reject(error) : resolve())));
   const loop = async (until: number, worker: number): Promise<number> => {
@@ -104,9 +129,8 @@ async function round(path: ServingPath): Promise<{ path: ServingPath; callsPerSe
   const started = performance.now();
   const calls = (await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => loop(started + DURATION_MS, w)))).reduce((a, b) => a + b, 0);
   const elapsed = performance.now() - started;
-  const after = await ask<{ cpuUs: number; counts: { direct?: number; grpcJs?: number; frames?: number } }>(proc, 'cpu');
-  const servedBy = { 'grpc-js': after.counts.grpcJs ?? 0, direct: after.counts.direct ?? 0, frames: after.counts.frames ?? 0 };
-  if (servedBy[path] < calls || PATHS.some((other) => other !== path && servedBy[other] > 0)) throw new Error(`round ${path} served ${JSON.stringify(after.counts)}`);
+  const after = await ask<{ cpuUs: number; counts: Partial<Record<ServingPath, number>> }>(proc, 'cpu');
+  if ((after.counts[path] ?? 0) < calls || PATHS.some((other) => other !== path && (after.counts[other] ?? 0) > 0)) throw new Error(`round ${path} served ${JSON.stringify(after.counts)}`);
   for (const client of clients) client.close();
   proc.send('stop');
   await new Promise((resolve) => proc.once('exit', resolve));
