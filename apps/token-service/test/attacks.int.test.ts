@@ -4,7 +4,7 @@
 // at a key URL are never followed (a local server stands ready and is never contacted); no process
 // crashes. The forgeries are built with node:crypto; the legitimate key is an operator's file, so
 // tokens can be signed with exactly the key the gateways trust.
-import { freePorts } from '@ward/testing/cluster';
+import { reservePorts, type HeldPort } from '@ward/testing/cluster';
 import { createHmac, createPrivateKey, generateKeyPairSync, sign as nodeSign } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -66,7 +66,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => keyServer.listen(0, '127.0.0.1', resolve));
   keyUrl = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}/keys.json`;
-  const [port] = (await freePorts(1)) as [number];
+  // Held until the token-service binds it, after the cluster started: no other test picks it meanwhile.
+  const [reserved] = (await reservePorts(1)) as [HeldPort];
+  const port = reserved.port;
   ward = await startWardCluster({ bcryptCost: 4, gatewayEnv: { GATEWAY_TOKEN_SERVICE_ENDPOINTS: `127.0.0.1:${port}` } });
   gateway = new EtcdGrpcClient(ward.clientEndpoint);
   await setupAuth(gateway, {
@@ -78,6 +80,7 @@ beforeAll(async () => {
     enable: false,
   });
   expect((await gateway.call('Auth', 'AuthEnable', {})).ok).toBe(true);
+  await reserved.release();
   service = await createTokenService(
     tokenServiceConfig({ grpcPort: port, httpPort: 0, nodeEndpoints: [...ward.nodeApiEndpoints], bcryptCost: 4, privateKeyFile: join(dir, 'issuer.key'), keyId: 'operator-1' }),
     { logger: capturingLogger('token-service').logger },

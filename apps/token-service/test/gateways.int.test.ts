@@ -3,7 +3,7 @@
 // generate their own keys (nothing private shared). etcdctl 3.4 and the etcd3 client work
 // unchanged; a token from either replica works on either gateway; one replica down, the other
 // serves; a revoked key's tokens are refused on every gateway at their next request.
-import { freePorts } from '@ward/testing/cluster';
+import { reservePorts } from '@ward/testing/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Etcd3 } from 'etcd3';
 import { signIssuedToken, type JwtKey } from '@ward/auth/tokens';
@@ -33,7 +33,10 @@ async function startReplica(grpcPort: number): Promise<TokenService> {
 }
 
 beforeAll(async () => {
-  const ports = await freePorts(2);
+  // The replicas' ports go into the gateways' settings long before the replicas bind them: they stay
+  // held until then, so that no other test picks them meanwhile.
+  const held = await reservePorts(2);
+  const ports = held.map((reserved) => reserved.port);
   const tokenServiceEndpoints = ports.map((port) => `127.0.0.1:${port}`).join(',');
   const gatewayEnv = { GATEWAY_TOKEN_SERVICE_ENDPOINTS: tokenServiceEndpoints, GATEWAY_JWT_KEY_REFRESH_MIN_INTERVAL_MS: '200' };
   ward = await startWardCluster({ bcryptCost: 4, gatewayEnv });
@@ -44,7 +47,10 @@ beforeAll(async () => {
     enable: false,
   });
   expect(await gatewayA.call('Auth', 'AuthEnable', {})).toMatchObject({ ok: true });
-  for (const port of ports) await startReplica(port);
+  for (const reserved of held) {
+    await reserved.release();
+    await startReplica(reserved.port);
+  }
   second = await startGatewayProcess({ GATEWAY_NODE_ENDPOINTS: ward.nodeApiEndpoints.join(','), GATEWAY_BCRYPT_COST: '4', ...gatewayEnv });
   gatewayB = new EtcdGrpcClient(second.grpcEndpoint);
 });

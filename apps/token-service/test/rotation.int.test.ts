@@ -3,7 +3,7 @@
 // fetches a fresh one through Authenticate before it expires, and writes and reads with it. No
 // request may fail while keys come and go; a key that retired (its last token's lifetime and the
 // tolerance over) no longer verifies anything, even a token that has not expired.
-import { freePorts } from '@ward/testing/cluster';
+import { reservePorts, type HeldPort } from '@ward/testing/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIssuedToken } from '@ward/auth/tokens';
 import { EtcdGrpcClient, setupAuth, startWardCluster, type ManagedProcess, type WardCluster } from '@ward/testing/etcd-harness';
@@ -22,7 +22,9 @@ let service: TokenService;
 let firstKey: ScheduledKey;
 
 beforeAll(async () => {
-  const [port] = (await freePorts(1)) as [number];
+  // Held until the token-service binds it, after the cluster started: no other test picks it meanwhile.
+  const [reserved] = (await reservePorts(1)) as [HeldPort];
+  const port = reserved.port;
   const gatewayEnv = { GATEWAY_TOKEN_SERVICE_ENDPOINTS: `127.0.0.1:${port}`, GATEWAY_JWT_CLOCK_TOLERANCE_SECONDS: String(TOLERANCE_SECONDS) };
   ward = await startWardCluster({ bcryptCost: 4, gatewayEnv });
   const admin = new EtcdGrpcClient(ward.clientEndpoint);
@@ -32,6 +34,7 @@ beforeAll(async () => {
   } finally {
     admin.close();
   }
+  await reserved.release();
   service = await createTokenService(
     tokenServiceConfig({
       grpcPort: port,

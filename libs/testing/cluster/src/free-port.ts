@@ -18,6 +18,17 @@ const ATTEMPTS_PER_PORT = 64;
  * retry a start that fails on an address in use.
  */
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
+  const held = await reservePorts(count, host);
+  await Promise.all(held.map((listener) => listener.release()));
+  return held.map((listener) => listener.port);
+}
+
+/**
+ * `count` distinct ports as freePorts picks them, still held: each stays bound until its `release`,
+ * which the caller runs right before binding it. For a port that must be known long before it is
+ * bound (written into another process's settings first), so that no other test can pick it meanwhile.
+ */
+export async function reservePorts(count: number, host = '127.0.0.1'): Promise<HeldPort[]> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_PORTS_PER_CALL) {
     throw new RangeError(`freePorts: count must be 1..${MAX_PORTS_PER_CALL}, got ${count}`);
   }
@@ -29,9 +40,7 @@ export async function freePorts(count: number, host = '127.0.0.1'): Promise<numb
     await Promise.all(listeners.map((listener) => listener.release()));
     throw error;
   }
-  const ports = listeners.map((listener) => listener.port);
-  await Promise.all(listeners.map((listener) => listener.release()));
-  return ports;
+  return listeners;
 }
 
 /** A TCP port free on `host` right now (the OS picks it; bind it soon, others could take it). */
@@ -45,7 +54,7 @@ export function occupiedPort(host = '127.0.0.1'): Promise<HeldPort> {
   return listenOnAnyPort(host);
 }
 
-interface HeldPort {
+export interface HeldPort {
   readonly port: number;
   release(): Promise<void>;
 }

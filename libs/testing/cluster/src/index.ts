@@ -1,7 +1,7 @@
 // @ward/testing/cluster: real raft-node processes on 127.0.0.1 for integration tests, the Jepsen
 // style run and the benchmark (test code only).
 export { RAFT_NODE_BUNDLE, WORKSPACE_ROOT, appBundlePath, buildAppBundle, buildRaftNodeBundle } from './bundle';
-export { freePort, freePorts, occupiedPort } from './free-port';
+export { freePort, freePorts, occupiedPort, reservePorts, type HeldPort } from './free-port';
 export { LocalCluster, type ClusterMember, type LinkProxy, type LocalClusterOptions, type PlannedMember } from './local-cluster';
 export { MemberProcess, type MemberExit, type MemberProcessSpec } from './member-process';
 export { TextTail } from './text-tail';
