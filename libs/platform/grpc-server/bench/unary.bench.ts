@@ -22,10 +22,14 @@ const PATHS = ['grpc-js', 'direct', 'node:http2', 'frames'] as const;
 type ServingPath = (typeof PATHS)[number];
 const TOKEN = 'abcdefghijklmnop.42';
 const RESPONSE = Buffer.alloc(120, 7);
+const REQUEST = Buffer.from('bench/key-1');
+/** A request's body on the wire: the gRPC length prefix and REQUEST. */
+const REQUEST_BODY_BYTES = 5 + REQUEST.length;
+const GET_PATH = '/bench.Store/Get';
 type StoreClient = Client & { Get(request: Buffer, metadata: Metadata, callback: (error: Error | null) => void): void };
 const raw = (value: Buffer): Buffer => value;
 const definition: ServiceDefinition = {
-  Get: { path: '/bench.Store/Get', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+  Get: { path: GET_PATH, requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
 };
 
 /** Answers the parent's 'cpu' with the child's CPU time and its calls by path, and stops on 'stop'. */
@@ -48,7 +52,7 @@ async function child(path: ServingPath): Promise<void> {
       const pieces: Buffer[] = [];
       stream.on('data', (piece: Buffer) => pieces.push(piece));
       stream.on('end', () => {
-        if (headers['token'] !== TOKEN || Buffer.concat(pieces).length !== 5 + 'bench/key-1'.length) throw new Error(`node:http2: unexpected call ${JSON.stringify(headers)}`);
+        if (headers['token'] !== TOKEN || Buffer.concat(pieces).length !== REQUEST_BODY_BYTES) throw new Error(`node:http2: unexpected call ${JSON.stringify(headers)}`);
         served++;
         stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
         stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'OK' }));
@@ -68,7 +72,7 @@ async function child(path: ServingPath): Promise<void> {
     let served = 0;
     const { server, port } = await listenFrames((headers, body) => {
       // What the other paths' handler reads, checked: the decoded headers must be the client's.
-      if (headers[':path'] !== '/bench.Store/Get' || headers['token'] !== TOKEN || body.length !== 5 + 'bench/key-1'.length) throw new Error(`h2-frames: unexpected call ${JSON.stringify(headers)}`);
+      if (headers[':path'] !== GET_PATH || headers['token'] !== TOKEN || body.length !== REQUEST_BODY_BYTES) throw new Error(`h2-frames: unexpected call ${JSON.stringify(headers)}`);
       served++;
       return RESPONSE;
     });
@@ -91,7 +95,13 @@ async function child(path: ServingPath): Promise<void> {
   // The token read as the gateway reads it (CallContext.metadataValue: off the request headers on the direct path).
   server.addService(definition, { Get: async (_request: Buffer, context: { metadataValue(key: string): unknown }) => (context.metadataValue('token'), RESPONSE) });
   const port = await server.start();
-  reportWhenAsked(() => ({ 'grpc-js': server.callCounts().grpcJs, direct: server.callCounts().direct }), () => void server.stop(100).then(() => process.exit(0)));
+  reportWhenAsked(
+    () => {
+      const counts = server.callCounts();
+      return { 'grpc-js': counts.grpcJs, direct: counts.direct };
+    },
+    () => void server.stop(100).then(() => process.exit(0)),
+  );
   process.send!({ port });
 }
 
@@ -115,7 +125,7 @@ async function round(path: ServingPath): Promise<{ path: ServingPath; callsPerSe
   const Store = makeGenericClientConstructor(definition, 'Store');
   const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as unknown as StoreClient);
   const call = (client: StoreClient): Promise<void> =>
-    new Promise((resolve, reject) => client.Get(Buffer.from('bench/key-1'), withToken(), (error: Error | null) => (error ? reject(error) : resolve())));
+    new Promise((resolve, reject) => client.Get(REQUEST, withToken(), (error: Error | null) => (error ? reject(error) : resolve())));
   const loop = async (until: number, worker: number): Promise<number> => {
     let n = 0;
     while (performance.now() < until) {

@@ -30,7 +30,7 @@ export async function freePorts(count: number, host = '127.0.0.1'): Promise<numb
  */
 export async function reservePorts(count: number, host = '127.0.0.1'): Promise<HeldPort[]> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_PORTS_PER_CALL) {
-    throw new RangeError(`freePorts: count must be 1..${MAX_PORTS_PER_CALL}, got ${count}`);
+    throw new RangeError(`free ports: count must be 1..${MAX_PORTS_PER_CALL}, got ${count}`);
   }
   const range = portsOutsideEphemeralRange();
   const listeners: HeldPort[] = [];
