@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Metadata } from '@grpc/grpc-js';
+import type { Credentials } from './identity';
 import { grpcCredentials, stripBearer, tokenFromHeaders, tokenFromMetadata } from './token-extraction';
 
 function metadata(entries: Array<[string, string]>): Metadata {
@@ -42,15 +43,17 @@ describe('tokenFromHeaders', () => {
 
 describe('grpcCredentials', () => {
   const call = (md: Metadata, peerCommonName: string | undefined, peer: string) => ({ metadataValue: (key: string) => md.get(key)[0], peerCommonName, peer });
+  /** What the credentials answer (commonName and address are read when asked). */
+  const read = (credentials: Credentials) => ({ token: credentials.token, commonName: credentials.commonName, address: credentials.address });
 
   it('carries the verified CommonName beside the token, except through a grpc-gateway', () => {
     const plain = new Metadata();
-    expect(grpcCredentials(call(plain, undefined, '10.0.0.7:4242'))).toEqual({ token: undefined, address: '10.0.0.7' });
-    expect(grpcCredentials(call(plain, 'example.com', '[::1]:4242'))).toEqual({ token: undefined, commonName: 'example.com', address: '[::1]' });
+    expect(read(grpcCredentials(call(plain, undefined, '10.0.0.7:4242')))).toEqual({ token: undefined, address: '10.0.0.7' });
+    expect(read(grpcCredentials(call(plain, 'example.com', '[::1]:4242')))).toEqual({ token: undefined, commonName: 'example.com', address: '[::1]' });
     plain.set('token', 'abc');
-    expect(grpcCredentials(call(plain, '', '10.0.0.7:4242'))).toEqual({ token: 'abc', commonName: '', address: '10.0.0.7' });
+    expect(read(grpcCredentials(call(plain, '', '10.0.0.7:4242')))).toEqual({ token: 'abc', commonName: '', address: '10.0.0.7' });
     const viaGateway = new Metadata();
     viaGateway.set('grpcgateway-accept', 'application/json');
-    expect(grpcCredentials(call(viaGateway, 'example.com', '10.0.0.7:4242'))).toEqual({ token: undefined, address: '10.0.0.7' });
+    expect(read(grpcCredentials(call(viaGateway, 'example.com', '10.0.0.7:4242')))).toEqual({ token: undefined, address: '10.0.0.7' });
   });
 });

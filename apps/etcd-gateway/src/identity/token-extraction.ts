@@ -41,15 +41,27 @@ export function tokenFromHeaders(headers: Readonly<Record<string, string | strin
  * certificate builds an object per call.
  */
 export function grpcCredentials(call: Pick<CallContext, 'metadataValue' | 'peerCommonName' | 'peer'>): Credentials {
-  return {
-    token: tokenFromMetadata(call),
-    get commonName() {
-      return call.metadataValue('grpcgateway-accept') !== undefined ? undefined : call.peerCommonName;
-    },
-    get address() {
-      return addressOfPeer(call.peer);
-    },
-  };
+  return new GrpcCredentials(call);
+}
+
+/**
+ * A class rather than an object literal with getters: such a literal gets a hidden class of its
+ * own each time it is made, which keeps the call's young objects alive until a full collection.
+ */
+class GrpcCredentials implements Credentials {
+  readonly token: string | undefined;
+
+  constructor(private readonly call: Pick<CallContext, 'metadataValue' | 'peerCommonName' | 'peer'>) {
+    this.token = tokenFromMetadata(call);
+  }
+
+  get commonName(): string | undefined {
+    return this.call.metadataValue('grpcgateway-accept') !== undefined ? undefined : this.call.peerCommonName;
+  }
+
+  get address(): string {
+    return addressOfPeer(this.call.peer);
+  }
 }
 
 /** The client address of a grpc-js peer string (`1.2.3.4:5678`, `::1:5678`, or a bare address). */

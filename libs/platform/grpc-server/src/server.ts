@@ -5,6 +5,7 @@ import {
   ServerCredentials,
   status as Status,
   type Metadata,
+  type MetadataValue,
   type ServerDuplexStream,
   type ServerReadableStream,
   type ServerUnaryCall,
@@ -213,22 +214,22 @@ function routeStreams(server: Server, route: StreamRoute, sessions: Set<ServerHt
 /** One unary call on the direct path, with the same context, metrics and error mapping as wrapHandler's. */
 function serveDirectly(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: DirectUnary, limits: UnaryStreamLimits, instrumentation: Instrumentation): void {
   const startedMs = performance.now();
-  let handle: ContextHandle | undefined;
+  let context: ServerCallContext | undefined;
   const unary: UnaryStreamMethod = {
     path: method.path,
     deserialize: method.deserialize,
     serialize: method.serialize,
     run(request, call) {
-      handle = createContext(method.path, call, instrumentation);
-      return method.handler(request, handle.context);
+      context = new ServerCallContext(method.path, call, instrumentation);
+      return method.handler(request, context);
     },
   };
   serveUnaryStream(stream, headers, unary, limits, {
     settled(code) {
-      handle?.finish();
+      context?.finish();
       instrumentation.record(method.path, code, startedMs);
     },
-    statusOf: (error) => failure(error, handle!.context, instrumentation),
+    statusOf: (error) => failure(error, context!, instrumentation),
   });
 }
 
@@ -257,59 +258,92 @@ function createInstrumentation(options: GrpcServerOptions): Instrumentation {
 
 type AnyCall = ServerUnaryCall<unknown, unknown> | ServerReadableStream<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
 
-/** A grpc-js call seen through the interface both serving paths share. */
-function grpcJsCall(call: AnyCall): UnaryStreamCall {
-  const events = call as NodeJS.EventEmitter;
-  return {
-    metadata: call.metadata as Metadata,
-    metadataValue: (key) => (call.metadata as Metadata).get(key)[0],
-    get cancelled() {
-      return call.cancelled;
-    },
-    getPeer: () => call.getPeer(),
-    getAuthContext: () => call.getAuthContext() ?? {},
-    onCancel: (listener) => void events.once('cancelled', listener),
-    offCancel: (listener) => void events.removeListener('cancelled', listener),
-  };
+/**
+ * A grpc-js call seen through the interface both serving paths share. The per-call objects here
+ * are class instances, never object literals with getters: such a literal gets a hidden class of
+ * its own each time (its accessors are new closures), and that old-space map keeps the call's young
+ * objects alive through every scavenge until the next full collection.
+ */
+class GrpcJsCall implements UnaryStreamCall {
+  constructor(private readonly call: AnyCall) {}
+
+  get metadata(): Metadata {
+    return this.call.metadata as Metadata;
+  }
+
+  metadataValue(key: string): MetadataValue | undefined {
+    return (this.call.metadata as Metadata).get(key)[0];
+  }
+
+  get cancelled(): boolean {
+    return this.call.cancelled;
+  }
+
+  getPeer(): string {
+    return this.call.getPeer();
+  }
+
+  getAuthContext(): { sslPeerCertificate?: { subject?: Record<string, unknown> } } {
+    return this.call.getAuthContext() ?? {};
+  }
+
+  onCancel(listener: () => void): void {
+    (this.call as NodeJS.EventEmitter).once('cancelled', listener);
+  }
+
+  offCancel(listener: () => void): void {
+    (this.call as NodeJS.EventEmitter).removeListener('cancelled', listener);
+  }
 }
 
-/** A call's context, and `finish` to run once the handler settled. */
-interface ContextHandle {
-  readonly context: CallContext;
+/** A call's context; `finish` once the handler settled. */
+class ServerCallContext implements CallContext {
+  private readonly requestId: number;
+  private childLogger: Logger | undefined;
+  readonly cancellation: CallCancellation;
+
+  constructor(
+    readonly method: string,
+    private readonly call: UnaryStreamCall,
+    private readonly instrumentation: Instrumentation,
+  ) {
+    this.requestId = instrumentation.nextRequestId();
+    this.cancellation = new CallCancellation(call);
+  }
+
+  get metadata(): Metadata {
+    return this.call.metadata;
+  }
+
+  metadataValue(key: string): MetadataValue | undefined {
+    return this.call.metadataValue(key);
+  }
+
+  get peer(): string {
+    return this.call.getPeer();
+  }
+
+  get peerCommonName(): string | undefined {
+    return verifiedCommonName(this.call);
+  }
+
+  get logger(): Logger {
+    this.childLogger ??= this.instrumentation.options.logger.child({ reqId: this.requestId, method: this.method });
+    return this.childLogger;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
   /**
    * The handler is done: a cancellation from now on concerns nobody. grpc-js reports every
    * stream's close as `cancelled`, even after the status was sent; aborting the signal then would
    * cost a DOMException and a round of listeners on every call.
    */
-  finish(): void;
-}
-
-function createContext(method: string, call: UnaryStreamCall, instrumentation: Instrumentation): ContextHandle {
-  const requestId = instrumentation.nextRequestId();
-  let logger: Logger | undefined;
-  const cancellation = new CallCancellation(call);
-  const context: CallContext = {
-    get metadata() {
-      return call.metadata;
-    },
-    metadataValue: (key) => call.metadataValue(key),
-    get peer() {
-      return call.getPeer();
-    },
-    get peerCommonName() {
-      return verifiedCommonName(call);
-    },
-    method,
-    get logger() {
-      logger ??= instrumentation.options.logger.child({ reqId: requestId, method });
-      return logger;
-    },
-    get signal() {
-      return cancellation.signal;
-    },
-    cancellation,
-  };
-  return { context, finish: () => cancellation.finish() };
+  finish(): void {
+    this.cancellation.finish();
+  }
 }
 
 /**
@@ -422,16 +456,16 @@ function wrapHandler(
   if (!responseStream) {
     return ((grpcCall: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const startedMs = performance.now();
-      const { context, finish } = createContext(method, grpcJsCall(grpcCall), instrumentation);
+      const context = new ServerCallContext(method, new GrpcJsCall(grpcCall), instrumentation);
       const run = requestStream ? () => call(grpcCall, context) : () => call(grpcCall.request, context);
       invoke(run).then(
         (response) => {
-          finish();
+          context.finish();
           instrumentation.record(method, Status.OK, startedMs);
           callback(null, response);
         },
         (error: unknown) => {
-          finish();
+          context.finish();
           const status = failure(error, context, instrumentation);
           instrumentation.record(method, status.code, startedMs);
           callback(status);
@@ -441,16 +475,16 @@ function wrapHandler(
   }
   return ((grpcCall: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>) => {
     const startedMs = performance.now();
-    const { context, finish } = createContext(method, grpcJsCall(grpcCall), instrumentation);
+    const context = new ServerCallContext(method, new GrpcJsCall(grpcCall), instrumentation);
     const run = requestStream ? () => call(grpcCall, context) : () => call((grpcCall as ServerWritableStream<unknown, unknown>).request, grpcCall, context);
     invoke(run).then(
       () => {
-        finish();
+        context.finish();
         instrumentation.record(method, Status.OK, startedMs);
         if (!grpcCall.writableEnded) grpcCall.end();
       },
       (error: unknown) => {
-        finish();
+        context.finish();
         const status = failure(error, context, instrumentation);
         instrumentation.record(method, status.code, startedMs);
         grpcCall.emit('error', status);

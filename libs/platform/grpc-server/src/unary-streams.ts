@@ -124,22 +124,77 @@ export interface UnaryStreamHooks {
   statusOf(error: unknown): { readonly code: Status; readonly details: string };
 }
 
+/**
+ * A call on this path as its handler sees it. A class, not an object literal: a literal with
+ * getters gets a hidden class of its own each time it is made (its accessors are new closures),
+ * and that old-space map keeps the call's young objects alive through every scavenge until the
+ * next full collection.
+ */
+class StreamCall implements UnaryStreamCall {
+  /** open: the handler may still answer; answered: it did (or failed); cancelled: nobody will. */
+  state: 'open' | 'answered' | 'cancelled' = 'open';
+  private parsedMetadata: Metadata | undefined;
+  private cancelListeners: (() => void)[] | undefined;
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    private readonly headers: IncomingHttpHeaders,
+  ) {}
+
+  get metadata(): Metadata {
+    this.parsedMetadata ??= requestMetadata(this.headers);
+    return this.parsedMetadata;
+  }
+
+  metadataValue(key: string): MetadataValue | undefined {
+    return this.parsedMetadata === undefined && isTextMetadataKey(key) ? firstHeaderValue(this.headers, key) : this.metadata.get(key)[0];
+  }
+
+  get cancelled(): boolean {
+    return this.state === 'cancelled';
+  }
+
+  getPeer(): string {
+    const socket = this.stream.session?.socket;
+    if (!socket?.remoteAddress) return 'unknown';
+    return socket.remotePort ? `${socket.remoteAddress}:${socket.remotePort}` : socket.remoteAddress;
+  }
+
+  getAuthContext(): { sslPeerCertificate?: { subject?: Record<string, unknown> } } {
+    const socket = this.stream.session?.socket;
+    if (!(socket instanceof TLSSocket) || !socket.authorized) return {};
+    const certificate = socket.getPeerCertificate();
+    return certificate.raw ? { sslPeerCertificate: certificate as unknown as { subject?: Record<string, unknown> } } : {};
+  }
+
+  onCancel(listener: () => void): void {
+    if (this.state === 'open') (this.cancelListeners ??= []).push(listener);
+  }
+
+  offCancel(listener: () => void): void {
+    const at = this.cancelListeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.cancelListeners!.splice(at, 1);
+  }
+
+  /** The call is over: answered, or cancelled (its cancel listeners run now). */
+  end(next: 'answered' | 'cancelled'): void {
+    this.state = next;
+    const listeners = this.cancelListeners;
+    this.cancelListeners = undefined;
+    if (next === 'cancelled' && listeners !== undefined) for (const listener of listeners) listener();
+  }
+}
+
 /** Serves one unary call on `stream`. */
 export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, method: UnaryStreamMethod, limits: UnaryStreamLimits, hooks: UnaryStreamHooks): void {
   // An error on the stream is followed by its close, which is what this path acts on.
   stream.on('error', noop);
-  /** open: the handler may still answer; answered: it did (or failed); cancelled: nobody will. */
-  let state: 'open' | 'answered' | 'cancelled' = 'open';
-  let metadata: Metadata | undefined;
-  let cancelListeners: (() => void)[] | undefined;
+  const call = new StreamCall(stream, headers);
   let deadline: NodeJS.Timeout | undefined;
 
   const end = (next: 'answered' | 'cancelled', code: Status): void => {
-    state = next;
     if (deadline !== undefined) clearTimeout(deadline);
-    const listeners = cancelListeners;
-    cancelListeners = undefined;
-    if (next === 'cancelled' && listeners !== undefined) for (const listener of listeners) listener();
+    call.end(next);
     hooks.settled(code);
   };
   const writable = (): boolean => !stream.destroyed && !stream.closed;
@@ -149,43 +204,14 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
   };
   /** A limit, a malformed request or the deadline: the status is sent and the handler is told to stop. */
   const fail = (code: Status, details: string): void => {
-    if (state !== 'open') return;
+    if (call.state !== 'open') return;
     end('cancelled', code);
     respondStatus(code, details);
   };
 
-  const call: UnaryStreamCall = {
-    get metadata() {
-      metadata ??= requestMetadata(headers);
-      return metadata;
-    },
-    metadataValue: (key) => (metadata === undefined && isTextMetadataKey(key) ? firstHeaderValue(headers, key) : call.metadata.get(key)[0]),
-    get cancelled() {
-      return state === 'cancelled';
-    },
-    getPeer() {
-      const socket = stream.session?.socket;
-      if (!socket?.remoteAddress) return 'unknown';
-      return socket.remotePort ? `${socket.remoteAddress}:${socket.remotePort}` : socket.remoteAddress;
-    },
-    getAuthContext() {
-      const socket = stream.session?.socket;
-      if (!(socket instanceof TLSSocket) || !socket.authorized) return {};
-      const certificate = socket.getPeerCertificate();
-      return certificate.raw ? { sslPeerCertificate: certificate as unknown as { subject?: Record<string, unknown> } } : {};
-    },
-    onCancel(listener) {
-      if (state === 'open') (cancelListeners ??= []).push(listener);
-    },
-    offCancel(listener) {
-      const at = cancelListeners?.indexOf(listener) ?? -1;
-      if (at >= 0) cancelListeners!.splice(at, 1);
-    },
-  };
-
   // Closed before an answer: the client reset the stream or the connection went away.
   stream.once('close', () => {
-    if (state === 'open') end('cancelled', Status.CANCELLED);
+    if (call.state === 'open') end('cancelled', Status.CANCELLED);
   });
 
   const timeout = headers['grpc-timeout'];
@@ -213,7 +239,7 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
     return first!;
   };
   stream.on('data', (chunk: Buffer) => {
-    if (state !== 'open') return;
+    if (call.state !== 'open') return;
     received += chunk.length;
     if (first === undefined) first = chunk;
     else (parts ??= [first]).push(chunk);
@@ -239,7 +265,7 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
     fail(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${declared} vs ${limits.maxReceiveMessageBytes})`);
   };
   stream.on('end', () => {
-    if (state !== 'open') return;
+    if (call.state !== 'open') return;
     const bytes = parts === undefined ? first : Buffer.concat(parts, received);
     first = parts = undefined;
     // grpc-js's reading: the first whole message is the request (a second whole one already ended
@@ -263,7 +289,7 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
       running = Promise.reject(error);
     }
     running.then(answer, (error: unknown) => {
-      if (state !== 'open') return;
+      if (call.state !== 'open') return;
       const status = hooks.statusOf(error);
       end('answered', status.code);
       respondStatus(status.code, status.details);
@@ -271,7 +297,7 @@ export function serveUnaryStream(stream: ServerHttp2Stream, headers: IncomingHtt
   });
 
   const answer = (response: unknown): void => {
-    if (state !== 'open') return;
+    if (call.state !== 'open') return;
     let payload: Buffer;
     try {
       payload = method.serialize(response);
