@@ -4,10 +4,17 @@
 // the server itself (bench/h2-frames.ts, a measurement of that lever, not a served path). The server
 // runs in a child process answering a small fixed response (as the gateway answers a read from its
 // replica); a grpc-js client here keeps `BENCH_CONCURRENCY` calls in flight over 4 connections.
-// Rounds alternate the paths so machine drift hits each alike; each row is one round.
+// Rounds alternate the paths so machine drift hits each alike; each row is one round. The child
+// runs this file bundled as the apps are built (tools/build-app.mjs: esbuild, no kept function
+// names), not under tsx, whose kept names add a property definition to every closure a call makes.
 //
 //   npx tsx libs/platform/grpc-server/bench/unary.bench.ts    (BENCH_DURATION_MS, BENCH_ROUNDS)
+// BENCH_PATHS=direct,node:http2 measures only those paths; BENCH_CHILD_ARGS="--cpu-prof
+// --cpu-prof-dir=DIR" passes Node.js options to the serving child (a profile per round).
 import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { createServer as createHttp2Server } from 'node:http2';
 import { Metadata, credentials, makeGenericClientConstructor, type Client, type ServiceDefinition } from '@grpc/grpc-js';
 import { createLogger } from '@ward/platform/logging';
@@ -20,6 +27,12 @@ const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const CONNECTIONS = 4;
 const PATHS = ['grpc-js', 'direct', 'node:http2', 'frames'] as const;
 type ServingPath = (typeof PATHS)[number];
+const MEASURED = process.env['BENCH_PATHS']?.split(',') ?? PATHS;
+for (const path of MEASURED) if (!(PATHS as readonly string[]).includes(path)) throw new Error(`BENCH_PATHS: unknown path ${path} (paths: ${PATHS.join(', ')})`);
+const CHILD_ARGS = process.env['BENCH_CHILD_ARGS']?.split(' ').filter((arg) => arg !== '') ?? [];
+const WORKSPACE = join(fileURLToPath(import.meta.url), '../../../../..');
+/** The child's bundle, inside the workspace so that its npm packages resolve. */
+const CHILD_BUNDLE = join(WORKSPACE, 'dist/bench/unary-child.mjs');
 const TOKEN = 'abcdefghijklmnop.42';
 const RESPONSE = Buffer.alloc(120, 7);
 const REQUEST = Buffer.from('bench/key-1');
@@ -120,7 +133,7 @@ function ask<T>(proc: ChildProcess, message: string): Promise<T> {
 }
 
 async function round(path: ServingPath): Promise<{ path: ServingPath; callsPerSecond: number; serverCpuUsPerCall: number }> {
-  const proc = fork(new URL(import.meta.url).pathname, ['child', path], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(CHILD_BUNDLE, ['child', path], { execArgv: CHILD_ARGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await new Promise<{ port: number }>((resolve) => proc.once('message', (m) => resolve(m as { port: number })));
   const Store = makeGenericClientConstructor(definition, 'Store');
   const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as unknown as StoreClient);
@@ -148,10 +161,11 @@ async function round(path: ServingPath): Promise<{ path: ServingPath; callsPerSe
 }
 
 async function main(): Promise<void> {
+  await build({ absWorkingDir: WORKSPACE, entryPoints: [fileURLToPath(import.meta.url)], outfile: CHILD_BUNDLE, bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', tsconfig: join(WORKSPACE, 'tsconfig.json'), logLevel: 'warning' });
   console.log(`unary call server cost, ${CONCURRENCY} in flight over ${CONNECTIONS} connections, ${DURATION_MS} ms per round, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' / ')}`);
   console.log('| path | calls/s | server CPU µs/call |\n| --- | ---: | ---: |');
   for (let i = 0; i < ROUNDS; i++) {
-    for (const path of PATHS) {
+    for (const path of PATHS.filter((each) => MEASURED.includes(each))) {
       const row = await round(path);
       console.log(`| ${row.path} | ${row.callsPerSecond} | ${row.serverCpuUsPerCall} |`);
     }
