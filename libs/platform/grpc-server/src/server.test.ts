@@ -27,7 +27,7 @@ const definition: ServiceDefinition = {
   Sum: method('Sum', true, false),
 };
 
-type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number; keepSignal?: boolean; keepCancellation?: boolean; metadataKeys?: string[] };
+type Request = { text?: string; fail?: 'wire' | 'raw' | 'sync' | 'status'; delayMs?: number; n?: number; keepSignal?: boolean; keepCancellation?: boolean; metadataKeys?: string[]; peer?: boolean };
 
 /** A metadata value as JSON can carry it (binary values as base64, marked). */
 const shown = (value: unknown): unknown => (Buffer.isBuffer(value) ? { base64: value.toString('base64') } : value ?? null);
@@ -61,6 +61,7 @@ const handlers: ServiceHandlers = {
       const direct = request.metadataKeys.map((key) => shown(context.metadataValue(key)));
       return { direct, viaMetadata: request.metadataKeys.map((key) => shown(context.metadata.get(key)[0])) };
     }
+    if (request.peer) return { peer: context.peer };
     if (request.delayMs) await new Promise((resolve) => setTimeout(resolve, request.delayMs));
     if (request.fail === 'wire') throw Object.assign(new Error('etcdserver: permission denied'), { grpcCode: 7 });
     if (request.fail === 'status') throw new GrpcStatusError(status.NOT_FOUND, 'no such thing');
@@ -170,6 +171,18 @@ describe.each([true, false])('createGrpcServer (unary calls served directly: %s)
     const c = await start();
     expect(await unary(c, 'Echo', { text: 'hi' })).toEqual({ value: { text: 'hi' } });
     expect(server!.callCounts()).toEqual(direct ? { direct: 1, grpcJs: 0 } : { direct: 0, grpcJs: 1 });
+  });
+
+  it("reports the peer as the connection's address and port, the same for every call on it", async () => {
+    const c = await start();
+    const first = (await unary(c, 'Echo', { peer: true })).value as { peer: string };
+    expect(first.peer).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect((await unary(c, 'Echo', { peer: true })).value).toEqual(first);
+    // Another connection: another client port.
+    const serverPort = Number(c.getChannel().getTarget().split(':').pop());
+    const other = (await rawEcho(serverPort, {}, { peer: true })) as { peer: string };
+    expect(other.peer).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(other.peer).not.toBe(first.peer);
   });
 
   it('aborts the signal when the client cancels, and not when the call completed', async () => {

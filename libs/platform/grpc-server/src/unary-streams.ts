@@ -10,7 +10,7 @@
 // Only plain calls take this path: an unregistered method, a content type that is not gRPC, a
 // compressed request (`grpc-encoding` other than identity) and every call of a draining server go
 // to grpc-js's own handler, which answers them as it always did.
-import { constants as http2, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { constants as http2, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { TLSSocket } from 'node:tls';
 import { Metadata, status as Status, type MetadataValue } from '@grpc/grpc-js';
 
@@ -125,6 +125,23 @@ export interface UnaryStreamHooks {
 }
 
 /**
+ * Each session's peer (`address:port`), read once per connection: `session.socket` is a Proxy, and
+ * every property read through it is a trap.
+ */
+const peers = new WeakMap<Http2Session, string>();
+
+function peerOf(session: Http2Session | undefined): string {
+  if (session === undefined) return 'unknown';
+  const known = peers.get(session);
+  if (known !== undefined) return known;
+  const socket = session.socket;
+  if (!socket?.remoteAddress) return 'unknown';
+  const peer = socket.remotePort ? `${socket.remoteAddress}:${socket.remotePort}` : socket.remoteAddress;
+  peers.set(session, peer);
+  return peer;
+}
+
+/**
  * A call on this path as its handler sees it. A class, not an object literal: a literal with
  * getters gets a hidden class of its own each time it is made (its accessors are new closures),
  * and that old-space map keeps the call's young objects alive through every scavenge until the
@@ -155,9 +172,7 @@ class StreamCall implements UnaryStreamCall {
   }
 
   getPeer(): string {
-    const socket = this.stream.session?.socket;
-    if (!socket?.remoteAddress) return 'unknown';
-    return socket.remotePort ? `${socket.remoteAddress}:${socket.remotePort}` : socket.remoteAddress;
+    return peerOf(this.stream.session);
   }
 
   getAuthContext(): { sslPeerCertificate?: { subject?: Record<string, unknown> } } {
