@@ -3,7 +3,9 @@
 // process allocates (what its GC time is spent on), not only what it still holds. Written when the
 // process exits normally (ward's services do on SIGTERM) to $HEAP_SAMPLING_DIR/alloc-<pid>.heapprofile; summarise it with
 // tools/alloc-profile-summary.mjs. HEAP_SAMPLING_INTERVAL_BYTES sets the mean bytes between
-// samples (default 16384).
+// samples (default 16384). HEAP_SAMPLING_PROMOTED=1 leaves out what scavenges freed: the profile
+// is then what outlived the young generation (promoted, whether a full collection freed it later or
+// not), by where it was allocated: what makes scavenges slow and the old generation grow.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
@@ -13,7 +15,8 @@ if (dir) {
   const session = new Session();
   session.connect();
   const samplingInterval = Number(process.env.HEAP_SAMPLING_INTERVAL_BYTES) || 16384;
-  session.post('HeapProfiler.startSampling', { samplingInterval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  const promotedOnly = process.env.HEAP_SAMPLING_PROMOTED === '1';
+  session.post('HeapProfiler.startSampling', { samplingInterval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !promotedOnly });
   let written = false;
   const write = () => {
     if (written) return;
