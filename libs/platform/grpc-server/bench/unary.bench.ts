@@ -3,14 +3,17 @@
 // of ward's server around it (what node:http2 itself costs), or HTTP/2 frames read and written by
 // the server itself (bench/h2-frames.ts, a measurement of that lever, not a served path). The server
 // runs in a child process answering a small fixed response (as the gateway answers a read from its
-// replica); a grpc-js client here keeps `BENCH_CONCURRENCY` calls in flight over 4 connections.
+// replica); a grpc-js client here keeps `BENCH_CONCURRENCY` calls in flight over `BENCH_CONNECTIONS`
+// connections, each call with a token and a deadline.
 // Rounds alternate the paths so machine drift hits each alike; each row is one round. The child
 // runs this file bundled as the apps are built (tools/build-app.mjs: esbuild, no kept function
 // names), not under tsx, whose kept names add a property definition to every closure a call makes.
 //
 //   npx tsx libs/platform/grpc-server/bench/unary.bench.ts    (BENCH_DURATION_MS, BENCH_ROUNDS)
-// BENCH_PATHS=direct,node:http2 measures only those paths; BENCH_CHILD_ARGS="--cpu-prof
-// --cpu-prof-dir=DIR" passes Node.js options to the serving child (a profile per round).
+// BENCH_CONNECTIONS (default 4) sets the client's connections: at 16 with 16 in flight each call
+// has a connection of its own, as the page's 16 clients do. BENCH_PATHS=direct,node:http2
+// measures only those paths; BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=DIR" passes Node.js
+// options to the serving child (a profile per round).
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +27,9 @@ import { listenFrames } from './h2-frames';
 const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
-const CONNECTIONS = 4;
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 4);
+/** Each call's deadline, sent as grpc-timeout (the page's load generator sends one too). */
+const DEADLINE_MS = 5000;
 const PATHS = ['grpc-js', 'direct', 'node:http2', 'frames'] as const;
 type ServingPath = (typeof PATHS)[number];
 const MEASURED = process.env['BENCH_PATHS']?.split(',') ?? PATHS;
@@ -39,7 +44,7 @@ const REQUEST = Buffer.from('bench/key-1');
 /** A request's body on the wire: the gRPC length prefix and REQUEST. */
 const REQUEST_BODY_BYTES = 5 + REQUEST.length;
 const GET_PATH = '/bench.Store/Get';
-type StoreClient = Client & { Get(request: Buffer, metadata: Metadata, callback: (error: Error | null) => void): void };
+type StoreClient = Client & { Get(request: Buffer, metadata: Metadata, options: { deadline: number }, callback: (error: Error | null) => void): void };
 const raw = (value: Buffer): Buffer => value;
 const definition: ServiceDefinition = {
   Get: { path: GET_PATH, requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
@@ -138,7 +143,7 @@ async function round(path: ServingPath): Promise<{ path: ServingPath; callsPerSe
   const Store = makeGenericClientConstructor(definition, 'Store');
   const clients = Array.from({ length: CONNECTIONS }, (_, i) => new Store(`127.0.0.1:${port}`, credentials.createInsecure(), { 'grpc.channel_id': i } as never) as unknown as StoreClient);
   const call = (client: StoreClient): Promise<void> =>
-    new Promise((resolve, reject) => client.Get(REQUEST, withToken(), (error: Error | null) => (error ? reject(error) : resolve())));
+    new Promise((resolve, reject) => client.Get(REQUEST, withToken(), { deadline: Date.now() + DEADLINE_MS }, (error: Error | null) => (error ? reject(error) : resolve())));
   const loop = async (until: number, worker: number): Promise<number> => {
     let n = 0;
     while (performance.now() < until) {
