@@ -45,8 +45,8 @@ export function grpcCredentials(call: Pick<CallContext, 'metadataValue' | 'peerC
 }
 
 /**
- * A class rather than an object literal with getters: such a literal gets a hidden class of its
- * own each time it is made, which keeps the call's young objects alive until a full collection.
+ * A class, not an object literal with getters: made per call, such a literal gets a hidden class
+ * of its own, which keeps the call's objects alive until a full collection.
  */
 class GrpcCredentials implements Credentials {
   readonly token: string | undefined;

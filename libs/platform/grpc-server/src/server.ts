@@ -259,10 +259,8 @@ function createInstrumentation(options: GrpcServerOptions): Instrumentation {
 type AnyCall = ServerUnaryCall<unknown, unknown> | ServerReadableStream<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
 
 /**
- * A grpc-js call seen through the interface both serving paths share. The per-call objects here
- * are class instances, never object literals with getters: such a literal gets a hidden class of
- * its own each time (its accessors are new closures), and that old-space map keeps the call's young
- * objects alive through every scavenge until the next full collection.
+ * A grpc-js call seen through the interface both serving paths share. Per-call objects are class
+ * instances, never object literals with getters (unary-streams.ts's StreamCall says why).
  */
 class GrpcJsCall implements UnaryStreamCall {
   constructor(private readonly call: AnyCall) {}
