@@ -28,6 +28,7 @@ const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 4);
+if (!Number.isSafeInteger(CONNECTIONS) || CONNECTIONS < 1) throw new Error(`BENCH_CONNECTIONS must be a positive integer, got ${process.env['BENCH_CONNECTIONS']}`);
 /** Each call's deadline, sent as grpc-timeout (the page's load generator sends one too). */
 const DEADLINE_MS = 5000;
 const PATHS = ['grpc-js', 'direct', 'node:http2', 'frames'] as const;
