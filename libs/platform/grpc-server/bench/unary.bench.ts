@@ -33,8 +33,10 @@ if (!Number.isSafeInteger(CONNECTIONS) || CONNECTIONS < 1) throw new Error(`BENC
 const DEADLINE_MS = 5000;
 const PATHS = ['grpc-js', 'direct', 'node:http2', 'frames'] as const;
 type ServingPath = (typeof PATHS)[number];
-const MEASURED = process.env['BENCH_PATHS']?.split(',') ?? PATHS;
-for (const path of MEASURED) if (!(PATHS as readonly string[]).includes(path)) throw new Error(`BENCH_PATHS: unknown path ${path} (paths: ${PATHS.join(', ')})`);
+const ASKED = process.env['BENCH_PATHS']?.split(',') ?? PATHS;
+for (const path of ASKED) if (!(PATHS as readonly string[]).includes(path)) throw new Error(`BENCH_PATHS: unknown path ${path} (paths: ${PATHS.join(', ')})`);
+/** The paths measured, in PATHS's order. */
+const MEASURED = PATHS.filter((path) => ASKED.includes(path));
 const CHILD_ARGS = process.env['BENCH_CHILD_ARGS']?.split(' ').filter((arg) => arg !== '') ?? [];
 const WORKSPACE = join(fileURLToPath(import.meta.url), '../../../../..');
 /** The child's bundle, inside the workspace so that its npm packages resolve. */
@@ -171,7 +173,7 @@ async function main(): Promise<void> {
   console.log(`unary call server cost, ${CONCURRENCY} in flight over ${CONNECTIONS} connections, ${DURATION_MS} ms per round, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' / ')}`);
   console.log('| path | calls/s | server CPU µs/call |\n| --- | ---: | ---: |');
   for (let i = 0; i < ROUNDS; i++) {
-    for (const path of PATHS.filter((each) => MEASURED.includes(each))) {
+    for (const path of MEASURED) {
       const row = await round(path);
       console.log(`| ${row.path} | ${row.callsPerSecond} | ${row.serverCpuUsPerCall} |`);
     }
